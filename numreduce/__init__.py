@@ -1,0 +1,29 @@
+"""numreduce: multi-output ufuncs with real reductions.
+
+``minimummaximum(a, b) -> (min, max)`` is a real ``np.ufunc``.  Its
+``reduce`` runs natively where NumPy has the multi-output reduction slots
+(NumPy 2.6+); ``numreduce.reduce(ufunc, ...)`` gives the same results on
+every NumPy 2.x.  See ``show_config()`` for the active path.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import _core
+from ._core import minimummaximum
+from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
+from ._engine import NoValue, reduce
+from ._api import minmax
+from ._config import HAVE_NATIVE_REDUCE, show_config
+
+_MULTI_OUTPUT.update({minimummaximum: minimummaximum.nout})
+
+__all__ = [
+    "HAVE_NATIVE_REDUCE",
+    "NoValue",
+    "minimummaximum",
+    "minmax",
+    "reduce",
+    "show_config",
+]

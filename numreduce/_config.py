@@ -1,0 +1,54 @@
+"""Introspection: which reduction path is active and why."""
+
+from __future__ import annotations
+
+import platform
+import sys
+
+import numpy as np
+
+from . import _core
+
+HAVE_NATIVE_REDUCE: bool = bool(_core._HAVE_NATIVE_REDUCE)
+
+
+def _simd_level() -> str:
+    try:
+        from numpy._core import _multiarray_umath as mu
+
+        features = getattr(mu, "__cpu_features__", {})
+        top = [f for f in ("AVX512_SPR", "AVX512_ICL", "AVX512_SKX", "AVX512F", "AVX2",
+                           "SSE42", "ASIMD", "NEON", "VSX") if features.get(f)]
+        return top[0] if top else "baseline"
+    except Exception:  # pragma: no cover - private NumPy attribute moved
+        return "unknown"
+
+
+def config() -> dict:
+    """The facts that ``show_config`` prints, as a dict."""
+    from . import __version__
+
+    return {
+        "numreduce": __version__,
+        "numpy": np.__version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "numpy_simd": _simd_level(),
+        "native_reduce": HAVE_NATIVE_REDUCE,
+        "native_reason": _core._NATIVE_REASON,
+        "reduce_path": "native ufunc.reduce + engine" if HAVE_NATIVE_REDUCE else "engine",
+        "compiler": _core._BUILD_COMPILER,
+        "npy_target_version": hex(_core._BUILD_NPY_TARGET_VERSION),
+    }
+
+
+def show_config() -> None:
+    """Print numreduce's build and run-time configuration.
+
+    Says whether ``ufunc.reduce`` works natively on this NumPy (the probe at
+    import registers the reduction-loop slots only where NumPy accepts them)
+    and why; ``numreduce.reduce`` works either way.
+    """
+    for key, value in config().items():
+        print(f"{key:>20}: {value}")

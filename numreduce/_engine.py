@@ -1,0 +1,184 @@
+"""The engine's Python half: ``ufunc.reduce``'s argument handling.
+
+Everything here mirrors NumPy's ``ufunc.reduce`` (``_parse_axis``,
+``_set_full_args_out``, ``_wheremask_converter``, multi-output dtype
+resolution through the ufunc's own loops and promoters); the reduction itself
+runs in ``numreduce._core._reduce`` on NpyIter with the registered loops.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _core
+
+__all__ = ["reduce", "NoValue"]
+
+
+class _NoValueType:
+    """Sentinel for "argument not given" (``initial``), like ``np._NoValue``."""
+
+    __slots__ = ()
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+    def __reduce__(self):
+        return (_NoValueType, ())
+
+
+NoValue = _NoValueType()
+_NUMPY_NOVALUE = getattr(np, "_NoValue", NoValue)
+
+# numreduce's multi-output ufuncs -> number of outputs (filled by __init__).
+MULTI_OUTPUT: dict = {}
+
+
+def _normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+        return axes
+    ax = operator.index(axis)
+    if ndim == 0 and ax in (0, -1):
+        # NumPy's backwards-compatible special case for scalars.
+        return ()
+    return (normalize_axis_index(ax, ndim),)
+
+
+def _parse_out(out, nout: int):
+    if out is None:
+        return (None,) * nout
+    if type(out) is tuple:
+        if len(out) != nout:
+            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+        for o in out:
+            if o is not None and not isinstance(o, np.ndarray):
+                raise TypeError("return arrays must be of ArrayType")
+        return out
+    raise TypeError("'out' must be a tuple of arrays")
+
+
+def _parse_initial(initial, nout: int):
+    """-> (mode, values): 0 = the loop's initials, 1 = none, 2 = given."""
+    if initial is NoValue or initial is _NUMPY_NOVALUE:
+        return 0, None
+    if initial is None:
+        return 1, None
+    if isinstance(initial, tuple):
+        if len(initial) != nout:
+            raise ValueError(
+                "'initial' must be a scalar or a tuple with one entry per reduction "
+                f"output ({nout}), got length {len(initial)}"
+            )
+        if any(v is None for v in initial):
+            raise ValueError("entries of a tuple 'initial' cannot be None")
+        return 2, initial
+    return 2, (initial,) * nout
+
+
+def _squeeze_outs(outs, axes, ndim, name):
+    """keepdims=True: views of the given outputs without the reduced axes."""
+    squeezed = []
+    for o in outs:
+        if o is not None:
+            if o.ndim != ndim:
+                raise ValueError(
+                    f"output parameter for reduction operation {name} has the wrong number "
+                    f"of dimensions: Found {o.ndim} but expected {ndim} (must match the "
+                    "operand's when keepdims=True)")
+            o = o.squeeze(axis=axes)
+        squeezed.append(o)
+    return tuple(squeezed)
+
+
+def _resolve(ufunc, arr_dtype, outs, dtype, nout):
+    """Descriptors (stream, out_0, ..., out_{n-1}) as native reduce resolves them:
+    the forward loop for (a.dtype, a.dtype) -> out dtypes, `dtype=` pinning
+    every output."""
+    sig = None if dtype is None else np.dtype(dtype)
+    fwd = (arr_dtype, arr_dtype) + tuple(o.dtype if o is not None else sig for o in outs)
+    signature = (None, None) + (sig,) * nout
+    res = ufunc.resolve_dtypes(fwd, signature=signature, casting="unsafe")
+    if res[0] != res[1]:
+        raise TypeError(
+            f"{ufunc.__name__}.reduce is not supported: the resolved loop requires "
+            f"different descriptors for its inputs ({res[0]!r} and {res[1]!r})"
+        )
+    return (res[0],) + tuple(res[2:])
+
+
+def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
+           where=True):
+    """``ufunc.reduce`` for multi-output ufuncs on every NumPy >= 2.0.
+
+    Same signature, defaults and results as ``ufunc.reduce``; for
+    numreduce's ufuncs it returns a tuple with one array (or NumPy scalar, for
+    a full reduction without ``out``) per output.  Any other ``np.ufunc`` is
+    passed through to its own ``reduce``.
+
+    Parameters
+    ----------
+    ufunc : np.ufunc
+    array : array_like
+    axis : None, int or tuple of ints, default 0
+    dtype : dtype, optional
+        Loop dtype for every output (the input is cast to it).
+    out : tuple of (ndarray or None), optional
+        One entry per output.
+    keepdims : bool
+    initial : scalar or tuple, optional
+        A scalar seeds every output, a tuple gives one value per output,
+        ``None`` unsets the loop's own initials.
+    where : array_like of bool, optional
+        Elements to include; needs an ``initial`` when the reduction has none.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> a = np.array([[3., 1., 4.], [1., 5., 9.]])
+    >>> nr.reduce(nr.minimummaximum, a, axis=1)
+    (array([1., 1.]), array([4., 9.]))
+    >>> nr.reduce(nr.minimummaximum, a, axis=None)
+    (np.float64(1.0), np.float64(9.0))
+    """
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        if not isinstance(ufunc, np.ufunc):
+            raise TypeError(f"reduce() expects a numpy ufunc, got {type(ufunc).__name__}")
+        kwargs = {} if initial is NoValue else {"initial": initial}
+        return ufunc.reduce(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                            where=where, **kwargs)
+
+    return_scalar = out is not Ellipsis
+    outs = _parse_out(None if out is Ellipsis else out, nout)
+    arr = np.asarray(array)
+    axes = _normalize_axes(axis, arr.ndim)
+    mode, initials = _parse_initial(initial, nout)
+    mask = None if where is True else np.asarray(where, dtype=bool)
+    descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
+    keepdims = bool(keepdims)
+    core_outs = _squeeze_outs(outs, axes, arr.ndim, ufunc.__name__) if keepdims else outs
+    results = _core._reduce(ufunc, arr, core_outs, mask, axes, mode, initials, descrs)
+    if keepdims:
+        results = tuple(o if o is not None else np.expand_dims(r, axes)
+                        for r, o in zip(results, outs))
+    else:
+        results = tuple(o if o is not None else r for r, o in zip(results, outs))
+    if return_scalar:
+        results = tuple(
+            r[()] if o is None and r.ndim == 0 else r for r, o in zip(results, outs)
+        )
+    return results

@@ -1,0 +1,323 @@
+// The engine: ufunc.reduce for numreduce's multi-output ufuncs on every
+// NumPy >= 2.0, built on the public NpyIter API and calling the very
+// reduction-loop functions the native path registers (loops.hpp).  It follows
+// NumPy's own reduction wrapper step by step, so both paths mean the same.
+//
+// Argument normalisation (axis, out, where, dtype resolution through the
+// ufunc's own promoters) happens in numreduce/_engine.py; this file gets
+// validated arrays and descriptors.
+#include "engine.hpp"
+
+#include <cstring>
+#include <memory>
+
+#include "ufuncs.hpp"
+
+namespace nr {
+namespace {
+
+struct Buffers {
+    char *p[NPY_MAXARGS] = {};
+    int n = 0;
+    ~Buffers() {
+        for (int i = 0; i < n; i++) PyMem_Free(p[i]);
+    }
+};
+
+struct IterGuard {
+    NpyIter *it = nullptr;
+    ~IterGuard() {
+        if (it != nullptr) NpyIter_Deallocate(it);
+    }
+};
+
+// One call of the strided reduction loop, expanding the iterator's
+// [acc..., stream] operands into NumPy's [acc..., stream, out...] layout.
+inline int call_loop(PyArrayMethod_StridedLoop *loop, PyArrayMethod_Context *ctx, int nout,
+                     char *const *ptrs, const npy_intp *strides, npy_intp offset, npy_intp count) {
+    char *d[2 * NPY_MAXARGS + 1];
+    npy_intp s[2 * NPY_MAXARGS + 1];
+    for (int i = 0; i < nout; i++) {
+        d[i] = d[nout + 1 + i] = ptrs[i] + offset * strides[i];
+        s[i] = s[nout + 1 + i] = strides[i];
+    }
+    d[nout] = ptrs[nout] + offset * strides[nout];
+    s[nout] = strides[nout];
+    return loop(ctx, d, &count, s, nullptr);
+}
+
+// Runs the reduction.  `skip_first` elements (already copied into the
+// outputs as the start values) are skipped on their first visit, as NumPy's
+// reduce_loop does.  A where= mask splits each inner loop into runs.
+int run(NpyIter *iter, PyArrayMethod_StridedLoop *loop, PyArrayMethod_Context *ctx, int nout,
+        bool masked, npy_intp skip_first) {
+    NpyIter_IterNextFunc *iternext = NpyIter_GetIterNext(iter, nullptr);
+    if (iternext == nullptr) return -1;
+    char **ptrs = NpyIter_GetDataPtrArray(iter);
+    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
+    npy_intp *countp = NpyIter_GetInnerLoopSizePtr(iter);
+    int res = 0;
+    do {
+        npy_intp count = *countp;
+        npy_intp start = 0;
+        if (skip_first > 0 && NpyIter_IsFirstVisit(iter, 0)) {
+            if (strides[0] == 0) {
+                start = 1;
+                --skip_first;
+            } else {
+                skip_first -= count;
+                start = count;
+            }
+        }
+        if (!masked) {
+            if (count > start) res = call_loop(loop, ctx, nout, ptrs, strides, start, count - start);
+        } else {
+            const char *m = ptrs[nout + 1];
+            const npy_intp ms = strides[nout + 1];
+            npy_intp k = start;
+            while (k < count && res == 0) {
+                while (k < count && !*(const npy_bool *)(m + k * ms)) k++;
+                npy_intp run_start = k;
+                while (k < count && *(const npy_bool *)(m + k * ms)) k++;
+                if (k > run_start) res = call_loop(loop, ctx, nout, ptrs, strides, run_start, k - run_start);
+            }
+        }
+        if (res < 0) return res;
+    } while (iternext(iter));
+    return res;
+}
+
+// View of the first element along every reduced axis (NumPy's
+// CopyInitialReduceValues), broadcast-compatible with the result.
+PyObject *first_values_view(PyArrayObject *operand, const bool *axis_flags, const char *name) {
+    int ndim = PyArray_NDIM(operand);
+    npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    int j = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (axis_flags[i]) {
+            if (PyArray_DIM(operand, i) == 0) {
+                PyErr_Format(PyExc_ValueError,
+                             "zero-size array to reduction operation %s which has no identity",
+                             name);
+                return nullptr;
+            }
+        } else {
+            shape[j] = PyArray_DIM(operand, i);
+            strides[j++] = PyArray_STRIDE(operand, i);
+        }
+    }
+    PyArray_Descr *descr = PyArray_DESCR(operand);
+    Py_INCREF(descr);
+    PyObject *view = PyArray_NewFromDescr(&PyArray_Type, descr, j, shape, strides,
+                                          PyArray_DATA(operand), 0, nullptr);
+    if (view == nullptr) return nullptr;
+    Py_INCREF(operand);
+    if (PyArray_SetBaseObject((PyArrayObject *)view, (PyObject *)operand) < 0) {
+        Py_DECREF(view);
+        return nullptr;
+    }
+    return view;
+}
+
+}  // namespace
+
+// _reduce(ufunc, operand, outs, where, axes, initial_mode, initials, descrs)
+//   outs: tuple of nout (ndarray or None), shaped as the result without the
+//   reduced axes (keepdims is handled by the Python half with views);
+//   where: bool ndarray or None
+//   axes: tuple of distinct normalised ints; initial_mode: 0 = the loop's own
+//   initials (if any), 1 = none (initial=None), 2 = `initials` (one per output)
+//   descrs: (stream descr, out descr 0, ..., out descr nout-1)
+PyObject *engine_reduce(PyObject *, PyObject *args) {
+    PyObject *ufunc, *outs, *where, *axes, *initials, *descrs;
+    PyArrayObject *operand;
+    int mode;
+    if (!PyArg_ParseTuple(args, "OO!O!OO!iOO!", &ufunc, &PyArray_Type, &operand, &PyTuple_Type,
+                          &outs, &where, &PyTuple_Type, &axes, &mode, &initials,
+                          &PyTuple_Type, &descrs)) {
+        return nullptr;
+    }
+    PyArray_Descr *stream = (PyArray_Descr *)PyTuple_GET_ITEM(descrs, 0);
+    int nout = 0;
+    const char *name = "?";
+    const LoopEntry *entry = find_loop(ufunc, stream->type_num, &nout, &name);
+    if (entry == nullptr) {
+        PyErr_Format(PyExc_TypeError, "numreduce: %R has no reduction loop for dtype %R", ufunc,
+                     (PyObject *)stream);
+        return nullptr;
+    }
+    if (PyTuple_GET_SIZE(outs) != nout || PyTuple_GET_SIZE(descrs) != nout + 1) {
+        PyErr_SetString(PyExc_ValueError, "numreduce: internal argument mismatch");
+        return nullptr;
+    }
+
+    const int ndim = PyArray_NDIM(operand);
+    bool axis_flags[NPY_MAXDIMS] = {};
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(axes); i++) {
+        long ax = PyLong_AsLong(PyTuple_GET_ITEM(axes, i));
+        if (ax == -1 && PyErr_Occurred()) return nullptr;
+        if (ax < 0 || ax >= ndim || axis_flags[ax]) {
+            PyErr_SetString(PyExc_ValueError, "numreduce: axes must be normalised and distinct");
+            return nullptr;
+        }
+        axis_flags[ax] = true;
+    }
+    const bool masked = where != Py_None;
+    if (masked && !PyArray_Check(where)) {
+        PyErr_SetString(PyExc_TypeError, "numreduce: where must be an array or None");
+        return nullptr;
+    }
+
+    // Iterator: [out_0 .. out_{n-1}, operand, (where)], as NumPy's wrapper;
+    // reduced axes are op_axes -1 of the writeable outputs (NPY_ITER_REDUCE_OK).
+    PyArrayObject *op[NPY_MAXARGS] = {};
+    PyArray_Descr *op_dtypes[NPY_MAXARGS] = {};
+    npy_uint32 op_flags[NPY_MAXARGS];
+    for (int i = 0; i < nout; i++) {
+        PyObject *o = PyTuple_GET_ITEM(outs, i);
+        if (o != Py_None && !PyArray_Check(o)) {
+            PyErr_SetString(PyExc_TypeError, "numreduce: out entries must be arrays or None");
+            return nullptr;
+        }
+        op[i] = o == Py_None ? nullptr : (PyArrayObject *)o;
+        op_dtypes[i] = (PyArray_Descr *)PyTuple_GET_ITEM(descrs, 1 + i);
+        op_flags[i] = NPY_ITER_READWRITE | NPY_ITER_ALIGNED | NPY_ITER_ALLOCATE | NPY_ITER_NO_SUBTYPE;
+    }
+    op[nout] = operand;
+    op_dtypes[nout] = stream;
+    op_flags[nout] = NPY_ITER_READONLY | NPY_ITER_ALIGNED | NPY_ITER_NO_BROADCAST;
+    if (masked) {
+        op[nout + 1] = (PyArrayObject *)where;
+        op_dtypes[nout + 1] = PyArray_DESCR((PyArrayObject *)where);
+        op_flags[nout + 1] = NPY_ITER_READONLY;
+    }
+    int result_axes[NPY_MAXDIMS];
+    int *op_axes[NPY_MAXARGS] = {};
+    for (int i = 0; i < nout; i++) op_axes[i] = result_axes;
+    int cur = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (axis_flags[i]) {
+            result_axes[i] = -1;
+        } else {
+            result_axes[i] = cur++;
+        }
+    }
+    for (int i = 0; i < nout; i++) {
+        if (op[i] != nullptr && PyArray_NDIM(op[i]) != cur) {
+            PyErr_Format(PyExc_ValueError,
+                         "output parameter for reduction operation %s has the wrong number of "
+                         "dimensions: Found %d but expected %d",
+                         name, PyArray_NDIM(op[i]), cur);
+            return nullptr;
+        }
+    }
+    const npy_uint32 it_flags = NPY_ITER_REDUCE_OK | NPY_ITER_BUFFERED | NPY_ITER_EXTERNAL_LOOP | NPY_ITER_GROWINNER |
+                                NPY_ITER_ZEROSIZE_OK | NPY_ITER_REFS_OK | NPY_ITER_DELAY_BUFALLOC |
+                                NPY_ITER_DONT_NEGATE_STRIDES | NPY_ITER_COPY_IF_OVERLAP;
+    IterGuard guard;
+    guard.it = NpyIter_AdvancedNew(masked ? nout + 2 : nout + 1, op, it_flags, NPY_KEEPORDER,
+                                   NPY_UNSAFE_CASTING, op_flags, op_dtypes, ndim, op_axes,
+                                   nullptr, 0);
+    NpyIter *iter = guard.it;
+    if (iter == nullptr) return nullptr;
+    PyArrayObject **iter_ops = NpyIter_GetOperandArray(iter);
+    PyArray_Descr **iter_descrs = NpyIter_GetDescrArray(iter);
+
+    // The loop context sees NumPy's (nout + 1) -> nout descriptor layout.
+    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 1];
+    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + 1 + i] = iter_descrs[i];
+    ctx_descrs[nout] = iter_descrs[nout];
+    PyArrayMethod_Context ctx;
+    std::memset(&ctx, 0, sizeof(ctx));
+    ctx.caller = ufunc;
+    ctx.descriptors = ctx_descrs;
+
+    const bool empty_iteration = NpyIter_GetIterSize(iter) == 0;
+    Buffers init;
+    bool have_initial = false;
+    if (mode == 2 || (mode == 0 && entry->initials != nullptr)) {
+        for (int i = 0; i < nout; i++) {
+            init.p[i] = (char *)PyMem_Calloc(1, iter_descrs[i]->elsize);
+            init.n = i + 1;
+            if (init.p[i] == nullptr) return PyErr_NoMemory();
+        }
+        if (mode == 2) {
+            if (!PyTuple_Check(initials) || PyTuple_GET_SIZE(initials) != nout) {
+                PyErr_SetString(PyExc_ValueError, "numreduce: initials must be a tuple per output");
+                return nullptr;
+            }
+            for (int i = 0; i < nout; i++) {
+                if (PyArray_Pack(iter_descrs[i], init.p[i], PyTuple_GET_ITEM(initials, i)) < 0) {
+                    return nullptr;
+                }
+            }
+            have_initial = true;
+        } else {
+            int r = entry->initials(&ctx, empty_iteration, (void **)init.p);
+            if (r < 0) return nullptr;
+            have_initial = r == 1;
+        }
+    }
+
+    npy_intp skip_first = 0;
+    if (have_initial) {
+        for (int i = 0; i < nout; i++) {
+            Py_INCREF(iter_descrs[i]);
+            PyObject *scalar = PyArray_NewFromDescr(&PyArray_Type, iter_descrs[i], 0, nullptr,
+                                                    nullptr, init.p[i], 0, nullptr);
+            if (scalar == nullptr) return nullptr;
+            int r = PyArray_CopyInto(iter_ops[i], (PyArrayObject *)scalar);
+            Py_DECREF(scalar);
+            if (r < 0) return nullptr;
+        }
+    } else {
+        if (masked) {
+            PyErr_Format(PyExc_ValueError,
+                         "reduction operation '%s' does not have an identity, so to use a "
+                         "where mask one has to specify 'initial'",
+                         name);
+            return nullptr;
+        }
+        PyObject *first = first_values_view(operand, axis_flags, name);
+        if (first == nullptr) return nullptr;
+        for (int i = 0; i < nout; i++) {
+            if (PyArray_CopyInto(iter_ops[i], (PyArrayObject *)first) < 0) {
+                Py_DECREF(first);
+                return nullptr;
+            }
+        }
+        skip_first = PyArray_SIZE((PyArrayObject *)first);
+        Py_DECREF(first);
+    }
+
+    if (!NpyIter_Reset(iter, nullptr)) return nullptr;
+    if (!empty_iteration) {
+        const bool needs_api = NpyIter_IterationNeedsAPI(iter);
+        int r;
+        if (needs_api) {
+            r = run(iter, entry->reduce, &ctx, nout, masked, skip_first);
+        } else {
+            Py_BEGIN_ALLOW_THREADS;
+            r = run(iter, entry->reduce, &ctx, nout, masked, skip_first);
+            Py_END_ALLOW_THREADS;
+        }
+        if (r < 0 || PyErr_Occurred()) return nullptr;
+    }
+
+    PyObject *ret = PyTuple_New(nout);
+    if (ret == nullptr) return nullptr;
+    for (int i = 0; i < nout; i++) {
+        // An iterator operand may be a COPY_IF_OVERLAP temporary: return out.
+        PyObject *res = op[i] != nullptr ? (PyObject *)op[i] : (PyObject *)iter_ops[i];
+        Py_INCREF(res);
+        PyTuple_SET_ITEM(ret, i, res);
+    }
+    guard.it = nullptr;
+    if (!NpyIter_Deallocate(iter)) {  // resolves write-back copies
+        Py_DECREF(ret);
+        return nullptr;
+    }
+    return ret;
+}
+
+}  // namespace nr

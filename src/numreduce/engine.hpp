@@ -1,0 +1,6 @@
+#pragma once
+#include "numpy_api.hpp"
+
+namespace nr {
+PyObject *engine_reduce(PyObject *self, PyObject *args);
+}

@@ -1,0 +1,142 @@
+// Generic loop templates: turn one traits struct (traits/*.hpp) into the
+// strided functions NumPy's ArrayMethod API and numreduce's engine call.
+// Nothing here knows about a particular reduction.
+#pragma once
+
+#include <cstring>
+
+#include "numpy_api.hpp"
+
+namespace nr {
+
+template <class Tr>
+using acc_of = typename Tr::acc_t;
+
+// Accumulator <-> the nout output (or accumulator) operands.
+template <class Tr>
+inline acc_of<Tr> load_acc(char *const *p) {
+    acc_of<Tr> a;
+    for (int i = 0; i < Tr::nout; i++) {
+        std::memcpy(&a.v[i], p[i], sizeof(typename Tr::out_t));
+    }
+    return a;
+}
+template <class Tr>
+inline void store_acc(const acc_of<Tr> &a, char *const *p) {
+    for (int i = 0; i < Tr::nout; i++) {
+        std::memcpy(p[i], &a.v[i], sizeof(typename Tr::out_t));
+    }
+}
+template <class Tr>
+inline typename Tr::in_t load_in(const char *p) {
+    typename Tr::in_t x;
+    std::memcpy(&x, p, sizeof(x));
+    return x;
+}
+
+// Forward (elementwise) loop: (a, b) -> store(combine(lift(a), lift(b))).
+// Operands: data[0], data[1] inputs, data[2 .. 2+nout) outputs.
+template <class Tr>
+int forward_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
+                 npy_intp const strides[], NpyAuxData *) {
+    const npy_intp n = dimensions[0];
+    const char *a = data[0], *b = data[1];
+    char *out[Tr::nout];
+    for (int i = 0; i < Tr::nout; i++) out[i] = data[2 + i];
+    for (npy_intp k = 0; k < n; k++) {
+        store_acc<Tr>(Tr::combine(Tr::lift(load_in<Tr>(a)), Tr::lift(load_in<Tr>(b))), out);
+        a += strides[0];
+        b += strides[1];
+        for (int i = 0; i < Tr::nout; i++) out[i] += strides[2 + i];
+    }
+    return 0;
+}
+
+// Fast path: a contiguous stream into one accumulator.  LANES independent
+// partial accumulators break the loop-carried dependency (the compiler keeps
+// them in vector registers) and are merged with combine() at the end.
+template <class Tr, int LANES = 8>
+inline acc_of<Tr> reduce_contiguous(acc_of<Tr> acc, const typename Tr::in_t *x, npy_intp n) {
+    npy_intp k = 0;
+    if (n >= 2 * LANES) {
+        acc_of<Tr> lane[LANES];
+        for (int j = 0; j < LANES; j++) lane[j] = Tr::lift(x[j]);
+        for (k = LANES; k + LANES <= n; k += LANES) {
+            for (int j = 0; j < LANES; j++) lane[j] = Tr::step(lane[j], x[k + j]);
+        }
+        for (int w = LANES / 2; w > 0; w /= 2) {
+            for (int j = 0; j < w; j++) lane[j] = Tr::combine(lane[j], lane[j + w]);
+        }
+        acc = Tr::combine(acc, lane[0]);
+    }
+    for (; k < n; k++) acc = Tr::step(acc, x[k]);
+    return acc;
+}
+
+// Reduction loop, NumPy's (nout + 1)-in / nout-out layout:
+//   data[0 .. nout)          accumulators (aliased with the outputs)
+//   data[nout]               the streamed input
+//   data[nout+1 .. 2nout+1)  outputs
+template <class Tr>
+int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
+                npy_intp const strides[], NpyAuxData *) {
+    constexpr int N = Tr::nout;
+    using in_t = typename Tr::in_t;
+    const npy_intp n = dimensions[0];
+    if (n <= 0) return 0;
+    const char *x = data[N];
+    const npy_intp sx = strides[N];
+
+    bool acc_fixed = true;
+    for (int i = 0; i < N; i++) {
+        acc_fixed = acc_fixed && strides[i] == 0 && strides[N + 1 + i] == 0;
+    }
+    if (acc_fixed) {
+        acc_of<Tr> acc = load_acc<Tr>(data);
+        if (sx == (npy_intp)sizeof(in_t) &&
+            reinterpret_cast<std::uintptr_t>(x) % alignof(in_t) == 0) {
+            acc = reduce_contiguous<Tr>(acc, reinterpret_cast<const in_t *>(x), n);
+        } else {
+            for (npy_intp k = 0; k < n; k++, x += sx) acc = Tr::step(acc, load_in<Tr>(x));
+        }
+        store_acc<Tr>(acc, data + N + 1);
+        return 0;
+    }
+    // General case: every element has its own accumulator (e.g. the row of
+    // accumulators that an axis=0 reduction walks along with the input row).
+    char *acc_p[N], *out_p[N];
+    for (int i = 0; i < N; i++) {
+        acc_p[i] = data[i];
+        out_p[i] = data[N + 1 + i];
+    }
+    for (npy_intp k = 0; k < n; k++, x += sx) {
+        store_acc<Tr>(Tr::step(load_acc<Tr>(acc_p), load_in<Tr>(x)), out_p);
+        for (int i = 0; i < N; i++) {
+            acc_p[i] += strides[i];
+            out_p[i] += strides[N + 1 + i];
+        }
+    }
+    return 0;
+}
+
+// NPY_METH_get_reduction_loop (slot 11) for the native path.
+template <class Tr>
+int get_reduction_loop(PyArrayMethod_Context *, int, int, const npy_intp *,
+                       PyArrayMethod_StridedLoop **out_loop, NpyAuxData **out_transferdata,
+                       NPY_ARRAYMETHOD_FLAGS *flags) {
+    *out_loop = &reduce_loop<Tr>;
+    *out_transferdata = nullptr;
+    *flags = NPY_METH_NO_FLOATINGPOINT_ERRORS;
+    return 0;
+}
+
+// NPY_METH_get_multi_reduction_initials (slot 12): 1 = filled, 0 = none.
+template <class Tr>
+int get_initials(PyArrayMethod_Context *, npy_bool reduction_is_empty, void **initials) {
+    acc_of<Tr> a;
+    if (!Tr::initials(a, reduction_is_empty != 0)) return 0;
+    store_acc<Tr>(a, reinterpret_cast<char *const *>(initials));
+    return 1;
+}
+
+}  // namespace nr

@@ -1,0 +1,45 @@
+// numreduce._core: module init, the native-slot probe, the ufunc table.
+#define NR_IMPORT_NUMPY_HERE
+#include "numpy_api.hpp"
+
+#include <string>
+
+#include "engine.hpp"
+#include "ufuncs.hpp"
+
+#define NR_STR2(x) #x
+#define NR_STR(x) NR_STR2(x)
+
+namespace {
+
+PyMethodDef methods[] = {
+    {"_reduce", (PyCFunction)nr::engine_reduce, METH_VARARGS,
+     "_reduce(ufunc, operand, outs, where, axes, initial_mode, initials, descrs)\n"
+     "The engine's reduction core; call numreduce.reduce instead."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "numreduce._core",
+                         "numreduce's compiled core (ufuncs, loops, engine).", -1, methods};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__core(void) {
+    import_array();
+    import_umath();
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == nullptr) return nullptr;
+
+    std::string reason;
+    const bool native = nr::probe_native_reduce(&reason);
+    if (nr::register_ufuncs(m, native) < 0 ||
+        PyModule_AddObjectRef(m, "_HAVE_NATIVE_REDUCE", native ? Py_True : Py_False) < 0 ||
+        PyModule_AddStringConstant(m, "_NATIVE_REASON", reason.c_str()) < 0 ||
+        PyModule_AddStringConstant(m, "_BUILD_COMPILER", __VERSION__) < 0 ||
+        PyModule_AddIntConstant(m, "_BUILD_NPY_TARGET_VERSION", NPY_FEATURE_VERSION) < 0 ||
+        PyModule_AddStringConstant(m, "_BUILD_CXX_STANDARD", NR_STR(__cplusplus)) < 0) {
+        Py_DECREF(m);
+        return nullptr;
+    }
+    return m;
+}

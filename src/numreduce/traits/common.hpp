@@ -1,0 +1,126 @@
+// Shared scalar vocabulary for the reduction traits.
+//
+// Everything in src/numreduce/traits/ is plain C++17 arithmetic with no
+// library includes, so the same headers compile on the host (the NumPy
+// extension) and under NVRTC (the CuPy mirror).  Host/device qualifiers are
+// hidden behind NR_HD.
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define NR_HD __host__ __device__ __forceinline__
+#else
+#define NR_HD inline
+#endif
+
+namespace nr {
+
+// ---------------------------------------------------------------------------
+// Storage types that need their own ordering / NaN rules.
+// ---------------------------------------------------------------------------
+
+// IEEE binary16, stored as its bit pattern (numpy.float16).
+struct half16 {
+    unsigned short bits;
+};
+
+// numpy.complex64/128/clongdouble: two adjacent reals.
+template <class F>
+struct cplx {
+    F re, im;
+};
+
+// numpy.datetime64 / numpy.timedelta64: int64 ticks; INT64_MIN is NaT.
+struct datetime64 {
+    long long v;
+};
+struct timedelta64 {
+    long long v;
+};
+
+constexpr long long NAT = -9223372036854775807LL - 1;
+
+NR_HD float half_to_float(half16 h) {
+    unsigned int sign = (unsigned int)(h.bits & 0x8000u) << 16;
+    unsigned int exp = (h.bits >> 10) & 0x1fu;
+    unsigned int man = h.bits & 0x3ffu;
+    unsigned int f;
+    if (exp == 0) {
+        if (man == 0) {
+            f = sign;
+        } else {  // subnormal half -> normal float
+            int e = -1;
+            do {
+                ++e;
+                man <<= 1;
+            } while ((man & 0x400u) == 0);
+            f = sign | ((unsigned int)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+        }
+    } else if (exp == 0x1f) {
+        f = sign | 0x7f800000u | (man << 13);
+    } else {
+        f = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    }
+    union {
+        unsigned int u;
+        float x;
+    } cv;
+    cv.u = f;
+    return cv.x;
+}
+
+// ---------------------------------------------------------------------------
+// NumPy's total "propagating" order: is_nan(x) marks the values that win
+// every min/max (NaN for floats and complex, NaT for datetimes); le/ge is
+// the ordinary order on everything else (lexicographic for complex, as
+// NumPy's complex minimum/maximum).
+// ---------------------------------------------------------------------------
+
+template <class T>
+NR_HD bool is_nan(T x) {
+    return x != x;  // false for integers and bool
+}
+NR_HD bool is_nan(half16 x) { return (x.bits & 0x7c00u) == 0x7c00u && (x.bits & 0x3ffu) != 0; }
+template <class F>
+NR_HD bool is_nan(cplx<F> x) {
+    return x.re != x.re || x.im != x.im;
+}
+NR_HD bool is_nan(datetime64 x) { return x.v == NAT; }
+NR_HD bool is_nan(timedelta64 x) { return x.v == NAT; }
+
+template <class T>
+NR_HD bool le(T a, T b) {
+    return a <= b;
+}
+template <class T>
+NR_HD bool ge(T a, T b) {
+    return a >= b;
+}
+NR_HD bool le(half16 a, half16 b) { return half_to_float(a) <= half_to_float(b); }
+NR_HD bool ge(half16 a, half16 b) { return half_to_float(a) >= half_to_float(b); }
+// Like IEEE comparisons, le/ge are false whenever b is NaN/NaT, so that
+// nan_min/nan_max below let a NaN in the second argument win too.
+template <class F>
+NR_HD bool le(cplx<F> a, cplx<F> b) {
+    return !is_nan(b) && (a.re < b.re || (a.re == b.re && a.im <= b.im));
+}
+template <class F>
+NR_HD bool ge(cplx<F> a, cplx<F> b) {
+    return !is_nan(b) && (a.re > b.re || (a.re == b.re && a.im >= b.im));
+}
+NR_HD bool le(datetime64 a, datetime64 b) { return b.v != NAT && a.v <= b.v; }
+NR_HD bool ge(datetime64 a, datetime64 b) { return b.v != NAT && a.v >= b.v; }
+NR_HD bool le(timedelta64 a, timedelta64 b) { return b.v != NAT && a.v <= b.v; }
+NR_HD bool ge(timedelta64 a, timedelta64 b) { return b.v != NAT && a.v >= b.v; }
+
+// np.minimum / np.maximum on one pair: a NaN (NaT) in either argument wins,
+// the first one if both are.
+template <class T>
+NR_HD T nan_min(T a, T b) {
+    return (is_nan(a) || le(a, b)) ? a : b;
+}
+template <class T>
+NR_HD T nan_max(T a, T b) {
+    return (is_nan(a) || ge(a, b)) ? a : b;
+}
+
+}  // namespace nr

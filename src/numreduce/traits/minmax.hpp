@@ -1,0 +1,37 @@
+// (min, max) in one pass, NaN/NaT-propagating like np.minimum/np.maximum.
+//
+// The traits concept every reduction follows (see loops.hpp for its users):
+//   in_t, out_t, nout       element type streamed in; type of each output
+//   acc_t                   nout values of out_t, laid out as the outputs
+//   lift(x)                 one element as an accumulator
+//   step(acc, x)            acc combined with one more element
+//   combine(a, b)           merge two partial accumulators
+//   initials(acc, empty)    per-output start values; false if there are none
+//                           (then the reduction starts from the first element)
+//   idempotent              combine(a, a) == a: revisiting an element is harmless
+#pragma once
+#include "common.hpp"
+
+namespace nr {
+
+template <class T>
+struct MinMax {
+    using in_t = T;
+    using out_t = T;
+    static constexpr int nout = 2;
+    static constexpr bool idempotent = true;
+    struct acc_t {
+        out_t v[2];
+    };
+
+    NR_HD static acc_t lift(in_t x) { return {{x, x}}; }
+    NR_HD static acc_t step(acc_t a, in_t x) { return {{nan_min(a.v[0], x), nan_max(a.v[1], x)}}; }
+    NR_HD static acc_t combine(acc_t a, acc_t b) {
+        return {{nan_min(a.v[0], b.v[0]), nan_max(a.v[1], b.v[1])}};
+    }
+    // No identity: NumPy's minimum/maximum have none either (an empty
+    // reduction is an error, non-empty ones start from the first element).
+    NR_HD static bool initials(acc_t &, bool) { return false; }
+};
+
+}  // namespace nr

@@ -1,0 +1,41 @@
+// The registration table: every numreduce ufunc, its loops and its dtypes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "numpy_api.hpp"
+
+namespace nr {
+
+// One dtype loop of one ufunc, generated from a traits struct by loops.hpp.
+struct LoopEntry {
+    int in_type;   // NumPy type number of both forward inputs / the reduced stream
+    int out_type;  // NumPy type number of every output (and accumulator)
+    PyArrayMethod_StridedLoop *forward;
+    PyArrayMethod_StridedLoop *reduce;
+    PyArrayMethod_GetLoop *get_reduce;
+    PyArrayMethod_GetMultiReductionInitials *initials;  // nullptr: no initials
+    PyArrayMethod_ResolveDescriptors *resolve;           // nullptr: NumPy's default
+};
+
+struct UFuncDef {
+    const char *name;
+    const char *doc;
+    int nout;
+    std::vector<LoopEntry> loops;
+    PyObject *ufunc;  // owned by the module once registered
+};
+
+// Build every ufunc of the table and add it to `module`.  With `native`,
+// the reduction loop and initials are registered as ArrayMethod slots too.
+int register_ufuncs(PyObject *module, bool native);
+
+// The loop the engine runs for `ufunc` on a stream of `in_type`, or nullptr.
+const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char **name);
+
+// Probe whether the running NumPy accepts slots 11/12 and really uses them
+// for ufunc.reduce.  Never fails: sets *reason to a human-readable verdict.
+bool probe_native_reduce(std::string *reason);
+
+}  // namespace nr
