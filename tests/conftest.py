@@ -1,0 +1,42 @@
+"""Test configuration: always test the *installed* numreduce, never the source tree."""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+import numreduce
+
+_SRC = pathlib.Path(__file__).resolve().parent.parent / "numreduce"
+if pathlib.Path(numreduce.__file__).resolve().parent == _SRC:
+    raise RuntimeError(
+        "numreduce was imported from the source tree, not the installed package; run the "
+        "tests from outside the repository root (see README: `cd /tmp && python -m pytest "
+        "<repo>/tests`)")
+
+settings.register_profile(
+    "ci", max_examples=int(os.environ.get("NR_HYPOTHESIS_EXAMPLES", "150")), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=bool(os.environ.get("CI")),
+)
+settings.load_profile("ci")
+
+
+@pytest.fixture(params=["engine", "native"], scope="session")
+def reduce_path(request):
+    """A function ``f(ufunc, a, **kw)`` running one of the two reduce paths.
+
+    The native path is skipped (visibly, with the probe's reason) where the
+    running NumPy lacks the multi-output reduction slots."""
+    if request.param == "native":
+        if not numreduce.HAVE_NATIVE_REDUCE:
+            pytest.skip("native ufunc.reduce unavailable: " + numreduce._core._NATIVE_REASON)
+        return lambda ufunc, a, **kw: ufunc.reduce(a, **kw)
+    return lambda ufunc, a, **kw: numreduce.reduce(ufunc, a, **kw)
+
+
+def pytest_report_header(config):
+    return (f"numreduce {numreduce.__version__} from {pathlib.Path(numreduce.__file__).parent}; "
+            f"numpy {np.__version__}; native reduce: {numreduce.HAVE_NATIVE_REDUCE}")

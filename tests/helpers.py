@@ -1,0 +1,106 @@
+"""Shared strategies and comparison helpers for the differential tests."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+INT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+              np.uint64, np.longlong, np.ulonglong]
+FLOAT_DTYPES = [np.float16, np.float32, np.float64, np.longdouble]
+COMPLEX_DTYPES = [np.complex64, np.complex128, np.clongdouble]
+TIME_DTYPES = ["M8[s]", "M8[D]", "m8[ms]", "m8[Y]"]
+ALL_DTYPES = [np.bool_] + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES + TIME_DTYPES
+
+
+def elements_for(dtype):
+    dt = np.dtype(dtype)
+    if dt.kind in "mM":
+        # Small tick counts plus NaT (the minimum int64).
+        return st.one_of(st.integers(-1000, 1000), st.just(np.iinfo(np.int64).min))
+    if dt.kind == "f":
+        specials = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0])
+        return st.one_of(st.floats(-1e4, 1e4, width=min(dt.itemsize * 8, 64)), specials)
+    if dt.kind == "c":
+        part = st.one_of(st.floats(-100, 100, width=32), st.sampled_from([np.nan, np.inf, 0.0]))
+        return st.builds(complex, part, part)
+    return None  # hypothesis' default for the dtype
+
+
+@st.composite
+def arrays(draw, dtypes=ALL_DTYPES, min_dims=0, max_dims=4, max_side=5):
+    """An array of a random supported dtype, possibly a strided / reversed /
+    transposed / byte-swapped / unaligned view."""
+    dtype = np.dtype(draw(st.sampled_from(dtypes)))
+    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0,
+                                  max_side=max_side))
+    if dtype.kind in "mM":
+        ticks = draw(hnp.arrays(np.int64, shape, elements=elements_for(dtype)))
+        a = ticks.view(dtype)
+    else:
+        a = draw(hnp.arrays(dtype, shape, elements=elements_for(dtype)))
+    view = draw(st.sampled_from(["plain", "reversed", "strided", "transposed", "swapped",
+                                 "unaligned"]))
+    if a.ndim == 0 or view == "plain":
+        return a
+    if view == "reversed":
+        return a[(slice(None, None, -1),) * a.ndim]
+    if view == "strided":
+        big = np.repeat(a, 2, axis=0)
+        return big[::2]
+    if view == "transposed":
+        return a.T
+    if view == "swapped" and dtype.kind not in "b":
+        return a.astype(dtype.newbyteorder())
+    if view == "unaligned" and dtype.itemsize > 1:
+        buf = np.zeros(a.nbytes + 1, dtype=np.uint8)
+        u = buf[1:].view(dtype).reshape(a.shape)
+        u[...] = a
+        return u
+    return a
+
+
+@st.composite
+def axes_for(draw, ndim):
+    """axis argument: None, an int (maybe negative) or a tuple of distinct axes."""
+    kind = draw(st.sampled_from(["none", "int", "tuple", "default"]))
+    if kind == "default":
+        return "default"
+    if kind == "none" or ndim == 0:
+        return None if kind != "int" else draw(st.sampled_from([0, -1]))
+    if kind == "int":
+        return draw(st.integers(-ndim, ndim - 1))
+    perm = draw(st.permutations(range(ndim)))
+    k = draw(st.integers(0, ndim))
+    return tuple(ax - ndim if draw(st.booleans()) else ax for ax in perm[:k])
+
+
+def outcome(fn):
+    """('ok', value) or ('raise', exception type)."""
+    try:
+        return "ok", fn()
+    except Exception as exc:  # noqa: BLE001 - the type is what we compare
+        return "raise", exc
+
+
+def assert_same_result(got, want):
+    """Same values (NaN/NaT positions included), dtypes and scalar-vs-array type."""
+    assert isinstance(got, tuple) and len(got) == len(want), (got, want)
+    for g, w in zip(got, want):
+        assert type(g) is type(w), (type(g), type(w), g, w)
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+        assert np.shape(g) == np.shape(w), (np.shape(g), np.shape(w))
+        np.testing.assert_array_equal(g, w, strict=False)
+
+
+def assert_same_outcome(got, want):
+    """Both raise the same exception type, or both return the same result."""
+    (gk, gv), (wk, wv) = got, want
+    if wk == "raise":
+        assert gk == "raise", f"NumPy raised {wv!r} but numreduce returned {gv!r}"
+        assert isinstance(gv, type(wv)), f"numreduce raised {gv!r}, NumPy raised {wv!r}"
+    else:
+        if gk == "raise":
+            raise AssertionError(f"numreduce raised {gv!r}, NumPy returned {wv!r}") from gv
+        assert_same_result(gv, wv)
