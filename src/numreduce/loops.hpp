@@ -53,21 +53,33 @@ int forward_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dim
 }
 
 // Fast path: a contiguous stream into one accumulator.  LANES independent
-// partial accumulators break the loop-carried dependency (the compiler keeps
-// them in vector registers) and are merged with combine() at the end.
-template <class Tr, int LANES = 8>
+// partial accumulators, kept as structure-of-arrays (one row per output),
+// break the loop-carried dependency so the compiler can keep each row in a
+// vector register; they are merged with combine() at the end.
+template <class Tr, int LANES = 16>
 inline acc_of<Tr> reduce_contiguous(acc_of<Tr> acc, const typename Tr::in_t *x, npy_intp n) {
+    constexpr int N = Tr::nout;
+    using out_t = typename Tr::out_t;
     npy_intp k = 0;
     if (n >= 2 * LANES) {
-        acc_of<Tr> lane[LANES];
-        for (int j = 0; j < LANES; j++) lane[j] = Tr::lift(x[j]);
+        out_t lane[N][LANES];
+        for (int j = 0; j < LANES; j++) {
+            acc_of<Tr> t = Tr::lift(x[j]);
+            for (int i = 0; i < N; i++) lane[i][j] = t.v[i];
+        }
         for (k = LANES; k + LANES <= n; k += LANES) {
-            for (int j = 0; j < LANES; j++) lane[j] = Tr::step(lane[j], x[k + j]);
+            for (int j = 0; j < LANES; j++) {
+                acc_of<Tr> t;
+                for (int i = 0; i < N; i++) t.v[i] = lane[i][j];
+                t = Tr::step(t, x[k + j]);
+                for (int i = 0; i < N; i++) lane[i][j] = t.v[i];
+            }
         }
-        for (int w = LANES / 2; w > 0; w /= 2) {
-            for (int j = 0; j < w; j++) lane[j] = Tr::combine(lane[j], lane[j + w]);
+        for (int j = 0; j < LANES; j++) {
+            acc_of<Tr> t;
+            for (int i = 0; i < N; i++) t.v[i] = lane[i][j];
+            acc = Tr::combine(acc, t);
         }
-        acc = Tr::combine(acc, lane[0]);
     }
     for (; k < n; k++) acc = Tr::step(acc, x[k]);
     return acc;
