@@ -11,19 +11,34 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from . import _core
-from ._core import minimummaximum
+from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, twosum
 from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
-from ._api import minmax
+from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
+                   nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, show_config
 
-_MULTI_OUTPUT.update({minimummaximum: minimummaximum.nout})
+_MULTI_OUTPUT.update({u: u.nout for u in (minimummaximum, fminfmax, moments, nanmoments,
+                                          maxsumexp, twosum)})
 
 __all__ = [
     "HAVE_NATIVE_REDUCE",
     "NoValue",
+    "argminmax",
+    "fminfmax",
+    "fsum",
+    "logsumexp",
+    "maxsumexp",
+    "meanstd",
+    "meanvar",
     "minimummaximum",
     "minmax",
+    "moments",
+    "nanargminmax",
+    "nanmeanvar",
+    "nanminmax",
+    "nanmoments",
     "reduce",
     "show_config",
+    "twosum",
 ]

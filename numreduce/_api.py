@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import operator
+import warnings
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
+
 from . import _core
 from ._engine import NoValue, reduce
 
-__all__ = ["minmax"]
+__all__ = ["argminmax", "fsum", "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax",
+           "nanmeanvar", "nanminmax"]
 
 
 def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
@@ -42,3 +49,261 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """
     return reduce(_core.minimummaximum, a, axis=axis, out=out, keepdims=keepdims,
                   initial=initial, where=where)
+
+
+# ---------------------------------------------------------------------------
+# NaN-skipping min/max
+# ---------------------------------------------------------------------------
+
+def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
+    """Minimum and maximum ignoring NaNs (NaT), in one pass.
+
+    ``(np.nanmin(a, ...), np.nanmax(a, ...))``: NaN only for all-NaN slices,
+    with NumPy's ``RuntimeWarning: All-NaN slice encountered``.  Runs the
+    ``fminfmax`` reduction (np.fmin / np.fmax semantics).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.nanminmax(np.array([np.nan, 3.0, 1.0, np.nan]))
+    (np.float64(1.0), np.float64(3.0))
+    >>> nr.nanminmax(np.array([[1.0, np.nan], [2.0, 5.0]]), axis=1)
+    (array([1., 2.]), array([1., 5.]))
+    """
+    res = reduce(_core.fminfmax, a, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                 where=where)
+    if any(np.isnan(r).any() for r in res):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
+    return res
+
+
+# ---------------------------------------------------------------------------
+# argmin / argmax
+# ---------------------------------------------------------------------------
+
+def _argminmax(a, axis, keepdims, out, skip_nan, name):
+    a = np.asarray(a)
+    if axis is None:
+        rows = a.reshape(1, -1)
+        shape = (1,) * a.ndim if keepdims else ()
+    else:
+        ax = normalize_axis_index(operator.index(axis), a.ndim)
+        moved = np.moveaxis(a, ax, -1)
+        rows = moved.reshape(-1, moved.shape[-1]) if moved.shape[-1] else moved.reshape(
+            moved.size, 0) if moved.size else moved.reshape(int(np.prod(moved.shape[:-1])), 0)
+        shape = moved.shape[:-1]
+        if keepdims:
+            shape = shape[:ax] + (1,) + shape[ax:]
+    outs = (None, None) if out is None else out
+    if not (isinstance(outs, tuple) and len(outs) == 2):
+        raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries)")
+    for o in outs:
+        if o is not None:
+            if not isinstance(o, np.ndarray):
+                raise TypeError(f"{name}: out entries must be arrays")
+            if o.shape != shape:
+                raise ValueError(f"{name}: output array has shape {o.shape}, expected {shape}")
+            if not np.can_cast(np.intp, o.dtype, casting="same_kind"):
+                raise TypeError(f"{name}: cannot store indices in an array of dtype {o.dtype}")
+            if not o.flags.writeable:
+                raise ValueError("output array is read-only")
+    if rows.shape[1] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    lo, hi = _core._argminmax(rows, skip_nan)
+    if skip_nan and ((lo < 0).any() or (hi < 0).any()):
+        raise ValueError("All-NaN slice encountered")
+    results = []
+    for r, o in zip((lo, hi), outs):
+        r = r.reshape(shape)
+        if o is not None:
+            o[...] = r
+            results.append(o)
+        else:
+            results.append(r[()] if r.ndim == 0 else r)
+    return tuple(results)
+
+
+def argminmax(a, axis=None, keepdims=False, out=None):
+    """Indices of the minimum and maximum in one pass.
+
+    ``(np.argmin(a, axis), np.argmax(a, axis))`` in every case: the first
+    occurrence wins ties, the first NaN (NaT) wins both.  ``out`` is a tuple
+    of two integer arrays.  NumPy's ``ufunc.reduce`` cannot carry an element
+    index, so this runs on numreduce's engine with an index-carrying
+    accumulator (``traits/argminmax.hpp``).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.argminmax(np.array([3, 1, 4, 1, 5, 9, 2, 6]))
+    (np.int64(1), np.int64(5))
+    >>> nr.argminmax(np.array([[1.0, np.nan], [2.0, 0.5]]), axis=1)
+    (array([1, 1]), array([1, 0]))
+    """
+    return _argminmax(a, axis, keepdims, out, False, "argminmax")
+
+
+def nanargminmax(a, axis=None, keepdims=False, out=None):
+    """``(np.nanargmin(a, axis), np.nanargmax(a, axis))`` in one pass.
+
+    NaNs are ignored; an all-NaN slice raises ``ValueError`` (as NumPy).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.nanargminmax(np.array([np.nan, 3.0, 1.0, 7.0]))
+    (np.int64(2), np.int64(3))
+    """
+    return _argminmax(a, axis, keepdims, out, True, "nanargminmax")
+
+
+# ---------------------------------------------------------------------------
+# mean and variance
+# ---------------------------------------------------------------------------
+
+def _result_dtype(in_dtype, dtype):
+    """np.mean / np.var's result dtype."""
+    if dtype is not None:
+        return np.dtype(dtype)
+    if in_dtype.kind in "biu":
+        return np.dtype(np.float64)
+    return in_dtype
+
+
+def _moments(ufunc, a, axis, keepdims, where):
+    a = np.asarray(a)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{ufunc.__name__}: unsupported dtype {a.dtype} (need bool, integer "
+                        "or real floating point)")
+    count, mean, m2 = reduce(ufunc, a, axis=axis, keepdims=keepdims, where=where)
+    return a, count, mean, m2
+
+
+def _finish_meanvar(a, count, mean, m2, dtype, ddof, std):
+    rdt = _result_dtype(a.dtype, dtype)
+    if np.any(count == 0):
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+    dof = np.maximum(count - ddof, 0)
+    if np.any(dof <= 0):
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(count > 0, mean, np.nan)
+        var = np.true_divide(m2, dof)
+        if std:
+            var = np.sqrt(var)
+    mean = np.asarray(mean, dtype=rdt)
+    var = np.asarray(var, dtype=rdt)
+    return (mean[()] if mean.ndim == 0 else mean), (var[()] if var.ndim == 0 else var)
+
+
+def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
+
+    Accumulates (count, mean, M2) with the ``moments`` ufunc: float64
+    accumulators for bool/integer/float16/float32 data (long double for long
+    double), exact counts, Chan's merge, and a shifted blocked two-pass
+    algorithm on contiguous data, so it is at least as accurate as ``np.var``
+    on data with a large offset.  Result dtypes follow ``np.mean``/``np.var``
+    (``dtype=`` sets them).  Empty slices give NaN with NumPy's warnings.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.meanvar(np.array([1.0, 2.0, 3.0, 4.0]))
+    (np.float64(2.5), np.float64(1.25))
+    >>> nr.meanvar(np.array([[1, 2], [3, 5]]), axis=0, ddof=1)
+    (array([2. , 3.5]), array([2. , 4.5]))
+    """
+    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where)
+    return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=False)
+
+
+def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
+
+    Same accumulation as :func:`meanvar`.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.meanstd(np.array([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
+    (np.float64(5.0), np.float64(2.0))
+    """
+    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where)
+    return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=True)
+
+
+def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
+
+    All-NaN slices give NaN with NumPy's warnings.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.nanmeanvar(np.array([1.0, np.nan, 3.0]))
+    (np.float64(2.0), np.float64(1.0))
+    """
+    arr = np.asarray(a)
+    ufunc = _core.nanmoments if arr.dtype.kind == "f" else _core.moments
+    arr, count, mean, m2 = _moments(ufunc, arr, axis, keepdims, where)
+    return _finish_meanvar(arr, count, mean, m2, dtype, ddof, std=False)
+
+
+# ---------------------------------------------------------------------------
+# log-sum-exp and compensated sums
+# ---------------------------------------------------------------------------
+
+def logsumexp(a, axis=None, keepdims=False):
+    """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
+    semantics.
+
+    Accumulates (running max, sum of exp(x - max)) in float64 (long double
+    for long double) with a vectorised exp; +inf wins, NaN propagates, all
+    -inf or empty gives -inf.  Result dtype: float32 for float16/float32
+    input (as SciPy), float64 for integers and float64.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> float(nr.logsumexp(np.array([1000.0, 1000.0])))  # no overflow
+    1000.6931471805599
+    >>> nr.logsumexp(np.zeros((2, 3)), axis=1)
+    array([1.09861229, 1.09861229])
+    """
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"logsumexp: unsupported dtype {arr.dtype}")
+    mx, s = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = np.add(mx, np.log(s))
+        # +inf max: the sum counts the infinities, log(s) is finite; -inf
+        # max: s >= 1 (or 0 for empty) and -inf + log(s) stays -inf.
+    rdt = np.dtype(np.float32) if arr.dtype in (np.float16, np.float32) else np.asarray(s).dtype
+    res = np.asarray(res, dtype=rdt)
+    return res[()] if res.ndim == 0 else res
+
+
+def fsum(a, axis=None, dtype=None, keepdims=False):
+    """Compensated sum along an axis (Neumaier / Kahan-Babuska, one pass).
+
+    Runs the ``twosum`` reduction: every addition's exact rounding error is
+    accumulated alongside the sum.  Guaranteed bound:
+    ``|fsum - exact| <= eps |exact| + n eps**2 sum|x|`` -- within about 1 ulp
+    of ``math.fsum`` unless ``n * eps * sum|x| / |sum x|`` exceeds 1.
+    Accumulates in float64 for bool/integers, float32 for float16, the input
+    dtype otherwise (``dtype=`` chooses).  NaN/inf behave as in ``np.sum``.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> x = np.array([1e16, 1.0, -1e16] * 10)
+    >>> float(nr.fsum(x))   # np.sum(x) gives 4.0 here
+    10.0
+    """
+    arr = np.asarray(a)
+    s, e = reduce(_core.twosum, arr, axis=axis, dtype=dtype, keepdims=keepdims)
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = np.where(np.isfinite(s) & (e != 0), np.add(s, e), s)
+    res = np.asarray(res, dtype=np.asarray(s).dtype)
+    return res[()] if res.ndim == 0 else res

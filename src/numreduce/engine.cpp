@@ -150,6 +150,13 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "numreduce: internal argument mismatch");
         return nullptr;
     }
+    for (int i = 0; i < nout; i++) {
+        if (((PyArray_Descr *)PyTuple_GET_ITEM(descrs, 1 + i))->type_num != entry->out_type) {
+            PyErr_Format(PyExc_TypeError, "numreduce: %s has no reduction loop %R -> %R", name,
+                         (PyObject *)stream, PyTuple_GET_ITEM(descrs, 1 + i));
+            return nullptr;
+        }
+    }
 
     const int ndim = PyArray_NDIM(operand);
     bool axis_flags[NPY_MAXDIMS] = {};
@@ -318,6 +325,52 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         return nullptr;
     }
     return ret;
+}
+
+// _argminmax(rows, skip_nan) -> (argmin, argmax): intp arrays, one entry per
+// row of the 2-D array `rows` (any strides), -1 for an all-NaN row when
+// skip_nan.  The axis handling lives in numreduce/_api.py.
+PyObject *engine_argminmax(PyObject *, PyObject *args) {
+    PyArrayObject *rows;
+    int skip_nan;
+    if (!PyArg_ParseTuple(args, "O!p", &PyArray_Type, &rows, &skip_nan)) return nullptr;
+    if (PyArray_NDIM(rows) != 2) {
+        PyErr_SetString(PyExc_ValueError, "numreduce: _argminmax needs a 2-D array");
+        return nullptr;
+    }
+    PyArray_Descr *descr = PyArray_DESCR(rows);
+    ArgRowsFn *fn = find_arg_loop(descr->type_num, skip_nan != 0);
+    if (fn == nullptr) {
+        PyErr_Format(PyExc_TypeError, "numreduce.argminmax: unsupported dtype %R", (PyObject *)descr);
+        return nullptr;
+    }
+    // Native byte order and aligned storage, as the loops read raw elements.
+    PyArrayObject *src = rows;
+    Py_INCREF(src);
+    if (!PyArray_ISNBO(descr->byteorder) || !PyArray_ISALIGNED(rows)) {
+        PyArray_Descr *native = PyArray_DescrNewByteorder(descr, NPY_NATIVE);
+        if (native == nullptr) {
+            Py_DECREF(src);
+            return nullptr;
+        }
+        Py_SETREF(src, (PyArrayObject *)PyArray_FromArray(rows, native, NPY_ARRAY_CARRAY_RO));
+        if (src == nullptr) return nullptr;
+    }
+    npy_intp n = PyArray_DIM(src, 0);
+    PyObject *lo = PyArray_SimpleNew(1, &n, NPY_INTP);
+    PyObject *hi = PyArray_SimpleNew(1, &n, NPY_INTP);
+    if (lo == nullptr || hi == nullptr) {
+        Py_XDECREF(lo);
+        Py_XDECREF(hi);
+        Py_DECREF(src);
+        return nullptr;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    fn(PyArray_BYTES(src), n, PyArray_DIM(src, 1), PyArray_STRIDE(src, 0), PyArray_STRIDE(src, 1),
+       (npy_intp *)PyArray_DATA((PyArrayObject *)lo), (npy_intp *)PyArray_DATA((PyArrayObject *)hi));
+    Py_END_ALLOW_THREADS;
+    Py_DECREF(src);
+    return Py_BuildValue("(NN)", lo, hi);
 }
 
 }  // namespace nr

@@ -3,4 +3,5 @@
 
 namespace nr {
 PyObject *engine_reduce(PyObject *self, PyObject *args);
+PyObject *engine_argminmax(PyObject *self, PyObject *args);
 }

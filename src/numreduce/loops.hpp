@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstring>
+#include <type_traits>
 
 #include "numpy_api.hpp"
 
@@ -85,6 +86,22 @@ inline acc_of<Tr> reduce_contiguous(acc_of<Tr> acc, const typename Tr::in_t *x, 
     return acc;
 }
 
+// Traits may bring their own contiguous-stream algorithm (blocked two-pass
+// moments, block-max log-sum-exp); otherwise the lane template above runs.
+template <class Tr, class = void>
+struct has_block_reduce : std::false_type {};
+template <class Tr>
+struct has_block_reduce<Tr, std::void_t<decltype(&Tr::block_reduce)>> : std::true_type {};
+
+template <class Tr>
+inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_intp n) {
+    if constexpr (has_block_reduce<Tr>::value) {
+        return Tr::block_reduce(acc, x, n);
+    } else {
+        return reduce_contiguous<Tr>(acc, x, n);
+    }
+}
+
 // Reduction loop, NumPy's (nout + 1)-in / nout-out layout:
 //   data[0 .. nout)          accumulators (aliased with the outputs)
 //   data[nout]               the streamed input
@@ -107,7 +124,7 @@ int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dime
         acc_of<Tr> acc = load_acc<Tr>(data);
         if (sx == (npy_intp)sizeof(in_t) &&
             reinterpret_cast<std::uintptr_t>(x) % alignof(in_t) == 0) {
-            acc = reduce_contiguous<Tr>(acc, reinterpret_cast<const in_t *>(x), n);
+            acc = reduce_stream<Tr>(acc, reinterpret_cast<const in_t *>(x), n);
         } else {
             for (npy_intp k = 0; k < n; k++, x += sx) acc = Tr::step(acc, load_in<Tr>(x));
         }
@@ -149,6 +166,28 @@ int get_initials(PyArrayMethod_Context *, npy_bool reduction_is_empty, void **in
     if (!Tr::initials(a, reduction_is_empty != 0)) return 0;
     store_acc<Tr>(a, reinterpret_cast<char *const *>(initials));
     return 1;
+}
+
+// Index-carrying reductions (argminmax) over the rows of a 2-D strided view:
+// row r is data + r * srow, its elements step by scol.  Writes the two
+// indices per row (-1 where a NaN-skipping row had no candidate).
+template <class Tr>
+void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, npy_intp scol,
+              npy_intp *lo, npy_intp *hi) {
+    using in_t = typename Tr::in_t;
+    for (npy_intp r = 0; r < nrows; r++) {
+        const char *row = data + r * srow;
+        typename Tr::acc_t acc = Tr::empty();
+        if (scol == (npy_intp)sizeof(in_t) &&
+            reinterpret_cast<std::uintptr_t>(row) % alignof(in_t) == 0) {
+            const in_t *x = reinterpret_cast<const in_t *>(row);
+            for (npy_intp k = 0; k < ncols; k++) acc = Tr::step(acc, x[k], k);
+        } else {
+            for (npy_intp k = 0; k < ncols; k++) acc = Tr::step(acc, load_in<Tr>(row + k * scol), k);
+        }
+        lo[r] = (npy_intp)acc.ilo;
+        hi[r] = (npy_intp)acc.ihi;
+    }
 }
 
 }  // namespace nr

@@ -3,7 +3,12 @@
 #include "ufuncs.hpp"
 
 #include "loops.hpp"
+#include "traits/argminmax.hpp"
+#include "traits/fminfmax.hpp"
+#include "traits/logsumexp.hpp"
 #include "traits/minmax.hpp"
+#include "traits/moments.hpp"
+#include "traits/twosum.hpp"
 
 namespace nr {
 namespace {
@@ -42,32 +47,80 @@ LoopEntry entry(int in_type, int out_type) {
                      is_parametric(in_type) ? &resolve_common_descr<2 + Tr::nout> : nullptr};
 }
 
-// Every dtype NumPy orders (np.minimum's dtypes less object), output = input.
+// Every dtype NumPy orders (np.minimum's dtypes less object): calls
+// f(type_num, T{}) once per NumPy type number with its storage type T.
+template <class F>
+void for_ordered_types(F &&f) {
+    f(NPY_BOOL, npy_bool{});
+    f(NPY_BYTE, npy_byte{});
+    f(NPY_UBYTE, npy_ubyte{});
+    f(NPY_SHORT, npy_short{});
+    f(NPY_USHORT, npy_ushort{});
+    f(NPY_INT, npy_int{});
+    f(NPY_UINT, npy_uint{});
+    f(NPY_LONG, npy_long{});
+    f(NPY_ULONG, npy_ulong{});
+    f(NPY_LONGLONG, npy_longlong{});
+    f(NPY_ULONGLONG, npy_ulonglong{});
+    f(NPY_HALF, half16{});
+    f(NPY_FLOAT, float{});
+    f(NPY_DOUBLE, double{});
+    f(NPY_LONGDOUBLE, (long double){});
+    f(NPY_CFLOAT, cplx<float>{});
+    f(NPY_CDOUBLE, cplx<double>{});
+    f(NPY_CLONGDOUBLE, cplx<long double>{});
+    f(NPY_DATETIME, datetime64{});
+    f(NPY_TIMEDELTA, timedelta64{});
+}
+
+// Order-only reductions Tr<T>: output = input, every ordered dtype.
 template <template <class> class Tr>
 std::vector<LoopEntry> ordered_dtypes() {
-    return {
-        entry<Tr<npy_bool>>(NPY_BOOL, NPY_BOOL),
-        entry<Tr<npy_byte>>(NPY_BYTE, NPY_BYTE),
-        entry<Tr<npy_ubyte>>(NPY_UBYTE, NPY_UBYTE),
-        entry<Tr<npy_short>>(NPY_SHORT, NPY_SHORT),
-        entry<Tr<npy_ushort>>(NPY_USHORT, NPY_USHORT),
-        entry<Tr<npy_int>>(NPY_INT, NPY_INT),
-        entry<Tr<npy_uint>>(NPY_UINT, NPY_UINT),
-        entry<Tr<npy_long>>(NPY_LONG, NPY_LONG),
-        entry<Tr<npy_ulong>>(NPY_ULONG, NPY_ULONG),
-        entry<Tr<npy_longlong>>(NPY_LONGLONG, NPY_LONGLONG),
-        entry<Tr<npy_ulonglong>>(NPY_ULONGLONG, NPY_ULONGLONG),
-        entry<Tr<half16>>(NPY_HALF, NPY_HALF),
-        entry<Tr<float>>(NPY_FLOAT, NPY_FLOAT),
-        entry<Tr<double>>(NPY_DOUBLE, NPY_DOUBLE),
-        entry<Tr<long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE),
-        entry<Tr<cplx<float>>>(NPY_CFLOAT, NPY_CFLOAT),
-        entry<Tr<cplx<double>>>(NPY_CDOUBLE, NPY_CDOUBLE),
-        entry<Tr<cplx<long double>>>(NPY_CLONGDOUBLE, NPY_CLONGDOUBLE),
-        entry<Tr<datetime64>>(NPY_DATETIME, NPY_DATETIME),
-        entry<Tr<timedelta64>>(NPY_TIMEDELTA, NPY_TIMEDELTA),
-    };
+    std::vector<LoopEntry> v;
+    for_ordered_types([&](int type, auto tag) {
+        v.push_back(entry<Tr<decltype(tag)>>(type, type));
+    });
+    return v;
 }
+
+template <class A>
+constexpr int npy_type_of() {
+    return std::is_same<A, float>::value    ? NPY_FLOAT
+           : std::is_same<A, double>::value ? NPY_DOUBLE
+                                            : NPY_LONGDOUBLE;
+}
+
+// Real-valued reductions Tr<T, A>: bool and integers accumulate in float64,
+// float16 in F16A, float32 in F32A, float64 and long double in themselves.
+template <template <class, class> class Tr, class F16A, class F32A>
+std::vector<LoopEntry> real_dtypes(bool with_integers) {
+    std::vector<LoopEntry> v;
+    if (with_integers) {
+        v = {
+            entry<Tr<npy_bool, double>>(NPY_BOOL, NPY_DOUBLE),
+            entry<Tr<npy_byte, double>>(NPY_BYTE, NPY_DOUBLE),
+            entry<Tr<npy_ubyte, double>>(NPY_UBYTE, NPY_DOUBLE),
+            entry<Tr<npy_short, double>>(NPY_SHORT, NPY_DOUBLE),
+            entry<Tr<npy_ushort, double>>(NPY_USHORT, NPY_DOUBLE),
+            entry<Tr<npy_int, double>>(NPY_INT, NPY_DOUBLE),
+            entry<Tr<npy_uint, double>>(NPY_UINT, NPY_DOUBLE),
+            entry<Tr<npy_long, double>>(NPY_LONG, NPY_DOUBLE),
+            entry<Tr<npy_ulong, double>>(NPY_ULONG, NPY_DOUBLE),
+            entry<Tr<npy_longlong, double>>(NPY_LONGLONG, NPY_DOUBLE),
+            entry<Tr<npy_ulonglong, double>>(NPY_ULONGLONG, NPY_DOUBLE),
+        };
+    }
+    v.push_back(entry<Tr<half16, F16A>>(NPY_HALF, npy_type_of<F16A>()));
+    v.push_back(entry<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()));
+    v.push_back(entry<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE));
+    v.push_back(entry<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE));
+    return v;
+}
+
+template <class T, class A>
+using PlainMoments = Moments<T, A, false>;
+template <class T, class A>
+using NanMoments = Moments<T, A, true>;
 
 std::vector<UFuncDef> &table() {
     static std::vector<UFuncDef> t = {
@@ -79,9 +132,42 @@ std::vector<UFuncDef> &table() {
          "slots) and ``numreduce.reduce(minimummaximum, a, axis)`` (every\n"
          "NumPy 2.x) return ``(a.min(axis), a.max(axis))`` in one pass.",
          2, ordered_dtypes<MinMax>(), nullptr},
+        {"fminfmax",
+         "fminfmax(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"
+         "Element-wise (fmin, fmax): NaN/NaT-skipping like\n"
+         "``(np.fmin(x1, x2), np.fmax(x1, x2))``.  Its reduction gives\n"
+         "``(np.fmin.reduce(a), np.fmax.reduce(a))`` in one pass.",
+         2, ordered_dtypes<FMinFMax>(), nullptr},
+        {"moments",
+         "moments(x1, x2, /, out=(None, None, None), *, where=True, ...)\n\n"
+         "(count, mean, M2) of the pair (x1, x2); M2 is the sum of squared\n"
+         "deviations from the mean.  Its reduction accumulates (count, mean, M2)\n"
+         "of a whole axis in one pass (initials (0, 0, 0)), merged with Chan's\n"
+         "parallel update: var = M2 / (count - ddof).  bool, integer, float16\n"
+         "and float32 data accumulate in float64.",
+         3, real_dtypes<PlainMoments, double, double>(true), nullptr},
+        {"nanmoments",
+         "nanmoments(x1, x2, /, out=(None, None, None), *, where=True, ...)\n\n"
+         "Like ``moments`` but NaN elements are skipped (not counted).",
+         3, real_dtypes<NanMoments, double, double>(false), nullptr},
+        {"maxsumexp",
+         "maxsumexp(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"
+         "(m, s) = (max(x1, x2), exp(x1 - m) + exp(x2 - m)).  Its reduction\n"
+         "keeps (running max, sum of exp(x - max)) in one pass (initials\n"
+         "(-inf, 0)); logsumexp = m + log(s).  Accumulates in float64 (long\n"
+         "double for long double).",
+         2, real_dtypes<MaxSumExp, double, double>(true), nullptr},
+        {"twosum",
+         "twosum(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"
+         "Error-free transformation: s = fl(x1 + x2) and e with s + e == x1 + x2\n"
+         "exactly (e = 0 where s is not finite).  Its reduction is compensated\n"
+         "(Neumaier / Kahan-Babuska) summation: sum = s + e.  Integers\n"
+         "accumulate in float64, float16 in float32.",
+         2, real_dtypes<TwoSum, float, float>(true), nullptr},
     };
     return t;
 }
+
 
 PyArray_DTypeMeta *dtypemeta(int type_num) {
     PyArray_Descr *d = PyArray_DescrFromType(type_num);
@@ -91,27 +177,71 @@ PyArray_DTypeMeta *dtypemeta(int type_num) {
     return dt;
 }
 
-// Promoter: inputs (and outputs) take the common DType of the two inputs,
-// unless a signature / dtype= pins one -- the way np.minimum resolves.
+const UFuncDef *def_of(PyObject *ufunc) {
+    for (const UFuncDef &def : table()) {
+        if (def.ufunc == ufunc) return &def;
+    }
+    return nullptr;
+}
+
+const LoopEntry *loop_for(const UFuncDef &def, int in_type) {
+    for (const LoopEntry &e : def.loops) {
+        if (e.in_type == in_type) return &e;
+    }
+    return nullptr;
+}
+
+// Promoter, the way np.minimum resolves: the inputs take the common DType of
+// the two inputs (or the one pinned by the signature), the outputs the loop's
+// output DType for that input; a signature output (dtype=) pins the outputs
+// and, when no loop for the common input produces it, the inputs as well.
 int promote_common(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
                    PyArray_DTypeMeta *const signature[], PyArray_DTypeMeta *new_op_dtypes[]) {
-    int nargs = ((PyUFuncObject *)ufunc)->nargs;
-    PyArray_DTypeMeta *common = nullptr;
-    for (int i = 0; i < nargs && common == nullptr; i++) {
-        if (signature[i] != nullptr) {
-            common = signature[i];
-            Py_INCREF(common);
+    const UFuncDef *def = def_of(ufunc);
+    const int nargs = ((PyUFuncObject *)ufunc)->nargs;
+    PyArray_DTypeMeta *in = signature[0] ? signature[0] : signature[1];
+    PyArray_DTypeMeta *out = nullptr;
+    for (int i = 2; i < nargs && out == nullptr; i++) out = signature[i];
+    if (in != nullptr) {
+        Py_INCREF(in);
+    } else {
+        in = PyArray_CommonDType(op_dtypes[0], op_dtypes[1]);
+        if (in == nullptr) return -1;
+    }
+    // Python scalars alone stay abstract: give them NumPy's default dtypes.
+    if (in == &PyArray_PyFloatDType || in == &PyArray_PyLongDType ||
+        in == &PyArray_PyComplexDType) {
+        PyArray_DTypeMeta *c = in == &PyArray_PyFloatDType  ? &PyArray_DoubleDType
+                               : in == &PyArray_PyLongDType ? &PyArray_DefaultIntDType
+                                                            : &PyArray_CDoubleDType;
+        Py_INCREF(c);
+        Py_DECREF(in);
+        in = c;
+    }
+    const LoopEntry *e = def != nullptr ? loop_for(*def, in->type_num) : nullptr;
+    PyArray_DTypeMeta *out_dt;
+    if (out != nullptr) {
+        out_dt = out;
+        if (e == nullptr || e->out_type != out->type_num) {
+            Py_DECREF(in);
+            in = out;
+            Py_INCREF(in);
+        }
+    } else {
+        out_dt = e != nullptr ? dtypemeta(e->out_type) : in;
+        if (out_dt == nullptr) {
+            Py_DECREF(in);
+            return -1;
         }
     }
-    if (common == nullptr) {
-        common = PyArray_CommonDType(op_dtypes[0], op_dtypes[1]);
-        if (common == nullptr) return -1;
-    }
+    Py_INCREF(out_dt);
     for (int i = 0; i < nargs; i++) {
-        Py_INCREF(common);
-        new_op_dtypes[i] = common;
+        PyArray_DTypeMeta *d = i < 2 ? in : out_dt;
+        Py_INCREF(d);
+        new_op_dtypes[i] = d;
     }
-    Py_DECREF(common);
+    Py_DECREF(in);
+    Py_DECREF(out_dt);
     return 0;
 }
 
@@ -199,16 +329,22 @@ int register_ufuncs(PyObject *module, bool native) {
 }
 
 const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char **name) {
-    for (const UFuncDef &def : table()) {
-        if (def.ufunc != ufunc) continue;
-        *nout = def.nout;
-        *name = def.name;
-        for (const LoopEntry &e : def.loops) {
-            if (e.in_type == in_type) return &e;
+    const UFuncDef *def = def_of(ufunc);
+    if (def == nullptr) return nullptr;
+    *nout = def->nout;
+    *name = def->name;
+    return loop_for(*def, in_type);
+}
+
+ArgRowsFn *find_arg_loop(int in_type, bool skip_nan) {
+    ArgRowsFn *found = nullptr;
+    for_ordered_types([&](int type, auto tag) {
+        using T = decltype(tag);
+        if (type == in_type) {
+            found = skip_nan ? &arg_rows<ArgMinMax<T, true>> : &arg_rows<ArgMinMax<T, false>>;
         }
-        return nullptr;
-    }
-    return nullptr;
+    });
+    return found;
 }
 
 bool probe_native_reduce(std::string *reason) {

@@ -34,6 +34,12 @@ int register_ufuncs(PyObject *module, bool native);
 // The loop the engine runs for `ufunc` on a stream of `in_type`, or nullptr.
 const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char **name);
 
+// Index-carrying (argmin, argmax) over the rows of a 2-D strided view, for
+// an ordered dtype; nullptr if the dtype has no order.
+using ArgRowsFn = void(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow,
+                       npy_intp scol, npy_intp *lo, npy_intp *hi);
+ArgRowsFn *find_arg_loop(int in_type, bool skip_nan);
+
 // Probe whether the running NumPy accepts slots 11/12 and really uses them
 // for ufunc.reduce.  Never fails: sets *reason to a human-readable verdict.
 bool probe_native_reduce(std::string *reason);

@@ -124,3 +124,42 @@ NR_HD T nan_max(T a, T b) {
 }
 
 }  // namespace nr
+
+namespace nr {
+
+// Any stored element as a real number of the accumulator type A (float16 is
+// widened through float; integers and bool convert exactly where A can).
+template <class A, class T>
+NR_HD A to_real(T x) {
+    return static_cast<A>(x);
+}
+template <class A>
+NR_HD A to_real(half16 x) {
+    return static_cast<A>(half_to_float(x));
+}
+
+template <class A>
+NR_HD A neg_inf() {
+    return -A(1) / A(0);
+}
+
+template <class A>
+NR_HD bool is_finite(A x) {
+    return x - x == A(0);  // false for inf and NaN
+}
+
+template <class A>
+NR_HD A nr_abs(A x) {
+    return x < 0 ? -x : x;
+}
+
+// Knuth's TwoSum: s = fl(a + b) and the exact rounding error e, a + b = s + e
+// exactly, for any magnitudes (branch-free, so it vectorises).
+template <class A>
+NR_HD void two_sum(A a, A b, A &s, A &e) {
+    s = a + b;
+    A bp = s - a;
+    e = (a - (s - bp)) + (b - bp);
+}
+
+}  // namespace nr

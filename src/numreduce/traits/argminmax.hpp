@@ -1,0 +1,62 @@
+// (argmin, argmax) in one pass -- an index-carrying accumulator, which NumPy's
+// ufunc.reduce cannot express, so it runs on the engine only.  Semantics of
+// np.argmin / np.argmax: the first occurrence wins ties; the first NaN (NaT)
+// wins both.  With SKIP_NAN (np.nanargmin / np.nanargmax) NaNs are ignored
+// and an all-NaN slice leaves index -1 (the caller raises).
+#pragma once
+#include "common.hpp"
+
+namespace nr {
+
+template <class T, bool SKIP_NAN = false>
+struct ArgMinMax {
+    using in_t = T;
+    struct acc_t {
+        T lo, hi;
+        long long ilo, ihi;  // -1: nothing seen yet
+    };
+
+    NR_HD static acc_t empty() { return {T(), T(), -1, -1}; }
+    // lift(x, i): the "transform(idx, val)" step of an indexed reduction.
+    NR_HD static acc_t lift(in_t x, long long i) {
+        if (SKIP_NAN && is_nan(x)) return empty();
+        return {x, x, i, i};
+    }
+    // Is (v, i) strictly better than the current (cur, icur) for the minimum?
+    // Indices break ties so that combine() is order-independent.
+    NR_HD static bool better_lo(T v, long long i, T cur, long long icur) {
+        if (icur < 0) return i >= 0;
+        if (i < 0) return false;
+        if (!SKIP_NAN) {
+            if (is_nan(cur)) return is_nan(v) && i < icur;
+            if (is_nan(v)) return true;
+        }
+        if (le(v, cur) && le(cur, v)) return i < icur;
+        return le(v, cur);
+    }
+    NR_HD static bool better_hi(T v, long long i, T cur, long long icur) {
+        if (icur < 0) return i >= 0;
+        if (i < 0) return false;
+        if (!SKIP_NAN) {
+            if (is_nan(cur)) return is_nan(v) && i < icur;
+            if (is_nan(v)) return true;
+        }
+        if (ge(v, cur) && ge(cur, v)) return i < icur;
+        return ge(v, cur);
+    }
+    NR_HD static acc_t combine(acc_t a, acc_t b) {
+        acc_t r = a;
+        if (better_lo(b.lo, b.ilo, a.lo, a.ilo)) {
+            r.lo = b.lo;
+            r.ilo = b.ilo;
+        }
+        if (better_hi(b.hi, b.ihi, a.hi, a.ihi)) {
+            r.hi = b.hi;
+            r.ihi = b.ihi;
+        }
+        return r;
+    }
+    NR_HD static acc_t step(acc_t a, in_t x, long long i) { return combine(a, lift(x, i)); }
+};
+
+}  // namespace nr

@@ -1,0 +1,63 @@
+// exp() for the log-sum-exp reductions: correctly rounded to about 1 ulp and
+// written without library calls or branches on the hot path, so that the
+// compiler vectorises the loops that call it (std::exp does not vectorise
+// without -ffast-math, which the project never uses).  long double goes to
+// the library (no vector units for it anyway).
+#pragma once
+#include "common.hpp"
+
+#if !defined(__CUDACC_RTC__)
+#include <cmath>
+#endif
+
+namespace nr {
+
+// exp(x) for x <= 0 (and NaN/-inf), the only arguments log-sum-exp needs:
+// n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, two-part ln 2), exp(r) by
+// a degree-13 Taylor polynomial (|r| <= 0.347: truncation < 1e-17 relative),
+// then scaled by 2^n through the exponent bits (two steps below 2^-1022).
+NR_HD double exp_nonpos(double x) {
+    const double log2e = 1.4426950408889634;
+    const double ln2_hi = 0.6931471803691238;  // 32 significant bits: n * ln2_hi is exact
+    const double ln2_lo = 1.9082149292705877e-10;
+    const double shifter = 6755399441055744.0;  // 1.5 * 2^52: rounds to an integer
+    const double xc = x < -745.5 ? -745.5 : x;
+    const double t = xc * log2e + shifter;
+    const double n = t - shifter;
+    const double r = (xc - n * ln2_hi) - n * ln2_lo;
+    double p = 1.0 / 6227020800.0;  // 1/13!
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    // n sits in the low bits of t (t's ulp is 1): build 2^(n + 64) -- a
+    // normal number for n >= -1086 -- from integer bit operations only, then
+    // scale back by 2^-64.
+    union {
+        double d;
+        long long i;
+    } tb, s;
+    tb.d = t;
+    s.i = (tb.i - 0x4338000000000000LL + 64 + 1023) << 52;
+    const double scaled = (p * s.d) * 5.421010862427522e-20;  // 2^-64
+    return x < -745.5 ? 0.0 : scaled;  // 0 for -inf / underflow; NaN stays NaN (false compare)
+}
+
+NR_HD long double exp_nonpos(long double x) {
+#if defined(__CUDACC_RTC__)
+    return exp((double)x);
+#else
+    return std::exp(x);
+#endif
+}
+
+}  // namespace nr

@@ -1,0 +1,104 @@
+// (count, mean, M2) -- mean and variance in one pass.  M2 is the sum of
+// squared deviations from the mean: var = M2 / (count - ddof).
+//
+// Accumulates in A (float64 for bool/integer/float16/float32 data, the input
+// type for float64/longdouble), so float32 data never loses precision to its
+// own rounding and counts stay exact up to 2**53.  Merging is Chan et al.'s
+// parallel update; the contiguous fast path (block_reduce) works on data
+// shifted by a reference value in L1-sized blocks with the corrected
+// two-pass formula, which is what makes it as accurate as np.var on data
+// with a large offset (see docs/accuracy.md).
+#pragma once
+#include "common.hpp"
+
+namespace nr {
+
+template <class T, class A, bool SKIP_NAN = false>
+struct Moments {
+    using in_t = T;
+    using out_t = A;
+    static constexpr int nout = 3;
+    struct acc_t {
+        A v[3];  // count, mean, M2
+    };
+
+    NR_HD static bool skip(in_t x) { return SKIP_NAN && is_nan(to_real<A>(x)); }
+
+    NR_HD static acc_t lift(in_t x) {
+        if (skip(x)) return {{A(0), A(0), A(0)}};
+        return {{A(1), to_real<A>(x), A(0)}};
+    }
+    // Welford's update: used where each element has its own accumulator
+    // (a row of accumulators walking along an input row).
+    NR_HD static acc_t step(acc_t a, in_t xin) {
+        if (skip(xin)) return a;
+        A x = to_real<A>(xin);
+        A n = a.v[0] + A(1);
+        if (!is_finite(x) || !is_finite(a.v[1])) {
+            // inf/NaN: the mean is the plain sum (inf stays inf, inf - inf is
+            // NaN) and M2 is NaN, as np.mean / np.var give.
+            return {{n, a.v[1] + x, (x - x) + (a.v[1] - a.v[1])}};
+        }
+        A d = x - a.v[1];
+        A mean = a.v[1] + d / n;
+        return {{n, mean, a.v[2] + d * (x - mean)}};
+    }
+    // Chan et al.: merge two (count, mean, M2) summaries.
+    NR_HD static acc_t combine(acc_t a, acc_t b) {
+        if (b.v[0] == A(0)) return a;
+        if (a.v[0] == A(0)) return b;
+        A n = a.v[0] + b.v[0];
+        A d = a.v[1] == b.v[1] ? A(0) : b.v[1] - a.v[1];  // inf == inf: no NaN
+        A w = b.v[0] / n;
+        return {{n, a.v[1] + d * w, a.v[2] + b.v[2] + d * d * a.v[0] * w}};
+    }
+    // (0, 0, 0) for every reduction, empty or not: a copied first element
+    // would be a wrong count.
+    NR_HD static bool initials(acc_t &a, bool) {
+        a = {{A(0), A(0), A(0)}};
+        return true;
+    }
+
+    // Contiguous stream into one accumulator.  Values are shifted by K (the
+    // running mean if there is one, else the first element), summarised per
+    // block of up to BLOCK elements with the corrected two-pass formula
+    //   M2_b = sum((y - m)^2) - (sum(y - m))^2 / n_b,   y = x - K, m = y_0,
+    // and the blocks merged with Chan's update in the shifted frame, where
+    // the means are small and their differences exact.
+    static constexpr int BLOCK = 512;
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        long long k = 0;
+        while (k < n && skip(x[k])) k++;
+        if (k == n) return acc;
+        // The shift must be finite; with a non-finite running mean the
+        // result is non-finite anyway and combine() below propagates it.
+        A K = acc.v[0] > A(0) ? acc.v[1] : to_real<A>(x[k]);
+        if (!is_finite(K)) K = A(0);
+        acc_t sh = {{acc.v[0], acc.v[1] - K, acc.v[2]}};  // acc in the shifted frame
+        for (; k < n; k += BLOCK) {
+            const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
+            const in_t *xb = x + k;
+            A cnt = A(0), s = A(0);
+            for (long long j = 0; j < m; j++) {
+                A y = skip(xb[j]) ? A(0) : to_real<A>(xb[j]) - K;
+                cnt += skip(xb[j]) ? A(0) : A(1);
+                s += y;
+            }
+            if (cnt == A(0)) continue;
+            const A mb = s / cnt;
+            A s1 = A(0), s2 = A(0);
+            for (long long j = 0; j < m; j++) {
+                A dy = skip(xb[j]) ? A(0) : (to_real<A>(xb[j]) - K) - mb;
+                s1 += dy;
+                s2 += dy * dy;
+            }
+            // Non-finite data: the mean is the plain (inf/NaN) sum, M2 NaN.
+            acc_t blk = is_finite(mb) ? acc_t{{cnt, mb + s1 / cnt, s2 - s1 * s1 / cnt}}
+                                      : acc_t{{cnt, mb, mb - mb}};
+            sh = combine(sh, blk);
+        }
+        return {{sh.v[0], K + sh.v[1], sh.v[2]}};
+    }
+};
+
+}  // namespace nr
