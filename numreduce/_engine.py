@@ -155,6 +155,14 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     (np.float64(1.0), np.float64(9.0))
     """
     nout = MULTI_OUTPUT.get(ufunc)
+    if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
+            and not keepdims and where is True and initial is NoValue
+            and (axis is None or (array.ndim == 1 and axis in (0, -1)))):
+        # Whole-array reduction without options: the C++ short path (None if
+        # the array is not plain contiguous native data).
+        res = _core._reduce_all(ufunc, array)
+        if res is not None:
+            return res
     if nout is None:
         if not isinstance(ufunc, np.ufunc):
             raise TypeError(f"reduce() expects a numpy ufunc, got {type(ufunc).__name__}")

@@ -327,6 +327,82 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
     return ret;
 }
 
+// _reduce_all(ufunc, a): the whole-array reduction without options, on the
+// shortest path -- no iterator, the reduction loop called once over the
+// contiguous data.  Returns None (the caller then takes the general path)
+// for anything unusual: non-contiguous, unaligned or byte-swapped data, no
+// loop for the dtype, an empty array, a cast of the first element.
+PyObject *engine_reduce_all(PyObject *, PyObject *args) {
+    PyObject *ufunc;
+    PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    PyArray_Descr *descr = PyArray_DESCR(a);
+    int nout = 0;
+    const char *name = "?";
+    const LoopEntry *entry = find_loop(ufunc, descr->type_num, &nout, &name);
+    const npy_intp n = PyArray_SIZE(a);
+    if (entry == nullptr || n == 0 || !PyArray_ISNBO(descr->byteorder) || !PyArray_ISALIGNED(a) ||
+        !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a)) ||
+        (entry->initials == nullptr && entry->out_type != descr->type_num)) {
+        Py_RETURN_NONE;
+    }
+    // Output descriptors: the input's own (keeps a datetime unit) when the
+    // types agree, else the loop's output type.
+    PyArray_Descr *out_descr =
+        entry->out_type == descr->type_num ? descr : PyArray_DescrFromType(entry->out_type);
+    if (out_descr == nullptr) return nullptr;
+    if (out_descr == descr) Py_INCREF(out_descr);
+    alignas(16) char storage[NPY_MAXARGS][32];  // the widest output is clongdouble
+    char *acc[NPY_MAXARGS];
+    for (int i = 0; i < nout; i++) acc[i] = storage[i];
+    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 1];
+    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + 1 + i] = out_descr;
+    ctx_descrs[nout] = descr;
+    PyArrayMethod_Context ctx;
+    std::memset(&ctx, 0, sizeof(ctx));
+    ctx.caller = ufunc;
+    ctx.descriptors = ctx_descrs;
+
+    const char *x = PyArray_BYTES(a);
+    npy_intp count = n;
+    int have = entry->initials != nullptr ? entry->initials(&ctx, NPY_FALSE, (void **)acc) : 0;
+    if (have < 0) {
+        Py_DECREF(out_descr);
+        return nullptr;
+    }
+    if (have == 0) {  // start from the first element (same type, checked above)
+        for (int i = 0; i < nout; i++) std::memcpy(acc[i], x, descr->elsize);
+        x += descr->elsize;
+        count -= 1;
+    }
+    char *data[2 * NPY_MAXARGS + 1];
+    npy_intp strides[2 * NPY_MAXARGS + 1];
+    for (int i = 0; i < nout; i++) {
+        data[i] = data[nout + 1 + i] = acc[i];
+        strides[i] = strides[nout + 1 + i] = 0;
+    }
+    data[nout] = const_cast<char *>(x);
+    strides[nout] = descr->elsize;
+    int r = 0;
+    if (count > 0) {
+        if (count > 50000) {
+            Py_BEGIN_ALLOW_THREADS;
+            r = entry->reduce(&ctx, data, &count, strides, nullptr);
+            Py_END_ALLOW_THREADS;
+        } else {
+            r = entry->reduce(&ctx, data, &count, strides, nullptr);
+        }
+    }
+    PyObject *ret = r < 0 ? nullptr : PyTuple_New(nout);
+    for (int i = 0; ret != nullptr && i < nout; i++) {
+        PyObject *sc = PyArray_Scalar(acc[i], out_descr, nullptr);
+        if (sc == nullptr) Py_CLEAR(ret);
+        else PyTuple_SET_ITEM(ret, i, sc);
+    }
+    Py_DECREF(out_descr);
+    return ret;
+}
+
 // _argminmax(rows, skip_nan) -> (argmin, argmax): intp arrays, one entry per
 // row of the 2-D array `rows` (any strides), -1 for an all-NaN row when
 // skip_nan.  The axis handling lives in numreduce/_api.py.

@@ -4,4 +4,5 @@
 namespace nr {
 PyObject *engine_reduce(PyObject *self, PyObject *args);
 PyObject *engine_argminmax(PyObject *self, PyObject *args);
+PyObject *engine_reduce_all(PyObject *self, PyObject *args);
 }

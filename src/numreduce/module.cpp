@@ -16,6 +16,8 @@ PyMethodDef methods[] = {
     {"_reduce", (PyCFunction)nr::engine_reduce, METH_VARARGS,
      "_reduce(ufunc, operand, outs, where, axes, initial_mode, initials, descrs)\n"
      "The engine's reduction core; call numreduce.reduce instead."},
+    {"_reduce_all", (PyCFunction)nr::engine_reduce_all, METH_VARARGS,
+     "_reduce_all(ufunc, a) -> tuple or None: whole-array reduction fast path."},
     {"_argminmax", (PyCFunction)nr::engine_argminmax, METH_VARARGS,
      "_argminmax(rows, skip_nan) -> (argmin, argmax) per row of a 2-D array.\n"
      "Call numreduce.argminmax instead."},

@@ -68,6 +68,31 @@ NR_HD float half_to_float(half16 h) {
     return cv.x;
 }
 
+// Built-in integer and IEEE floating types: the ones whose min/max the
+// compiler maps onto vector instructions (no <type_traits> under NVRTC).
+template <class T>
+struct plain_arith {
+    static constexpr bool value = false;
+};
+#define NR_PLAIN(T)                          \
+    template <>                              \
+    struct plain_arith<T> {                  \
+        static constexpr bool value = true;  \
+    };
+NR_PLAIN(signed char)
+NR_PLAIN(unsigned char)
+NR_PLAIN(short)
+NR_PLAIN(unsigned short)
+NR_PLAIN(int)
+NR_PLAIN(unsigned int)
+NR_PLAIN(long)
+NR_PLAIN(unsigned long)
+NR_PLAIN(long long)
+NR_PLAIN(unsigned long long)
+NR_PLAIN(float)
+NR_PLAIN(double)
+#undef NR_PLAIN
+
 // ---------------------------------------------------------------------------
 // NumPy's total "propagating" order: is_nan(x) marks the values that win
 // every min/max (NaN for floats and complex, NaT for datetimes); le/ge is

@@ -11,6 +11,7 @@
 //   idempotent              combine(a, a) == a: revisiting an element is harmless
 #pragma once
 #include "common.hpp"
+#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -32,6 +33,29 @@ struct MinMax {
     // No identity: NumPy's minimum/maximum have none either (an empty
     // reduction is an error, non-empty ones start from the first element).
     NR_HD static bool initials(acc_t &, bool) { return false; }
+
+    // Contiguous stream.  For integers and IEEE floats on the host, the
+    // vector kernel of simd.hpp keeps lanes of running minima/maxima with
+    // plain vector min/max instructions and remembers NaNs in lanes of their
+    // own (instead of testing for NaN in every comparison); merging the lanes
+    // with combine() gives exactly what step() in order gives.
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        long long k = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
+            constexpr int L = simd::minmax_lanes<T>();
+            T lo[L], hi[L], nan[L];
+            if (simd::minmax<T>(x, n, lo, hi, nan, &k)) {
+                for (int j = 0; j < L; j++) {
+                    acc = combine(acc, acc_t{{lo[j], hi[j]}});
+                    if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
+                }
+            }
+        }
+#endif
+        for (; k < n; k++) acc = step(acc, x[k]);
+        return acc;
+    }
 };
 
 }  // namespace nr
