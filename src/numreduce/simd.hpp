@@ -19,9 +19,11 @@ namespace simd {
 // vectors per step.  The selects are exactly vector min/max instructions;
 // NaNs are remembered in their own lanes, so the caller can reproduce
 // np.minimum/np.maximum (NaN wins) from (lo, hi, nan) with scalar code.
+// With SKIP (np.fmin/np.fmax) a NaN lane value is replaced by the next
+// number instead, so a lane is NaN only if all its elements were.
 // Returns false (touching nothing) when n is too short for two vectors.
 #define NR_MINMAX_KERNEL(NAME, ATTR)                                                  \
-    template <class T>                                                                \
+    template <class T, bool SKIP>                                                     \
     ATTR bool NAME(const T *x, long long n, T *lo_out, T *hi_out, T *nan_out,         \
                    long long *done) {                                                 \
         constexpr int W = 32 / (int)sizeof(T);                                        \
@@ -37,12 +39,19 @@ namespace simd {
             V v0, v1;                                                                 \
             std::memcpy(&v0, x + k, 32);                                              \
             std::memcpy(&v1, x + k + W, 32);                                          \
-            lo0 = v0 < lo0 ? v0 : lo0;                                                \
-            lo1 = v1 < lo1 ? v1 : lo1;                                                \
-            hi0 = v0 > hi0 ? v0 : hi0;                                                \
-            hi1 = v1 > hi1 ? v1 : hi1;                                                \
-            na0 = v0 != v0 ? v0 : na0;                                                \
-            na1 = v1 != v1 ? v1 : na1;                                                \
+            if (SKIP) {                                                               \
+                lo0 = (v0 < lo0) | (lo0 != lo0) ? v0 : lo0;                           \
+                lo1 = (v1 < lo1) | (lo1 != lo1) ? v1 : lo1;                           \
+                hi0 = (v0 > hi0) | (hi0 != hi0) ? v0 : hi0;                           \
+                hi1 = (v1 > hi1) | (hi1 != hi1) ? v1 : hi1;                           \
+            } else {                                                                  \
+                lo0 = v0 < lo0 ? v0 : lo0;                                            \
+                lo1 = v1 < lo1 ? v1 : lo1;                                            \
+                hi0 = v0 > hi0 ? v0 : hi0;                                            \
+                hi1 = v1 > hi1 ? v1 : hi1;                                            \
+                na0 = v0 != v0 ? v0 : na0;                                            \
+                na1 = v1 != v1 ? v1 : na1;                                            \
+            }                                                                         \
         }                                                                             \
         for (int j = 0; j < W; j++) {                                                 \
             lo_out[2 * j] = lo0[j];                                                   \
@@ -71,10 +80,10 @@ constexpr int minmax_lanes() {
     return 2 * (32 / (int)sizeof(T));
 }
 
-template <class T>
+template <class T, bool SKIP>
 inline bool minmax(const T *x, long long n, T *lo, T *hi, T *nan, long long *done) {
-    return cpu_has_avx2() ? minmax_avx2<T>(x, n, lo, hi, nan, done)
-                          : minmax_base<T>(x, n, lo, hi, nan, done);
+    return cpu_has_avx2() ? minmax_avx2<T, SKIP>(x, n, lo, hi, nan, done)
+                          : minmax_base<T, SKIP>(x, n, lo, hi, nan, done);
 }
 
 }  // namespace simd

@@ -2,6 +2,7 @@
 // results only where every element is NaN).  Same concept as minmax.hpp.
 #pragma once
 #include "common.hpp"
+#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -30,6 +31,23 @@ struct FMinFMax {
     }
     // No identity, like np.fmin / np.fmax.
     NR_HD static bool initials(acc_t &, bool) { return false; }
+
+    // Contiguous stream: the NaN-skipping vector kernel of simd.hpp on the
+    // host (lanes merged with combine()), in-order steps elsewhere.
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        long long k = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
+            constexpr int L = simd::minmax_lanes<T>();
+            T lo[L], hi[L], unused[L];
+            if (simd::minmax<T, true>(x, n, lo, hi, unused, &k)) {
+                for (int j = 0; j < L; j++) acc = combine(acc, acc_t{{lo[j], hi[j]}});
+            }
+        }
+#endif
+        for (; k < n; k++) acc = step(acc, x[k]);
+        return acc;
+    }
 };
 
 }  // namespace nr

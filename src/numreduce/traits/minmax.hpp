@@ -45,7 +45,7 @@ struct MinMax {
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             constexpr int L = simd::minmax_lanes<T>();
             T lo[L], hi[L], nan[L];
-            if (simd::minmax<T>(x, n, lo, hi, nan, &k)) {
+            if (simd::minmax<T, false>(x, n, lo, hi, nan, &k)) {
                 for (int j = 0; j < L; j++) {
                     acc = combine(acc, acc_t{{lo[j], hi[j]}});
                     if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
