@@ -10,12 +10,20 @@ class _NoValueType: ...
 NoValue: Final[_NoValueType]
 HAVE_NATIVE_REDUCE: Final[bool]
 
-minimummaximum: np.ufunc
+# Multi-output ufuncs (nin=2); see their docstrings for the accumulators.
+minimummaximum: np.ufunc  # -> (min, max)
+fminfmax: np.ufunc  # -> (fmin, fmax)
+moments: np.ufunc  # -> (count, mean, M2)
+nanmoments: np.ufunc  # -> (count, mean, M2), NaN skipped
+maxsumexp: np.ufunc  # -> (max, sum of exp(x - max))
+twosum: np.ufunc  # -> (sum, error)
+
+_Axis = int | tuple[int, ...] | None
 
 def reduce(
     ufunc: np.ufunc,
     array: ArrayLike,
-    axis: int | tuple[int, ...] | None = 0,
+    axis: _Axis = 0,
     dtype: DTypeLike | None = None,
     out: tuple[NDArray[Any] | None, ...] | None = None,
     keepdims: bool = False,
@@ -24,10 +32,58 @@ def reduce(
 ) -> Any: ...
 def minmax(
     a: ArrayLike,
-    axis: int | tuple[int, ...] | None = None,
+    axis: _Axis = None,
     out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
     keepdims: bool = False,
     initial: Any = ...,
     where: ArrayLike = True,
 ) -> tuple[Any, Any]: ...
+def nanminmax(
+    a: ArrayLike,
+    axis: _Axis = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
+    keepdims: bool = False,
+    initial: Any = ...,
+    where: ArrayLike = True,
+) -> tuple[Any, Any]: ...
+def argminmax(
+    a: ArrayLike,
+    axis: int | None = None,
+    keepdims: bool = False,
+    out: tuple[NDArray[np.integer[Any]] | None, NDArray[np.integer[Any]] | None] | None = None,
+) -> tuple[Any, Any]: ...
+def nanargminmax(
+    a: ArrayLike,
+    axis: int | None = None,
+    keepdims: bool = False,
+    out: tuple[NDArray[np.integer[Any]] | None, NDArray[np.integer[Any]] | None] | None = None,
+) -> tuple[Any, Any]: ...
+def meanvar(
+    a: ArrayLike,
+    axis: _Axis = None,
+    dtype: DTypeLike | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    where: ArrayLike = True,
+) -> tuple[Any, Any]: ...
+def meanstd(
+    a: ArrayLike,
+    axis: _Axis = None,
+    dtype: DTypeLike | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    where: ArrayLike = True,
+) -> tuple[Any, Any]: ...
+def nanmeanvar(
+    a: ArrayLike,
+    axis: _Axis = None,
+    dtype: DTypeLike | None = None,
+    ddof: float = 0,
+    keepdims: bool = False,
+    where: ArrayLike = True,
+) -> tuple[Any, Any]: ...
+def logsumexp(a: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
+def fsum(
+    a: ArrayLike, axis: _Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
+) -> Any: ...
 def show_config() -> None: ...

@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
     print()
     demo()
     print()
-    _bench.main(quick="--quick" in argv)
+    _bench.bench_all(quick="--quick" in argv)
     return 0
 
 
