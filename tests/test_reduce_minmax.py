@@ -55,6 +55,8 @@ def test_differential_out(reduce_path, data):
     out_dtype = data.draw(st.sampled_from([None, np.float64, np.int64]))
     if out_dtype is not None and a.dtype.kind == "M":
         out_dtype = a.dtype
+    if out_dtype is np.int64 and a.dtype.kind == "f":
+        out_dtype = np.float32  # NaN -> int casts are undefined (differ by cast path)
     ref = outcome(lambda: reference(a, axis=axis, keepdims=keepdims))
     if ref[0] == "raise":
         return
