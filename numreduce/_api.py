@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core
 from ._engine import NoValue, reduce
@@ -83,17 +84,21 @@ def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=Tru
 
 def _argminmax(a, axis, keepdims, out, skip_nan, name):
     a = np.asarray(a)
+    zero_d = a.ndim == 0
+    if zero_d:
+        a = a.reshape(1)  # NumPy treats a 0-d array as 1-d here (axis 0 / -1 / None)
     if axis is None:
         rows = a.reshape(1, -1)
         shape = (1,) * a.ndim if keepdims else ()
     else:
         ax = normalize_axis_index(operator.index(axis), a.ndim)
         moved = np.moveaxis(a, ax, -1)
-        rows = moved.reshape(-1, moved.shape[-1]) if moved.shape[-1] else moved.reshape(
-            moved.size, 0) if moved.size else moved.reshape(int(np.prod(moved.shape[:-1])), 0)
+        rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
         shape = moved.shape[:-1]
         if keepdims:
             shape = shape[:ax] + (1,) + shape[ax:]
+    if zero_d:
+        shape = ()
     outs = (None, None) if out is None else out
     if not (isinstance(outs, tuple) and len(outs) == 2):
         raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries)")
@@ -103,7 +108,7 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
                 raise TypeError(f"{name}: out entries must be arrays")
             if o.shape != shape:
                 raise ValueError(f"{name}: output array has shape {o.shape}, expected {shape}")
-            if not np.can_cast(np.intp, o.dtype, casting="same_kind"):
+            if not np.can_cast(o.dtype, np.intp, casting="safe"):  # np.argmin's rule
                 raise TypeError(f"{name}: cannot store indices in an array of dtype {o.dtype}")
             if not o.flags.writeable:
                 raise ValueError("output array is read-only")
@@ -146,7 +151,9 @@ def argminmax(a, axis=None, keepdims=False, out=None):
 def nanargminmax(a, axis=None, keepdims=False, out=None):
     """``(np.nanargmin(a, axis), np.nanargmax(a, axis))`` in one pass.
 
-    NaNs are ignored; an all-NaN slice raises ``ValueError`` (as NumPy).
+    NaNs of float and complex data are ignored; an all-NaN slice raises
+    ``ValueError`` (as NumPy).  For other dtypes (NaT included) this is
+    :func:`argminmax`, as ``np.nanargmin`` is ``np.argmin`` there.
 
     Examples
     --------
@@ -154,7 +161,10 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
     >>> nr.nanargminmax(np.array([np.nan, 3.0, 1.0, 7.0]))
     (np.int64(2), np.int64(3))
     """
-    return _argminmax(a, axis, keepdims, out, True, "nanargminmax")
+    # np.nanargmin/np.nanargmax skip NaNs of inexact dtypes only (NaT is not
+    # skipped: they are np.argmin/np.argmax for every other dtype).
+    skip = np.asarray(a).dtype.kind in "fc"
+    return _argminmax(a, axis, keepdims, out, skip, "nanargminmax")
 
 
 # ---------------------------------------------------------------------------
@@ -167,19 +177,44 @@ def _result_dtype(in_dtype, dtype):
         return np.dtype(dtype)
     if in_dtype.kind in "biu":
         return np.dtype(np.float64)
-    return in_dtype
+    return in_dtype.newbyteorder("=")
 
 
 def _moments(ufunc, a, axis, keepdims, where):
+    """(count, mean, M2) over `axis`, always through the contiguous-stream
+    path of the moments loops: the reduced axes are moved last and the data
+    made contiguous, aligned and native (a copy only where it is not already;
+    np.var makes an n-sized temporary too).  Strided accumulators would fall
+    back to Welford's update, which loses accuracy on data with a large offset
+    (see docs/accuracy.md)."""
     a = np.asarray(a)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{ufunc.__name__}: unsupported dtype {a.dtype} (need bool, integer "
                         "or real floating point)")
-    count, mean, m2 = reduce(ufunc, a, axis=axis, keepdims=keepdims, where=where)
+    # np.mean / np.var validate the axis against the array (no 0-d special
+    # case as ufunc.reduce has).
+    axes = tuple(range(a.ndim)) if axis is None else normalize_axis_tuple(axis, a.ndim)
+    if where is not True:
+        where = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    if axes:
+        rest = [i for i in range(a.ndim) if i not in axes]
+        order = rest + sorted(axes)
+        lead = tuple(a.shape[i] for i in rest)
+        b = np.require(a.transpose(order), dtype=a.dtype.newbyteorder("="),
+                       requirements=["C", "A"])
+        flat = lead + (math.prod(a.shape[i] for i in axes),)
+        b = b.reshape(flat)
+        if where is not True:
+            where = np.ascontiguousarray(where.transpose(order)).reshape(flat)
+        count, mean, m2 = reduce(ufunc, b, axis=-1, where=where)
+        if keepdims:
+            count, mean, m2 = (np.expand_dims(r, axes) for r in (count, mean, m2))
+    else:
+        count, mean, m2 = reduce(ufunc, a, axis=(), keepdims=keepdims, where=where)
     return a, count, mean, m2
 
 
-def _finish_meanvar(a, count, mean, m2, dtype, ddof, std):
+def _finish_meanvar(a, count, mean, m2, dtype, ddof, std, nan_dof=False):
     rdt = _result_dtype(a.dtype, dtype)
     if np.any(count == 0):
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
@@ -189,6 +224,8 @@ def _finish_meanvar(a, count, mean, m2, dtype, ddof, std):
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(count > 0, mean, np.nan)
         var = np.true_divide(m2, dof)
+        if nan_dof:  # np.nanvar: NaN (not inf) where ddof >= count
+            var = np.where(dof > 0, var, np.nan)
         if std:
             var = np.sqrt(var)
     mean = np.asarray(mean, dtype=rdt)
@@ -246,8 +283,12 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """
     arr = np.asarray(a)
     ufunc = _core.nanmoments if arr.dtype.kind == "f" else _core.moments
+    if arr.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
     arr, count, mean, m2 = _moments(ufunc, arr, axis, keepdims, where)
-    return _finish_meanvar(arr, count, mean, m2, dtype, ddof, std=False)
+    # np.nanvar is np.var for non-float data (inf, not NaN, where ddof >= count)
+    return _finish_meanvar(arr, count, mean, m2, dtype, ddof, std=False,
+                           nan_dof=arr.dtype.kind == "f")
 
 
 # ---------------------------------------------------------------------------
@@ -260,8 +301,9 @@ def logsumexp(a, axis=None, keepdims=False):
 
     Accumulates (running max, sum of exp(x - max)) in float64 (long double
     for long double) with a vectorised exp; +inf wins, NaN propagates, all
-    -inf or empty gives -inf.  Result dtype: float32 for float16/float32
-    input (as SciPy), float64 for integers and float64.
+    -inf or empty gives -inf.  Result dtype: SciPy's -- the input's float
+    dtype (float16, float32, float64, long double), float64 for bool and
+    integers.
 
     Examples
     --------
@@ -279,7 +321,7 @@ def logsumexp(a, axis=None, keepdims=False):
         res = np.add(mx, np.log(s))
         # +inf max: the sum counts the infinities, log(s) is finite; -inf
         # max: s >= 1 (or 0 for empty) and -inf + log(s) stays -inf.
-    rdt = np.dtype(np.float32) if arr.dtype in (np.float16, np.float32) else np.asarray(s).dtype
+    rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
     res = np.asarray(res, dtype=rdt)
     return res[()] if res.ndim == 0 else res
 

@@ -126,7 +126,16 @@ int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dime
             reinterpret_cast<std::uintptr_t>(x) % alignof(in_t) == 0) {
             acc = reduce_stream<Tr>(acc, reinterpret_cast<const in_t *>(x), n);
         } else {
-            for (npy_intp k = 0; k < n; k++, x += sx) acc = Tr::step(acc, load_in<Tr>(x));
+            // Strided, reversed or unaligned stream: gather blocks into a
+            // contiguous buffer so the same stream algorithm (and its
+            // accuracy) applies.
+            constexpr npy_intp B = 512;
+            in_t buf[B];
+            for (npy_intp k = 0; k < n; k += B) {
+                const npy_intp m = n - k < B ? n - k : B;
+                for (npy_intp j = 0; j < m; j++, x += sx) buf[j] = load_in<Tr>(x);
+                acc = reduce_stream<Tr>(acc, buf, m);
+            }
         }
         store_acc<Tr>(acc, data + N + 1);
         return 0;

@@ -89,3 +89,137 @@ inline bool minmax(const T *x, long long n, T *lo, T *hi, T *nan, long long *don
 }  // namespace simd
 }  // namespace nr
 #endif
+
+#if defined(NR_HAVE_HOST_SIMD)
+#include "traits/expfn.hpp"
+
+namespace nr {
+namespace simd {
+
+typedef double vd4 __attribute__((vector_size(32)));
+typedef long long vi4 __attribute__((vector_size(32)));
+
+// Kernels over float64 blocks, lane-parallel sums (4 doubles x 2 vectors),
+// the lanes added in a fixed order at the end.  Each returns the number of
+// elements it covered (a multiple of 8); the caller finishes the tail.
+#define NR_F64_KERNELS(SUFFIX, ATTR)                                                    \
+    /* sum(x - K) */                                                                    \
+    ATTR inline long long shifted_sum_##SUFFIX(const double *x, long long n, double K,  \
+                                               double *out) {                           \
+        vd4 a0 = {}, a1 = {};                                                           \
+        long long k = 0;                                                                \
+        for (; k + 8 <= n; k += 8) {                                                    \
+            vd4 v0, v1;                                                                 \
+            std::memcpy(&v0, x + k, 32);                                                \
+            std::memcpy(&v1, x + k + 4, 32);                                            \
+            a0 += v0 - K;                                                               \
+            a1 += v1 - K;                                                               \
+        }                                                                               \
+        vd4 a = a0 + a1;                                                                \
+        *out = (a[0] + a[1]) + (a[2] + a[3]);                                           \
+        return k;                                                                       \
+    }                                                                                   \
+    /* sum(d) and sum(d*d), d = (x - K) - m */                                          \
+    ATTR inline long long dev_sums_##SUFFIX(const double *x, long long n, double K,     \
+                                            double m, double *s1, double *s2) {         \
+        vd4 a0 = {}, a1 = {}, q0 = {}, q1 = {};                                         \
+        long long k = 0;                                                                \
+        for (; k + 8 <= n; k += 8) {                                                    \
+            vd4 v0, v1;                                                                 \
+            std::memcpy(&v0, x + k, 32);                                                \
+            std::memcpy(&v1, x + k + 4, 32);                                            \
+            vd4 d0 = (v0 - K) - m, d1 = (v1 - K) - m;                                   \
+            a0 += d0;                                                                   \
+            a1 += d1;                                                                   \
+            q0 += d0 * d0;                                                              \
+            q1 += d1 * d1;                                                              \
+        }                                                                               \
+        vd4 a = a0 + a1, q = q0 + q1;                                                   \
+        *s1 = (a[0] + a[1]) + (a[2] + a[3]);                                            \
+        *s2 = (q[0] + q[1]) + (q[2] + q[3]);                                            \
+        return k;                                                                       \
+    }                                                                                   \
+    /* max(x) ignoring NaN (NaN only if all are) */                                     \
+    ATTR inline long long max_##SUFFIX(const double *x, long long n, double *out) {     \
+        if (n < 8) return 0;                                                            \
+        vd4 m0, m1;                                                                     \
+        std::memcpy(&m0, x, 32);                                                        \
+        std::memcpy(&m1, x + 4, 32);                                                    \
+        long long k = 8;                                                                \
+        for (; k + 8 <= n; k += 8) {                                                    \
+            vd4 v0, v1;                                                                 \
+            std::memcpy(&v0, x + k, 32);                                                \
+            std::memcpy(&v1, x + k + 4, 32);                                            \
+            m0 = (v0 > m0) | (m0 != m0) ? v0 : m0;                                      \
+            m1 = (v1 > m1) | (m1 != m1) ? v1 : m1;                                      \
+        }                                                                               \
+        double r = m0[0];                                                               \
+        for (int j = 0; j < 4; j++) {                                                   \
+            r = (m0[j] > r) | (r != r) ? m0[j] : r;                                     \
+            r = (m1[j] > r) | (r != r) ? m1[j] : r;                                     \
+        }                                                                               \
+        *out = r;                                                                       \
+        return k;                                                                       \
+    }                                                                                   \
+    /* sum((x == mx) ? 1 : exp(x - mx)) */                                              \
+    ATTR inline long long sum_exp_##SUFFIX(const double *x, long long n, double mx,     \
+                                           double *out) {                               \
+        vd4 a0 = {}, a1 = {};                                                           \
+        long long k = 0;                                                                \
+        for (; k + 8 <= n; k += 8) {                                                    \
+            vd4 v0, v1;                                                                 \
+            std::memcpy(&v0, x + k, 32);                                                \
+            std::memcpy(&v1, x + k + 4, 32);                                            \
+            vd4 e0 = exp_nonpos_v<vd4, vi4>(v0 - mx);                                   \
+            vd4 e1 = exp_nonpos_v<vd4, vi4>(v1 - mx);                                   \
+            a0 += v0 == mx ? vd4{} + 1.0 : e0;                                          \
+            a1 += v1 == mx ? vd4{} + 1.0 : e1;                                          \
+        }                                                                               \
+        vd4 a = a0 + a1;                                                                \
+        *out = (a[0] + a[1]) + (a[2] + a[3]);                                           \
+        return k;                                                                       \
+    }                                                                                   \
+    /* compensated sum: lanes of (s, c) with TwoSum; c only while s finite */           \
+    ATTR inline long long two_sum_##SUFFIX(const double *x, long long n, double *s_out, \
+                                           double *c_out) {                             \
+        vd4 s0 = vd4{} * -1.0, s1 = s0, c0 = {}, c1 = {}; /* -0.0: sum([-0.0]) = -0.0 */  \
+        long long k = 0;                                                                \
+        for (; k + 8 <= n; k += 8) {                                                    \
+            vd4 v0, v1;                                                                 \
+            std::memcpy(&v0, x + k, 32);                                                \
+            std::memcpy(&v1, x + k + 4, 32);                                            \
+            vd4 t0 = s0 + v0, t1 = s1 + v1;                                             \
+            vd4 b0 = t0 - s0, b1 = t1 - s1;                                             \
+            vd4 e0 = (s0 - (t0 - b0)) + (v0 - b0);                                      \
+            vd4 e1 = (s1 - (t1 - b1)) + (v1 - b1);                                      \
+            c0 = (t0 - t0 == 0.0) ? c0 + e0 : c0;                                       \
+            c1 = (t1 - t1 == 0.0) ? c1 + e1 : c1;                                       \
+            s0 = t0;                                                                    \
+            s1 = t1;                                                                    \
+        }                                                                               \
+        for (int j = 0; j < 4; j++) {                                                   \
+            s_out[2 * j] = s0[j];                                                       \
+            s_out[2 * j + 1] = s1[j];                                                   \
+            c_out[2 * j] = c0[j];                                                       \
+            c_out[2 * j + 1] = c1[j];                                                   \
+        }                                                                               \
+        return k;                                                                       \
+    }
+
+NR_F64_KERNELS(base, )
+NR_F64_KERNELS(avx2, __attribute__((target("avx2"))))
+#undef NR_F64_KERNELS
+
+#define NR_DISPATCH(NAME, ARGS, CALL) \
+    inline long long NAME ARGS { return cpu_has_avx2() ? NAME##_avx2 CALL : NAME##_base CALL; }
+NR_DISPATCH(shifted_sum, (const double *x, long long n, double K, double *o), (x, n, K, o))
+NR_DISPATCH(dev_sums, (const double *x, long long n, double K, double m, double *a, double *b),
+            (x, n, K, m, a, b))
+NR_DISPATCH(max, (const double *x, long long n, double *o), (x, n, o))
+NR_DISPATCH(sum_exp, (const double *x, long long n, double mx, double *o), (x, n, mx, o))
+NR_DISPATCH(two_sum, (const double *x, long long n, double *s, double *c), (x, n, s, c))
+#undef NR_DISPATCH
+
+}  // namespace simd
+}  // namespace nr
+#endif

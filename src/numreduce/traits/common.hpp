@@ -68,6 +68,15 @@ NR_HD float half_to_float(half16 h) {
     return cv.x;
 }
 
+template <class A, class B>
+struct same_type {
+    static constexpr bool value = false;
+};
+template <class A>
+struct same_type<A, A> {
+    static constexpr bool value = true;
+};
+
 // Built-in integer and IEEE floating types: the ones whose min/max the
 // compiler maps onto vector instructions (no <type_traits> under NVRTC).
 template <class T>

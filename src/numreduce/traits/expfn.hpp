@@ -12,21 +12,35 @@
 
 namespace nr {
 
+// Reinterpret the bits of a value (scalar or GCC vector) as another type of
+// the same size.
+template <class To, class From>
+NR_HD To bitcast(From f) {
+    static_assert(sizeof(To) == sizeof(From), "bitcast needs equal sizes");
+    To t;
+    __builtin_memcpy(&t, &f, sizeof(t));
+    return t;
+}
+
 // exp(x) for x <= 0 (and NaN/-inf), the only arguments log-sum-exp needs:
 // n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, two-part ln 2), exp(r) by
 // a degree-13 Taylor polynomial (|r| <= 0.347: truncation < 1e-17 relative),
-// then scaled by 2^n through the exponent bits (two steps below 2^-1022).
-NR_HD double exp_nonpos(double x) {
+// then scaled by 2^n built from exponent bits.  V is double or a GCC vector
+// of doubles and I the matching (vector of) int64, so the same code runs
+// element by element and lane-parallel (simd.hpp).
+template <class V, class I>
+NR_HD V exp_nonpos_v(V x) {
     const double log2e = 1.4426950408889634;
     const double ln2_hi = 0.6931471803691238;  // 32 significant bits: n * ln2_hi is exact
     const double ln2_lo = 1.9082149292705877e-10;
     const double shifter = 6755399441055744.0;  // 1.5 * 2^52: rounds to an integer
-    const double xc = x < -745.5 ? -745.5 : x;
-    const double t = xc * log2e + shifter;
-    const double n = t - shifter;
-    const double r = (xc - n * ln2_hi) - n * ln2_lo;
-    double p = 1.0 / 6227020800.0;  // 1/13!
-    p = p * r + 1.0 / 479001600.0;
+    const V zero = V{};  // 0.0, or a vector of zeros
+    const V lowest = zero - 745.5;
+    const V xc = x < -745.5 ? lowest : x;
+    const V t = xc * log2e + shifter;
+    const V n = t - shifter;
+    const V r = (xc - n * ln2_hi) - n * ln2_lo;
+    V p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;  // 1/13!, 1/12!
     p = p * r + 1.0 / 39916800.0;
     p = p * r + 1.0 / 3628800.0;
     p = p * r + 1.0 / 362880.0;
@@ -39,18 +53,15 @@ NR_HD double exp_nonpos(double x) {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    // n sits in the low bits of t (t's ulp is 1): build 2^(n + 64) -- a
-    // normal number for n >= -1086 -- from integer bit operations only, then
-    // scale back by 2^-64.
-    union {
-        double d;
-        long long i;
-    } tb, s;
-    tb.d = t;
-    s.i = (tb.i - 0x4338000000000000LL + 64 + 1023) << 52;
-    const double scaled = (p * s.d) * 5.421010862427522e-20;  // 2^-64
-    return x < -745.5 ? 0.0 : scaled;  // 0 for -inf / underflow; NaN stays NaN (false compare)
+    // n sits in the low bits of t (t's ulp is 1): 2^(n + 64) -- a normal
+    // number for n >= -1086 -- from integer operations, then scaled back.
+    const I e = (bitcast<I>(t) - 0x4338000000000000LL + 64 + 1023) << 52;
+    const V scaled = (p * bitcast<V>(e)) * 5.421010862427522e-20;  // 2^-64
+    // 0 for -inf / underflow; NaN stays NaN (its comparison is false).
+    return x < -745.5 ? zero : scaled;
 }
+
+NR_HD double exp_nonpos(double x) { return exp_nonpos_v<double, long long>(x); }
 
 NR_HD long double exp_nonpos(long double x) {
 #if defined(__CUDACC_RTC__)

@@ -4,6 +4,7 @@
 // float64, long double for long double).
 #pragma once
 #include "expfn.hpp"
+#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -42,13 +43,24 @@ struct MaxSumExp {
         for (long long k = 0; k < n; k += BLOCK) {
             const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
             const in_t *xb = x + k;
-            A mx = to_real<A>(xb[0]);
-            for (long long j = 1; j < m; j++) {
-                A v = to_real<A>(xb[j]);
-                mx = v > mx ? v : mx;
+            A mx = to_real<A>(xb[0]), s = A(0);
+            long long j0 = 1, j1 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+                j0 = simd::max(xb, m, &mx);
+                if (j0 == 0) j0 = 1;
             }
-            A s = A(0);
-            for (long long j = 0; j < m; j++) {
+#endif
+            for (long long j = j0; j < m; j++) {
+                A v = to_real<A>(xb[j]);
+                mx = v > mx || mx != mx ? v : mx;
+            }
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+                j1 = simd::sum_exp(xb, m, mx, &s);
+            }
+#endif
+            for (long long j = j1; j < m; j++) {
                 A v = to_real<A>(xb[j]);
                 s += v == mx ? A(1) : exp_nonpos(v - mx);  // v == mx also for inf
             }

@@ -10,6 +10,7 @@
 // with a large offset (see docs/accuracy.md).
 #pragma once
 #include "common.hpp"
+#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -49,6 +50,11 @@ struct Moments {
         if (a.v[0] == A(0)) return b;
         A n = a.v[0] + b.v[0];
         A d = a.v[1] == b.v[1] ? A(0) : b.v[1] - a.v[1];  // inf == inf: no NaN
+        if (!is_finite(d)) {
+            // A non-finite mean: the union's mean is the plain weighted sum
+            // (inf stays inf, inf - inf is NaN) and M2 is NaN, as np.var.
+            return {{n, (a.v[0] * a.v[1] + b.v[0] * b.v[1]) / n, d - d}};
+        }
         A w = b.v[0] / n;
         return {{n, a.v[1] + d * w, a.v[2] + b.v[2] + d * d * a.v[0] * w}};
     }
@@ -79,7 +85,14 @@ struct Moments {
             const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
             const in_t *xb = x + k;
             A cnt = A(0), s = A(0);
-            for (long long j = 0; j < m; j++) {
+            long long j0 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (!SKIP_NAN && same_type<T, double>::value && same_type<A, double>::value) {
+                j0 = simd::shifted_sum(xb, m, K, &s);
+                cnt = A(j0);
+            }
+#endif
+            for (long long j = j0; j < m; j++) {
                 A y = skip(xb[j]) ? A(0) : to_real<A>(xb[j]) - K;
                 cnt += skip(xb[j]) ? A(0) : A(1);
                 s += y;
@@ -87,7 +100,13 @@ struct Moments {
             if (cnt == A(0)) continue;
             const A mb = s / cnt;
             A s1 = A(0), s2 = A(0);
-            for (long long j = 0; j < m; j++) {
+            j0 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (!SKIP_NAN && same_type<T, double>::value && same_type<A, double>::value) {
+                j0 = simd::dev_sums(xb, m, K, mb, &s1, &s2);
+            }
+#endif
+            for (long long j = j0; j < m; j++) {
                 A dy = skip(xb[j]) ? A(0) : (to_real<A>(xb[j]) - K) - mb;
                 s1 += dy;
                 s2 += dy * dy;

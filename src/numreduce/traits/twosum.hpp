@@ -9,6 +9,7 @@
 // type for float32/float64/long double.
 #pragma once
 #include "common.hpp"
+#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -35,6 +36,23 @@ struct TwoSum {
     NR_HD static bool initials(acc_t &a, bool empty) {
         a = empty ? acc_t{{A(0), A(0)}} : acc_t{{-A(0), -A(0)}};
         return true;
+    }
+
+    // Contiguous stream: on the host, float64 runs in 8 vector lanes of
+    // (s, e) (merged in lane order with combine()), then the tail in order.
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        long long k = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+            double s[8], c[8];
+            k = simd::two_sum(x, n, s, c);
+            if (k > 0) {
+                for (int j = 0; j < 8; j++) acc = combine(acc, acc_t{{s[j], c[j]}});
+            }
+        }
+#endif
+        for (; k < n; k++) acc = step(acc, x[k]);
+        return acc;
     }
 };
 
