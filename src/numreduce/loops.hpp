@@ -189,8 +189,7 @@ void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, n
         typename Tr::acc_t acc = Tr::empty();
         if (scol == (npy_intp)sizeof(in_t) &&
             reinterpret_cast<std::uintptr_t>(row) % alignof(in_t) == 0) {
-            const in_t *x = reinterpret_cast<const in_t *>(row);
-            for (npy_intp k = 0; k < ncols; k++) acc = Tr::step(acc, x[k], k);
+            acc = Tr::block_reduce(acc, reinterpret_cast<const in_t *>(row), ncols);
         } else {
             for (npy_intp k = 0; k < ncols; k++) acc = Tr::step(acc, load_in<Tr>(row + k * scol), k);
         }

@@ -19,8 +19,10 @@ namespace simd {
 // vectors per step.  The selects are exactly vector min/max instructions;
 // NaNs are remembered in their own lanes, so the caller can reproduce
 // np.minimum/np.maximum (NaN wins) from (lo, hi, nan) with scalar code.
-// With SKIP (np.fmin/np.fmax) a NaN lane value is replaced by the next
-// number instead, so a lane is NaN only if all its elements were.
+// With SKIP (np.fmin/np.fmax) lanes start at +inf/-inf where the first
+// element is NaN and the third output holds, per lane, some non-NaN element
+// seen (NaN: the lane saw only NaNs): the caller takes lo/hi of lanes that
+// saw a number.  No select depends on the previous iteration's NaN test.
 // Returns false (touching nothing) when n is too short for two vectors.
 #define NR_MINMAX_KERNEL(NAME, ATTR)                                                  \
     template <class T, bool SKIP>                                                     \
@@ -34,16 +36,27 @@ namespace simd {
         std::memcpy(&lo1, x + W, 32);                                                 \
         hi0 = na0 = lo0;                                                              \
         hi1 = na1 = lo1;                                                              \
+        if constexpr (SKIP && (T)0.5 != (T)0) { /* floats: NaN lanes to +-inf */    \
+            const V inf = (V){} + (T)__builtin_huge_val();                            \
+            lo0 = lo0 != lo0 ? inf : lo0;                                             \
+            lo1 = lo1 != lo1 ? inf : lo1;                                             \
+            hi0 = hi0 != hi0 ? -inf : hi0;                                            \
+            hi1 = hi1 != hi1 ? -inf : hi1;                                            \
+        }                                                                             \
         long long k = 2 * W;                                                          \
         for (; k + 2 * W <= n; k += 2 * W) {                                          \
             V v0, v1;                                                                 \
             std::memcpy(&v0, x + k, 32);                                              \
             std::memcpy(&v1, x + k + W, 32);                                          \
             if (SKIP) {                                                               \
-                lo0 = (v0 < lo0) | (lo0 != lo0) ? v0 : lo0;                           \
-                lo1 = (v1 < lo1) | (lo1 != lo1) ? v1 : lo1;                           \
-                hi0 = (v0 > hi0) | (hi0 != hi0) ? v0 : hi0;                           \
-                hi1 = (v1 > hi1) | (hi1 != hi1) ? v1 : hi1;                           \
+                /* NaN lanes start at +-inf (below), so plain min/max skip */         \
+                /* NaNs; `seen` (in the nan lanes) marks lanes with a number */       \
+                lo0 = v0 < lo0 ? v0 : lo0;                                            \
+                lo1 = v1 < lo1 ? v1 : lo1;                                            \
+                hi0 = v0 > hi0 ? v0 : hi0;                                            \
+                hi1 = v1 > hi1 ? v1 : hi1;                                            \
+                na0 = v0 == v0 ? v0 : na0;                                            \
+                na1 = v1 == v1 ? v1 : na1;                                            \
             } else {                                                                  \
                 lo0 = v0 < lo0 ? v0 : lo0;                                            \
                 lo1 = v1 < lo1 ? v1 : lo1;                                            \
@@ -69,6 +82,81 @@ NR_MINMAX_KERNEL(minmax_base, )
 NR_MINMAX_KERNEL(minmax_avx2, __attribute__((target("avx2"))))
 #undef NR_MINMAX_KERNEL
 
+// (argmin, argmax) lanes of x[0..n): per lane the running min/max value and
+// its index (strict comparisons, so each lane keeps its first occurrence)
+// and the lane's first NaN index (-1: none).  I is the signed integer type
+// of T's width (indices must fit: the caller limits n).  With SKIP a NaN lane
+// value is replaced by the next number (np.nanargmin).  Returns the number of
+// elements covered (0 when n is too short).
+#define NR_ARG_KERNEL(NAME, ATTR)                                                      \
+    template <class T, class I, bool SKIP>                                             \
+    ATTR long long NAME(const T *x, long long n, T *lo, I *ilo, T *hi, I *ihi, I *inan) { \
+        constexpr int W = 32 / (int)sizeof(T);                                         \
+        typedef T V __attribute__((vector_size(32)));                                  \
+        typedef I IV __attribute__((vector_size(32)));                                 \
+        if (n < 2 * W) return 0;                                                       \
+        V l0, l1, h0, h1;                                                              \
+        IV id0, id1;                                                                   \
+        for (int j = 0; j < W; j++) {                                                  \
+            id0[j] = (I)j;                                                             \
+            id1[j] = (I)(W + j);                                                       \
+        }                                                                              \
+        std::memcpy(&l0, x, 32);                                                       \
+        std::memcpy(&l1, x + W, 32);                                                   \
+        h0 = l0;                                                                       \
+        h1 = l1;                                                                       \
+        IV il0 = id0, il1 = id1, ih0 = id0, ih1 = id1;                                 \
+        const IV none = id0 * 0 - 1;                                                   \
+        IV in0 = l0 != l0 ? id0 : none, in1 = l1 != l1 ? id1 : none;                   \
+        long long k = 2 * W;                                                           \
+        for (; k + 2 * W <= n; k += 2 * W) {                                           \
+            id0 += 2 * W;                                                              \
+            id1 += 2 * W;                                                              \
+            V v0, v1;                                                                  \
+            std::memcpy(&v0, x + k, 32);                                               \
+            std::memcpy(&v1, x + k + W, 32);                                           \
+            IV m0, m1, g0, g1;                                                         \
+            if (SKIP) {                                                                \
+                m0 = (v0 < l0) | (l0 != l0);                                           \
+                m1 = (v1 < l1) | (l1 != l1);                                           \
+                g0 = (v0 > h0) | (h0 != h0);                                           \
+                g1 = (v1 > h1) | (h1 != h1);                                           \
+            } else {                                                                   \
+                m0 = v0 < l0;                                                          \
+                m1 = v1 < l1;                                                          \
+                g0 = v0 > h0;                                                          \
+                g1 = v1 > h1;                                                          \
+                in0 = ((v0 != v0) & (in0 < 0)) ? id0 : in0;                            \
+                in1 = ((v1 != v1) & (in1 < 0)) ? id1 : in1;                            \
+            }                                                                          \
+            l0 = m0 ? v0 : l0;                                                         \
+            il0 = m0 ? id0 : il0;                                                      \
+            l1 = m1 ? v1 : l1;                                                         \
+            il1 = m1 ? id1 : il1;                                                      \
+            h0 = g0 ? v0 : h0;                                                         \
+            ih0 = g0 ? id0 : ih0;                                                      \
+            h1 = g1 ? v1 : h1;                                                         \
+            ih1 = g1 ? id1 : ih1;                                                      \
+        }                                                                              \
+        for (int j = 0; j < W; j++) {                                                  \
+            lo[j] = l0[j];                                                             \
+            lo[W + j] = l1[j];                                                         \
+            ilo[j] = il0[j];                                                           \
+            ilo[W + j] = il1[j];                                                       \
+            hi[j] = h0[j];                                                             \
+            hi[W + j] = h1[j];                                                         \
+            ihi[j] = ih0[j];                                                           \
+            ihi[W + j] = ih1[j];                                                       \
+            inan[j] = in0[j];                                                          \
+            inan[W + j] = in1[j];                                                      \
+        }                                                                              \
+        return k;                                                                      \
+    }
+
+NR_ARG_KERNEL(argminmax_base, )
+NR_ARG_KERNEL(argminmax_avx2, __attribute__((target("avx2"))))
+#undef NR_ARG_KERNEL
+
 inline bool cpu_has_avx2() {
     static const bool has = __builtin_cpu_supports("avx2");
     return has;
@@ -78,6 +166,12 @@ inline bool cpu_has_avx2() {
 template <class T>
 constexpr int minmax_lanes() {
     return 2 * (32 / (int)sizeof(T));
+}
+
+template <class T, class I, bool SKIP>
+inline long long argminmax(const T *x, long long n, T *lo, I *ilo, T *hi, I *ihi, I *inan) {
+    return cpu_has_avx2() ? argminmax_avx2<T, I, SKIP>(x, n, lo, ilo, hi, ihi, inan)
+                          : argminmax_base<T, I, SKIP>(x, n, lo, ilo, hi, ihi, inan);
 }
 
 template <class T, bool SKIP>

@@ -39,9 +39,12 @@ struct FMinFMax {
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             constexpr int L = simd::minmax_lanes<T>();
-            T lo[L], hi[L], unused[L];
-            if (simd::minmax<T, true>(x, n, lo, hi, unused, &k)) {
-                for (int j = 0; j < L; j++) acc = combine(acc, acc_t{{lo[j], hi[j]}});
+            T lo[L], hi[L], seen[L];
+            if (simd::minmax<T, true>(x, n, lo, hi, seen, &k)) {
+                for (int j = 0; j < L; j++) {
+                    if (!is_nan(seen[j])) acc = combine(acc, acc_t{{lo[j], hi[j]}});
+                    else acc = combine(acc, lift(seen[j]));  // an all-NaN lane
+                }
             }
         }
 #endif
