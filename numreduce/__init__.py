@@ -16,7 +16,7 @@ from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
-from ._config import HAVE_NATIVE_REDUCE, show_config
+from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
 
 _MULTI_OUTPUT.update({u: u.nout for u in (minimummaximum, fminfmax, moments, nanmoments,
                                           maxsumexp, twosum)})
@@ -27,6 +27,7 @@ __all__ = [
     "argminmax",
     "fminfmax",
     "fsum",
+    "get_num_threads",
     "logsumexp",
     "maxsumexp",
     "meanstd",
@@ -39,6 +40,7 @@ __all__ = [
     "nanminmax",
     "nanmoments",
     "reduce",
+    "set_num_threads",
     "show_config",
     "twosum",
 ]

@@ -38,6 +38,7 @@ def config() -> dict:
         "native_reduce": HAVE_NATIVE_REDUCE,
         "native_reason": _core._NATIVE_REASON,
         "reduce_path": "native ufunc.reduce + engine" if HAVE_NATIVE_REDUCE else "engine",
+        "threads": get_num_threads(),
         "compiler": _core._BUILD_COMPILER,
         "npy_target_version": hex(_core._BUILD_NPY_TARGET_VERSION),
     }
@@ -52,3 +53,39 @@ def show_config() -> None:
     """
     for key, value in config().items():
         print(f"{key:>20}: {value}")
+
+
+def set_num_threads(n: int) -> int:
+    """Use up to ``n`` threads for large whole-array reductions; returns the
+    previous setting.
+
+    Threads split an option-free whole-array reduction of a contiguous array
+    (``minmax(a)``, ``logsumexp(a)``, ``fsum(a)``, ...) into chunks of at least
+    2**21 elements, reduced in parallel with the GIL released and merged with
+    the reduction's ``combine``.  The default is 1 (or the environment
+    variable ``NUMREDUCE_NUM_THREADS`` at import).  The moments reduction
+    (``meanvar``) never splits: merging chunk means rounded to float64 would
+    lose the accuracy its one-pass algorithm keeps.
+    """
+    return _core._set_num_threads(int(n))
+
+
+def get_num_threads() -> int:
+    """The current thread setting (see :func:`set_num_threads`)."""
+    n = _core._set_num_threads(1)
+    _core._set_num_threads(n)
+    return n
+
+
+def _init_threads_from_env() -> None:
+    import os
+
+    value = os.environ.get("NUMREDUCE_NUM_THREADS")
+    if value:
+        try:
+            set_num_threads(int(value))
+        except ValueError as exc:
+            raise ValueError(f"NUMREDUCE_NUM_THREADS={value!r}: {exc}") from None
+
+
+_init_threads_from_env()

@@ -8,12 +8,39 @@
 // validated arrays and descriptors.
 #include "engine.hpp"
 
+#include <array>
 #include <cstring>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "ufuncs.hpp"
 
 namespace nr {
+
+// Threads for whole-array reductions (numreduce.set_num_threads): chunks of
+// at least kMinChunk elements, at most g_num_threads of them.
+static int g_num_threads = 1;
+static const npy_intp kMinChunk = npy_intp(1) << 21;
+
+int threads_for(npy_intp n) {
+    npy_intp t = n / kMinChunk;
+    if (t < 1) t = 1;
+    return t < g_num_threads ? (int)t : g_num_threads;
+}
+
+PyObject *engine_set_num_threads(PyObject *, PyObject *arg) {
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return nullptr;
+    if (n < 1 || n > 1024) {
+        PyErr_SetString(PyExc_ValueError, "number of threads must be between 1 and 1024");
+        return nullptr;
+    }
+    long old = g_num_threads;
+    g_num_threads = (int)n;
+    return PyLong_FromLong(old);
+}
+
 namespace {
 
 struct Buffers {
@@ -363,35 +390,58 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     ctx.caller = ufunc;
     ctx.descriptors = ctx_descrs;
 
-    const char *x = PyArray_BYTES(a);
-    npy_intp count = n;
-    int have = entry->initials != nullptr ? entry->initials(&ctx, NPY_FALSE, (void **)acc) : 0;
-    if (have < 0) {
-        Py_DECREF(out_descr);
-        return nullptr;
-    }
-    if (have == 0) {  // start from the first element (same type, checked above)
-        for (int i = 0; i < nout; i++) std::memcpy(acc[i], x, descr->elsize);
-        x += descr->elsize;
-        count -= 1;
-    }
-    char *data[2 * NPY_MAXARGS + 1];
-    npy_intp strides[2 * NPY_MAXARGS + 1];
-    for (int i = 0; i < nout; i++) {
-        data[i] = data[nout + 1 + i] = acc[i];
-        strides[i] = strides[nout + 1 + i] = 0;
-    }
-    data[nout] = const_cast<char *>(x);
-    strides[nout] = descr->elsize;
-    int r = 0;
-    if (count > 0) {
-        if (count > 50000) {
-            Py_BEGIN_ALLOW_THREADS;
-            r = entry->reduce(&ctx, data, &count, strides, nullptr);
-            Py_END_ALLOW_THREADS;
-        } else {
-            r = entry->reduce(&ctx, data, &count, strides, nullptr);
+    // Split large reductions into one contiguous chunk per thread; each chunk
+    // starts like the whole reduction (initials, or its own first element)
+    // and the partial results merge in order with the traits' combine().
+    int nthreads = entry->combine != nullptr ? threads_for(n) : 1;
+    const npy_intp chunk = (n + nthreads - 1) / nthreads;
+    std::vector<std::array<char, 32>> part((size_t)nthreads * nout);
+    std::vector<int> status((size_t)nthreads, 0);
+    auto run_chunk = [&](int t) {
+        const npy_intp lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
+        char *acc_t[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) acc_t[i] = t == 0 ? acc[i] : part[(size_t)t * nout + i].data();
+        const char *x = PyArray_BYTES(a) + lo * descr->elsize;
+        npy_intp count = hi - lo;
+        int have = entry->initials != nullptr
+                       ? entry->initials(&ctx, NPY_FALSE, (void **)acc_t) : 0;
+        if (have < 0) {
+            status[t] = -1;
+            return;
         }
+        if (have == 0) {  // start from the first element (same type, checked above)
+            for (int i = 0; i < nout; i++) std::memcpy(acc_t[i], x, descr->elsize);
+            x += descr->elsize;
+            count -= 1;
+        }
+        char *data[2 * NPY_MAXARGS + 1];
+        npy_intp strides[2 * NPY_MAXARGS + 1];
+        for (int i = 0; i < nout; i++) {
+            data[i] = data[nout + 1 + i] = acc_t[i];
+            strides[i] = strides[nout + 1 + i] = 0;
+        }
+        data[nout] = const_cast<char *>(x);
+        strides[nout] = descr->elsize;
+        if (count > 0) status[t] = entry->reduce(&ctx, data, &count, strides, nullptr);
+    };
+    int r = 0;
+    if (n > 50000) {
+        Py_BEGIN_ALLOW_THREADS;
+        std::vector<std::thread> pool;
+        for (int t = 1; t < nthreads; t++) pool.emplace_back(run_chunk, t);
+        run_chunk(0);
+        for (std::thread &th : pool) th.join();
+        Py_END_ALLOW_THREADS;
+    } else {
+        run_chunk(0);
+    }
+    for (int t = 0; t < nthreads; t++) {
+        if (status[t] < 0) r = -1;
+    }
+    for (int t = 1; r == 0 && t < nthreads; t++) {
+        char *b[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) b[i] = part[(size_t)t * nout + i].data();
+        entry->combine(acc, b);
     }
     PyObject *ret = r < 0 ? nullptr : PyTuple_New(nout);
     for (int i = 0; ret != nullptr && i < nout; i++) {

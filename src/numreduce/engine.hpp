@@ -5,4 +5,5 @@ namespace nr {
 PyObject *engine_reduce(PyObject *self, PyObject *args);
 PyObject *engine_argminmax(PyObject *self, PyObject *args);
 PyObject *engine_reduce_all(PyObject *self, PyObject *args);
+PyObject *engine_set_num_threads(PyObject *self, PyObject *arg);
 }

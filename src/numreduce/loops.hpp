@@ -177,6 +177,27 @@ int get_initials(PyArrayMethod_Context *, npy_bool reduction_is_empty, void **in
     return 1;
 }
 
+// Merge two accumulator buffer sets: a = combine(a, b).  Traits whose
+// chunk merge is not exact enough (the moments: a mean rounded to the
+// output type loses the shift it was computed in) say so with
+// `static constexpr bool split_ok = false`.
+template <class Tr>
+void combine_buffers(char *const *a, char *const *b) {
+    store_acc<Tr>(Tr::combine(load_acc<Tr>(a), load_acc<Tr>(b)), a);
+}
+template <class Tr, class = void>
+struct split_ok : std::true_type {};
+template <class Tr>
+struct split_ok<Tr, std::void_t<decltype(Tr::split_ok)>> : std::integral_constant<bool, Tr::split_ok> {};
+template <class Tr>
+constexpr void (*chunk_combine())(char *const *, char *const *) {
+    if constexpr (split_ok<Tr>::value) {
+        return &combine_buffers<Tr>;
+    } else {
+        return nullptr;
+    }
+}
+
 // Index-carrying reductions (argminmax) over the rows of a 2-D strided view:
 // row r is data + r * srow, its elements step by scol.  Writes the two
 // indices per row (-1 where a NaN-skipping row had no candidate).

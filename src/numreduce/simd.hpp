@@ -79,7 +79,7 @@ namespace simd {
     }
 
 NR_MINMAX_KERNEL(minmax_base, )
-NR_MINMAX_KERNEL(minmax_avx2, __attribute__((target("avx2"))))
+NR_MINMAX_KERNEL(minmax_avx2, __attribute__((target("avx2,fma"))))
 #undef NR_MINMAX_KERNEL
 
 // (argmin, argmax) lanes of x[0..n): per lane the running min/max value and
@@ -154,11 +154,11 @@ NR_MINMAX_KERNEL(minmax_avx2, __attribute__((target("avx2"))))
     }
 
 NR_ARG_KERNEL(argminmax_base, )
-NR_ARG_KERNEL(argminmax_avx2, __attribute__((target("avx2"))))
+NR_ARG_KERNEL(argminmax_avx2, __attribute__((target("avx2,fma"))))
 #undef NR_ARG_KERNEL
 
 inline bool cpu_has_avx2() {
-    static const bool has = __builtin_cpu_supports("avx2");
+    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return has;
 }
 
@@ -255,22 +255,22 @@ typedef long long vi4 __attribute__((vector_size(32)));
         *out = r;                                                                       \
         return k;                                                                       \
     }                                                                                   \
-    /* sum((x == mx) ? 1 : exp(x - mx)) */                                              \
+    /* sum((x == mx) ? 1 : exp(x - mx)); four independent vectors per step */ \
+    /* hide the exp polynomial's latency */                                     \
     ATTR inline long long sum_exp_##SUFFIX(const double *x, long long n, double mx,     \
                                            double *out) {                               \
-        vd4 a0 = {}, a1 = {};                                                           \
+        vd4 a[4] = {};                                                                  \
         long long k = 0;                                                                \
-        for (; k + 8 <= n; k += 8) {                                                    \
-            vd4 v0, v1;                                                                 \
-            std::memcpy(&v0, x + k, 32);                                                \
-            std::memcpy(&v1, x + k + 4, 32);                                            \
-            vd4 e0 = exp_nonpos_v<vd4, vi4>(v0 - mx);                                   \
-            vd4 e1 = exp_nonpos_v<vd4, vi4>(v1 - mx);                                   \
-            a0 += v0 == mx ? vd4{} + 1.0 : e0;                                          \
-            a1 += v1 == mx ? vd4{} + 1.0 : e1;                                          \
+        for (; k + 16 <= n; k += 16) {                                                  \
+            for (int u = 0; u < 4; u++) {                                               \
+                vd4 v;                                                                  \
+                std::memcpy(&v, x + k + 4 * u, 32);                                     \
+                vd4 e = exp_nonpos_v<vd4, vi4>(v - mx);                                 \
+                a[u] += v == mx ? vd4{} + 1.0 : e;                                      \
+            }                                                                           \
         }                                                                               \
-        vd4 a = a0 + a1;                                                                \
-        *out = (a[0] + a[1]) + (a[2] + a[3]);                                           \
+        vd4 t = (a[0] + a[1]) + (a[2] + a[3]);                                          \
+        *out = (t[0] + t[1]) + (t[2] + t[3]);                                           \
         return k;                                                                       \
     }                                                                                   \
     /* compensated sum: lanes of (s, c) with TwoSum; c only while s finite */           \
@@ -301,7 +301,7 @@ typedef long long vi4 __attribute__((vector_size(32)));
     }
 
 NR_F64_KERNELS(base, )
-NR_F64_KERNELS(avx2, __attribute__((target("avx2"))))
+NR_F64_KERNELS(avx2, __attribute__((target("avx2,fma"))))
 #undef NR_F64_KERNELS
 
 #define NR_DISPATCH(NAME, ARGS, CALL) \

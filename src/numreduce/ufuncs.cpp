@@ -44,7 +44,8 @@ LoopEntry entry(int in_type, int out_type) {
     bool has_initials = Tr::initials(probe, false) || Tr::initials(probe, true);
     return LoopEntry{in_type, out_type, &forward_loop<Tr>, &reduce_loop<Tr>,
                      &get_reduction_loop<Tr>, has_initials ? &get_initials<Tr> : nullptr,
-                     is_parametric(in_type) ? &resolve_common_descr<2 + Tr::nout> : nullptr};
+                     is_parametric(in_type) ? &resolve_common_descr<2 + Tr::nout> : nullptr,
+                     chunk_combine<Tr>()};
 }
 
 // Every dtype NumPy orders (np.minimum's dtypes less object): calls

@@ -17,6 +17,10 @@ struct LoopEntry {
     PyArrayMethod_GetLoop *get_reduce;
     PyArrayMethod_GetMultiReductionInitials *initials;  // nullptr: no initials
     PyArrayMethod_ResolveDescriptors *resolve;           // nullptr: NumPy's default
+    // a = combine(a, b) on two sets of nout accumulator buffers; nullptr when
+    // merging separately reduced chunks would lose accuracy (then the
+    // engine never splits a reduction across threads).
+    void (*combine)(char *const *a, char *const *b);
 };
 
 struct UFuncDef {

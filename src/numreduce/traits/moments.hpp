@@ -19,6 +19,9 @@ struct Moments {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 3;
+    // Chunks reduced separately would be merged through means rounded to
+    // A, losing the shifted frame that makes block_reduce exact: no splits.
+    static constexpr bool split_ok = false;
     struct acc_t {
         A v[3];  // count, mean, M2
     };
