@@ -180,7 +180,7 @@ def _result_dtype(in_dtype, dtype):
     return in_dtype.newbyteorder("=")
 
 
-def _moments(ufunc, a, axis, keepdims, where):
+def _moments(ufunc, a, axis, keepdims, where, dtype=None):
     """(count, mean, M2) over `axis`, always through the contiguous-stream
     path of the moments loops: the reduced axes are moved last and the data
     made contiguous, aligned and native (a copy only where it is not already;
@@ -191,6 +191,8 @@ def _moments(ufunc, a, axis, keepdims, where):
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{ufunc.__name__}: unsupported dtype {a.dtype} (need bool, integer "
                         "or real floating point)")
+    if dtype is not None and np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize > 8:
+        a = a.astype(dtype)  # dtype=longdouble: accumulate in long double too
     # np.mean / np.var validate the axis against the array (no 0-d special
     # case as ufunc.reduce has).
     axes = tuple(range(a.ndim)) if axis is None else normalize_axis_tuple(axis, a.ndim)
@@ -251,7 +253,7 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.meanvar(np.array([[1, 2], [3, 5]]), axis=0, ddof=1)
     (array([2. , 3.5]), array([2. , 4.5]))
     """
-    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where)
+    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where, dtype)
     return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=False)
 
 
@@ -266,7 +268,7 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.meanstd(np.array([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
     (np.float64(5.0), np.float64(2.0))
     """
-    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where)
+    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where, dtype)
     return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=True)
 
 
@@ -285,7 +287,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     ufunc = _core.nanmoments if arr.dtype.kind == "f" else _core.moments
     if arr.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
         axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
-    arr, count, mean, m2 = _moments(ufunc, arr, axis, keepdims, where)
+    arr, count, mean, m2 = _moments(ufunc, arr, axis, keepdims, where, dtype)
     # np.nanvar is np.var for non-float data (inf, not NaN, where ddof >= count)
     return _finish_meanvar(arr, count, mean, m2, dtype, ddof, std=False,
                            nan_dof=arr.dtype.kind == "f")

@@ -8,6 +8,7 @@ runs in ``numreduce._core._reduce`` on NpyIter with the registered loops.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -120,6 +121,25 @@ def _resolve(ufunc, arr_dtype, outs, dtype, nout):
     return (res[0],) + tuple(res[2:])
 
 
+def _leading_axes_fast_path(ufunc, array, axis, keepdims):
+    """Reduction over the leading axes of a C-contiguous array (axis=0 of a
+    2-D array, say): the column-blocked C++ path, or None."""
+    try:
+        axes = sorted(_normalize_axes(axis, array.ndim))
+    except (TypeError, ValueError, IndexError):
+        return None  # let the general path raise the proper error
+    k = len(axes)
+    if k == 0 or k == array.ndim or axes != list(range(k)):
+        return None
+    lead = array.shape[:k]
+    rest = array.shape[k:]
+    res = _core._reduce_rows(ufunc, array.reshape(math.prod(lead), math.prod(rest)))
+    if res is None:
+        return None
+    shape = (1,) * k + rest if keepdims else rest
+    return tuple(r.reshape(shape) for r in res)
+
+
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
            where=True):
     """``ufunc.reduce`` for multi-output ufuncs on every NumPy >= 2.0.
@@ -161,6 +181,12 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
         # Whole-array reduction without options: the C++ short path (None if
         # the array is not plain contiguous native data).
         res = _core._reduce_all(ufunc, array)
+        if res is not None:
+            return res
+    if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
+            and where is True and initial is NoValue and array.ndim >= 2
+            and array.flags.c_contiguous and axis is not None):
+        res = _leading_axes_fast_path(ufunc, array, axis, keepdims)
         if res is not None:
             return res
     if nout is None:

@@ -453,6 +453,99 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     return ret;
 }
 
+// _reduce_rows(ufunc, a): reduce a C-contiguous 2-D array over axis 0 (the
+// "row walk" pattern: one accumulator per column) without options.  Columns
+// are taken in blocks that keep the accumulator rows in L1 while all rows
+// stream past them, calling the same reduction loop per (block, row).
+// Returns None (general path) for anything unusual.
+PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
+    PyObject *ufunc;
+    PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    PyArray_Descr *descr = PyArray_DESCR(a);
+    int nout = 0;
+    const char *name = "?";
+    const LoopEntry *entry = find_loop(ufunc, descr->type_num, &nout, &name);
+    if (entry == nullptr || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 0) == 0 ||
+        !PyArray_ISNBO(descr->byteorder) || !PyArray_ISALIGNED(a) || !PyArray_IS_C_CONTIGUOUS(a) ||
+        (entry->initials == nullptr && entry->out_type != descr->type_num)) {
+        Py_RETURN_NONE;
+    }
+    const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
+    PyArray_Descr *out_descr =
+        entry->out_type == descr->type_num ? descr : PyArray_DescrFromType(entry->out_type);
+    if (out_descr == nullptr) return nullptr;
+    if (out_descr == descr) Py_INCREF(out_descr);
+    PyObject *outs[NPY_MAXARGS] = {};
+    PyObject *ret = PyTuple_New(nout);
+    for (int i = 0; ret != nullptr && i < nout; i++) {
+        Py_INCREF(out_descr);
+        outs[i] = PyArray_NewFromDescr(&PyArray_Type, out_descr, 1, (npy_intp *)&cols, nullptr,
+                                       nullptr, 0, nullptr);
+        if (outs[i] == nullptr) Py_CLEAR(ret);
+        else PyTuple_SET_ITEM(ret, i, outs[i]);
+    }
+    if (ret == nullptr) {
+        Py_DECREF(out_descr);
+        return nullptr;
+    }
+    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 1];
+    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + 1 + i] = out_descr;
+    ctx_descrs[nout] = descr;
+    PyArrayMethod_Context ctx;
+    std::memset(&ctx, 0, sizeof(ctx));
+    ctx.caller = ufunc;
+    ctx.descriptors = ctx_descrs;
+
+    // Start values: the initials broadcast along the row, or row 0 itself.
+    const npy_intp osize = out_descr->elsize, isize = descr->elsize;
+    const char *x = PyArray_BYTES(a);
+    char one[NPY_MAXARGS][32];
+    char *onep[NPY_MAXARGS];
+    for (int i = 0; i < nout; i++) onep[i] = one[i];
+    int have = entry->initials != nullptr ? entry->initials(&ctx, NPY_FALSE, (void **)onep) : 0;
+    if (have < 0) {
+        Py_DECREF(out_descr);
+        Py_DECREF(ret);
+        return nullptr;
+    }
+    npy_intp first_row = 0;
+    for (int i = 0; i < nout; i++) {
+        char *o = PyArray_BYTES((PyArrayObject *)outs[i]);
+        if (have) {
+            for (npy_intp c = 0; c < cols; c++) std::memcpy(o + c * osize, one[i], osize);
+        } else {
+            std::memcpy(o, x, cols * isize);  // same type, checked above
+        }
+    }
+    if (!have) first_row = 1;
+    // Column blocks of ~16 KiB of accumulators per output (L1-resident).
+    const npy_intp block = 16384 / osize > 16 ? 16384 / osize : 16;
+    int r = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    char *data[2 * NPY_MAXARGS + 1];
+    npy_intp strides[2 * NPY_MAXARGS + 1];
+    for (int i = 0; i < nout; i++) strides[i] = strides[nout + 1 + i] = osize;
+    strides[nout] = isize;
+    for (npy_intp c0 = 0; c0 < cols && r == 0; c0 += block) {
+        npy_intp m = cols - c0 < block ? cols - c0 : block;
+        for (npy_intp row = first_row; row < rows && r == 0; row++) {
+            for (int i = 0; i < nout; i++) {
+                data[i] = data[nout + 1 + i] = PyArray_BYTES((PyArrayObject *)outs[i]) + c0 * osize;
+            }
+            data[nout] = const_cast<char *>(x) + (row * cols + c0) * isize;
+            r = entry->reduce(&ctx, data, &m, strides, nullptr);
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    Py_DECREF(out_descr);
+    if (r < 0) {
+        Py_DECREF(ret);
+        return nullptr;
+    }
+    return ret;
+}
+
 // _argminmax(rows, skip_nan) -> (argmin, argmax): intp arrays, one entry per
 // row of the 2-D array `rows` (any strides), -1 for an all-NaN row when
 // skip_nan.  The axis handling lives in numreduce/_api.py.

@@ -18,6 +18,8 @@ PyMethodDef methods[] = {
      "The engine's reduction core; call numreduce.reduce instead."},
     {"_reduce_all", (PyCFunction)nr::engine_reduce_all, METH_VARARGS,
      "_reduce_all(ufunc, a) -> tuple or None: whole-array reduction fast path."},
+    {"_reduce_rows", (PyCFunction)nr::engine_reduce_rows, METH_VARARGS,
+     "_reduce_rows(ufunc, a2d) -> tuple or None: axis-0 reduction, column-blocked."},
     {"_set_num_threads", (PyCFunction)nr::engine_set_num_threads, METH_O,
      "_set_num_threads(n) -> previous n.  Call numreduce.set_num_threads instead."},
     {"_argminmax", (PyCFunction)nr::engine_argminmax, METH_VARARGS,
