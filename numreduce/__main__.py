@@ -1,8 +1,11 @@
 """``python -m numreduce``: the package's main job for a newcomer.
 
 Prints the active reduction path, NumPy version and SIMD level, runs a short
-demo, then the benchmark table (numreduce vs ``np.min`` + ``np.max``).
-``python -m numreduce --quick`` runs a shorter benchmark.
+demo, then the benchmark tables (numreduce vs the NumPy/SciPy calls users
+write today) and the accuracy table.
+
+    python -m numreduce [--quick]
+    python -m numreduce bench [--quick] [--plot FILE.png]   # the targets table
 """
 
 from __future__ import annotations
@@ -33,9 +36,30 @@ def demo() -> None:
               " slots; nr.reduce works here)")
 
 
+def bench(argv: list[str]) -> int:
+    from . import _bench
+
+    quick = "--quick" in argv
+    print("numreduce performance targets (same-run ratios, min of repeats)")
+    nr.show_config()
+    print()
+    rows = _bench.target_rows(quick=quick)
+    print(_bench.target_table(rows))
+    if "--plot" in argv:
+        path = argv[argv.index("--plot") + 1] if argv.index("--plot") + 1 < len(argv) else \
+            "numreduce-bench.png"
+        if _bench.plot_rows(rows, path):
+            print(f"\nplot written to {path}")
+        else:
+            print("\n(matplotlib not installed: no plot)")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     from . import _bench
 
+    if argv and argv[0] == "bench":
+        return bench(argv[1:])
     print("numreduce configuration")
     nr.show_config()
     print()

@@ -194,3 +194,127 @@ def bench_all(quick: bool = False) -> None:
     print(family_table(quick=quick))
     print("\nAccuracy: relative error against exact references\n")
     print(accuracy_table())
+
+
+# ---------------------------------------------------------------------------
+# The performance targets, side by side (python -m numreduce bench)
+# ---------------------------------------------------------------------------
+
+def _ratio_row(label, t_nr, t_ref, target, kind):
+    """kind 'faster': t_ref / t_nr >= target; 'at_most': t_nr / t_ref <= target."""
+    if kind == "faster":
+        value, ok = t_ref / t_nr, t_ref / t_nr >= target
+        goal = f">= {target:.2f}x faster"
+    else:
+        value, ok = t_nr / t_ref, t_nr / t_ref <= target
+        goal = f"<= {target:.2f}x the time"
+    return (label, t_nr, t_ref, value, goal, "ok" if ok else "MISS")
+
+
+def target_rows(quick: bool = False):
+    """Every row of the performance issue's table, measured in this run."""
+    import numreduce as nr
+
+    rng = np.random.default_rng(3)
+    kw = {"min_total": 0.05, "repeats": 3} if quick else {"min_total": 0.3, "repeats": 5}
+    big = 10**6 if quick else 10**7
+    side = 1000 if quick else 4000
+    rows = []
+    t = lambda f: best_time(f, **kw)  # noqa: E731
+    for dtype in ("float32", "float64", "int16", "int32", "int64"):
+        for n in (10**5, big):
+            a = _data(dtype, n, rng)
+            t_nr, t_two, t_max = t(lambda: nr.minmax(a)), t(lambda: (np.min(a), np.max(a))), \
+                t(lambda: np.max(a))
+            rows.append(_ratio_row(f"minmax {dtype} {n:.0e} vs min+max", t_nr, t_two, 1.9, "faster"))
+            rows.append(_ratio_row(f"minmax {dtype} {n:.0e} vs max", t_nr, t_max, 1.05, "at_most"))
+    for dtype in ("float32", "float64", "int32", "int64"):
+        a = _data(dtype, 1000, rng)
+        rows.append(_ratio_row(f"minmax {dtype} 1e3 vs max", t(lambda: nr.minmax(a)),
+                               t(lambda: np.max(a)), 1.0, "at_most"))
+    for dtype in ("float32", "float64"):
+        m = rng.standard_normal((side, side)).astype(dtype)
+        for axis in (0, 1):
+            rows.append(_ratio_row(f"minmax {dtype} {side}^2 axis={axis}",
+                                   t(lambda: nr.minmax(m, axis=axis)),
+                                   t(lambda: (np.min(m, axis=axis), np.max(m, axis=axis))),
+                                   1.8, "faster"))
+    a = rng.standard_normal(big)
+    a_nan = a.copy()
+    a_nan[::97] = np.nan
+    rows.append(_ratio_row(f"nanminmax f64 {big:.0e}", t(lambda: nr.nanminmax(a_nan)),
+                           t(lambda: (np.nanmin(a_nan), np.nanmax(a_nan))), 1.8, "faster"))
+    rows.append(_ratio_row(f"argminmax f64 {big:.0e}", t(lambda: nr.argminmax(a)),
+                           t(lambda: (np.argmin(a), np.argmax(a))), 1.8, "faster"))
+    rows.append(_ratio_row(f"meanvar f64 {big:.0e}", t(lambda: nr.meanvar(a)),
+                           t(lambda: (np.mean(a), np.var(a))), 4.0, "faster"))
+    m = rng.standard_normal((side, side))
+    for axis in (0, 1):
+        rows.append(_ratio_row(f"meanvar f64 {side}^2 axis={axis}",
+                               t(lambda: nr.meanvar(m, axis=axis)),
+                               t(lambda: (np.mean(m, axis=axis), np.var(m, axis=axis))),
+                               4.0, "faster"))
+    try:
+        from scipy.special import logsumexp as sp_lse
+    except ImportError:  # pragma: no cover
+        sp_lse = None
+    if sp_lse is not None:
+        rows.append(_ratio_row(f"logsumexp f64 {big:.0e}", t(lambda: nr.logsumexp(a)),
+                               t(lambda: sp_lse(a)), 5.0, "faster"))
+        for axis in (0, 1):
+            rows.append(_ratio_row(f"logsumexp f64 {side}^2 axis={axis}",
+                                   t(lambda: nr.logsumexp(m, axis=axis)),
+                                   t(lambda: sp_lse(m, axis=axis)), 5.0, "faster"))
+    rows.append(_ratio_row(f"fsum f64 {big:.0e} vs np.sum", t(lambda: nr.fsum(a)),
+                           t(lambda: np.sum(a)), 2.0, "at_most"))
+    if nr.HAVE_NATIVE_REDUCE:
+        for n, target in ((10**6, 1.1), (100, 1.5)):
+            x = rng.standard_normal(n)
+            rows.append(_ratio_row(f"engine vs native reduce {n:.0e}",
+                                   t(lambda: nr.reduce(nr.minimummaximum, x)),
+                                   t(lambda: nr.minimummaximum.reduce(x)), target, "at_most"))
+    if not quick:
+        huge = rng.standard_normal(10**8)
+        old = nr.set_num_threads(1)
+        try:
+            for name, fn in (("logsumexp", nr.logsumexp), ("meanvar", nr.meanvar)):
+                t1 = t(lambda: fn(huge))
+                nr.set_num_threads(2)
+                t2 = t(lambda: fn(huge))
+                nr.set_num_threads(1)
+                rows.append(_ratio_row(f"{name} 1e8, 2 threads vs 1", t2, t1, 1.7, "faster"))
+        finally:
+            nr.set_num_threads(old)
+    return rows
+
+
+def target_table(rows) -> str:
+    head = f"{'case':<38} {'numreduce':>11} {'reference':>11} {'ratio':>7}  {'target':<22} status"
+    lines = [head, "-" * len(head)]
+    for label, t_nr, t_ref, value, goal, status in rows:
+        lines.append(f"{label:<38} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} {value:>6.2f}x"
+                     f"  {goal:<22} {status}")
+    return "\n".join(lines)
+
+
+def plot_rows(rows, path: str) -> bool:
+    """Bar chart of the ratios (needs matplotlib); False if unavailable."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    labels = [r[0] for r in rows]
+    values = [r[3] for r in rows]
+    colors = ["tab:green" if r[5] == "ok" else "tab:red" for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1))
+    ax.barh(labels, values, color=colors)
+    ax.invert_yaxis()
+    ax.set_xlabel("ratio (see target column: speed-up, or time relative to the reference)")
+    ax.set_title("numreduce vs NumPy/SciPy (green: target met)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

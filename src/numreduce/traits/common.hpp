@@ -159,13 +159,15 @@ NR_HD bool ge(timedelta64 a, timedelta64 b) { return b.v != NAT && a.v >= b.v; }
 
 // np.minimum / np.maximum on one pair: a NaN (NaT) in either argument wins,
 // the first one if both are.
+// (Bitwise | on the bools: no short-circuit branch, so loops over these
+// if-convert and vectorise.)
 template <class T>
 NR_HD T nan_min(T a, T b) {
-    return (is_nan(a) || le(a, b)) ? a : b;
+    return (is_nan(a) | le(a, b)) ? a : b;
 }
 template <class T>
 NR_HD T nan_max(T a, T b) {
-    return (is_nan(a) || ge(a, b)) ? a : b;
+    return (is_nan(a) | ge(a, b)) ? a : b;
 }
 
 }  // namespace nr

@@ -8,11 +8,11 @@ namespace nr {
 
 template <class T>
 NR_HD T skip_min(T a, T b) {
-    return (is_nan(b) || (!is_nan(a) && le(a, b))) ? a : b;
+    return (is_nan(b) | (!is_nan(a) & le(a, b))) ? a : b;
 }
 template <class T>
 NR_HD T skip_max(T a, T b) {
-    return (is_nan(b) || (!is_nan(a) && ge(a, b))) ? a : b;
+    return (is_nan(b) | (!is_nan(a) & ge(a, b))) ? a : b;
 }
 
 template <class T>

@@ -36,7 +36,9 @@ struct Moments {
     // (a row of accumulators walking along an input row).
     NR_HD static acc_t step(acc_t a, in_t xin) {
         if (skip(xin)) return a;
-        A x = to_real<A>(xin);
+        return step_real(a, to_real<A>(xin));
+    }
+    NR_HD static acc_t step_real(acc_t a, A x) {
         A n = a.v[0] + A(1);
         if (!is_finite(x) || !is_finite(a.v[1])) {
             // inf/NaN: the mean is the plain sum (inf stays inf, inf - inf is
@@ -54,6 +56,11 @@ struct Moments {
         A n = a.v[0] + b.v[0];
         A d = a.v[1] == b.v[1] ? A(0) : b.v[1] - a.v[1];  // inf == inf: no NaN
         if (!is_finite(d)) {
+            if (is_finite(a.v[1]) && is_finite(b.v[1])) {
+                // Finite means further apart than the largest double: the
+                // weighted mean is finite, the squared spread overflows.
+                return {{n, a.v[1] * (a.v[0] / n) + b.v[1] * (b.v[0] / n), -neg_inf<A>()}};
+            }
             // A non-finite mean: the union's mean is the plain weighted sum
             // (inf stays inf, inf - inf is NaN) and M2 is NaN, as np.var.
             return {{n, (a.v[0] * a.v[1] + b.v[0] * b.v[1]) / n, d - d}};
@@ -66,6 +73,24 @@ struct Moments {
     NR_HD static bool initials(acc_t &a, bool) {
         a = {{A(0), A(0), A(0)}};
         return true;
+    }
+
+    // A block whose shifted sum is not finite: with inf/NaN data the mean is
+    // the plain (inf/NaN) sum and M2 NaN, as np.mean/np.var.  With finite
+    // data spanning more than the double range (x - K overflowed), summarise
+    // it in a frame scaled by 2^-600 (exact) and scale back: the mean is
+    // finite, M2 overflows to inf as np.var's does.  Returned in the frame
+    // shifted by K, as the callers expect.
+    NR_HD static acc_t overflowed_block(const in_t *xb, long long m, A K, A mb, A cnt) {
+        bool finite = true;
+        for (long long j = 0; j < m; j++) finite = finite && (skip(xb[j]) || is_finite(to_real<A>(xb[j])));
+        if (!finite) return {{cnt, mb, mb - mb}};
+        const A scale = A(1.0 / 4.149515568880993e+180);  // 2^-600
+        acc_t r = {{A(0), A(0), A(0)}};
+        for (long long j = 0; j < m; j++) {
+            if (!skip(xb[j])) r = step_real(r, to_real<A>(xb[j]) * scale - K * scale);
+        }
+        return {{r.v[0], r.v[1] / scale, r.v[2] / scale / scale}};
     }
 
     // Contiguous stream into one accumulator.  Values are shifted by K (the
@@ -114,9 +139,10 @@ struct Moments {
                 s1 += dy;
                 s2 += dy * dy;
             }
-            // Non-finite data: the mean is the plain (inf/NaN) sum, M2 NaN.
-            acc_t blk = is_finite(mb) ? acc_t{{cnt, mb + s1 / cnt, s2 - s1 * s1 / cnt}}
-                                      : acc_t{{cnt, mb, mb - mb}};
+            // (s1^2 / n <= s2 by Cauchy-Schwarz: an overflowed s2 stays inf.)
+            acc_t blk = is_finite(mb) ? acc_t{{cnt, mb + s1 / cnt,
+                                              is_finite(s2) ? s2 - s1 * s1 / cnt : s2}}
+                                      : overflowed_block(xb, m, K, mb, cnt);
             sh = combine(sh, blk);
         }
         return {{sh.v[0], K + sh.v[1], sh.v[2]}};

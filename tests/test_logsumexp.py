@@ -1,0 +1,369 @@
+"""logsumexp against scipy.special.logsumexp and a math.fsum reference; the
+maxsumexp ufunc and its reduction."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.special import logsumexp as sp_logsumexp
+
+import numreduce as nr
+from helpers import INT_DTYPES, arrays, assert_same_outcome, axes_for, outcome
+
+MSE = nr.maxsumexp
+REAL_DTYPES = [np.bool_] + INT_DTYPES + [np.float16, np.float32, np.float64]
+inf, nan = np.inf, np.nan
+
+
+def sp_ref(a, **kw):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        a = np.asarray(a)
+        if a.size == 0:
+            # SciPy 1.17 mishandles some empty inputs (shape (0, 0) with
+            # axis=None: IndexError; shape (0,) with axis=(): [-inf] of shape
+            # (1,)).  Its meaning for empty slices is -inf (shape (0,),
+            # (0, 3) with axis=0: test_logsumexp_empty_axes), so build that
+            # with np.sum's result shape and SciPy's dtype for the input dtype.
+            proto = sp_logsumexp(np.zeros(1, dtype=a.dtype))
+            res = np.full(np.sum(a, **kw).shape, -np.inf, dtype=proto.dtype)
+            return res[()] if res.ndim == 0 else res
+        if a.ndim == 0:
+            # SciPy returns shape (1,) for a 0-d input with keepdims=True;
+            # NumPy reductions (np.sum, ufunc.reduce) keep the 0-d shape.
+            res = np.asarray(sp_logsumexp(a)).reshape(np.sum(a, **kw).shape)
+            return res[()] if res.ndim == 0 else res
+        return sp_logsumexp(a, **kw)
+
+
+def _kwargs(axis, keepdims):
+    kw = {} if axis == "default" else {"axis": axis}
+    if keepdims:
+        kw["keepdims"] = True
+    return kw
+
+
+def assert_close_to_reference(got, a, kw):
+    """Values against SciPy run on a float64 copy of the data (numreduce
+    accumulates in float64 and rounds once to the result dtype), with a
+    tolerance of a few ulp of the result dtype times the data's scale."""
+    want = np.asarray(sp_ref(np.asarray(a, dtype=np.float64), **kw))
+    g = np.asarray(got)
+    assert g.shape == want.shape, (g.shape, want.shape)
+    eps = np.finfo(g.dtype).eps if g.dtype.itemsize <= 4 else 1e-14
+    f = np.asarray(a, dtype=np.float64)
+    f = f[np.isfinite(f)]
+    scale = 1.0 + (float(np.max(np.abs(f))) if f.size else 0.0) + math.log(max(a.size, 1))
+    with np.errstate(over="ignore"):
+        rounded = want.astype(g.dtype).astype(np.float64)
+    gv = g.astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(gv), np.isnan(rounded), err_msg="NaN positions")
+    infm = np.isinf(gv) | np.isinf(rounded)
+    np.testing.assert_array_equal(gv[infm], rounded[infm], err_msg="infinities")
+    fin = ~infm & ~np.isnan(gv)
+    np.testing.assert_allclose(gv[fin], want[fin], rtol=2 * eps, atol=2 * eps * scale)
+
+
+# ---------------------------------------------------------------------------
+# differential against SciPy
+# ---------------------------------------------------------------------------
+
+@given(data=st.data())
+def test_logsumexp_differential_values(data):
+    a = data.draw(arrays(dtypes=REAL_DTYPES))
+    kw = _kwargs(data.draw(axes_for(a.ndim)), data.draw(st.booleans()))
+    got = outcome(lambda: nr.logsumexp(a, **kw))
+    want = outcome(lambda: sp_ref(a, **kw))
+    if want[0] == "raise" or got[0] == "raise":
+        assert_same_outcome(got, want)
+        return
+    assert np.shape(got[1]) == np.shape(want[1])
+    assert isinstance(got[1], np.ndarray) == isinstance(want[1], np.ndarray)
+    assert_close_to_reference(got[1], a, kw)
+
+
+@given(data=st.data())
+def test_logsumexp_differential_float64_tight(data):
+    """float64 data: numreduce against SciPy directly, a few ulp apart."""
+    a = data.draw(arrays(dtypes=[np.float64], min_dims=1, max_dims=3, max_side=8))
+    kw = _kwargs(data.draw(axes_for(a.ndim)), data.draw(st.booleans()))
+    got = nr.logsumexp(a, **kw)
+    want = sp_ref(a, **kw)
+    assert type(got) is type(want) and np.shape(got) == np.shape(want)
+    assert_close_to_reference(got, a, kw)
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES + [np.longdouble], ids=str)
+def test_logsumexp_result_dtype_and_type_equal_scipys(dtype):
+    a = np.array([[1, 0, 1], [0, 0, 1]], dtype=dtype)
+    for kw in ({}, {"axis": 0}, {"axis": 1, "keepdims": True}, {"axis": (0, 1)}):
+        got, want = nr.logsumexp(a, **kw), sp_ref(a, **kw)
+        assert type(got) is type(want), (kw, type(got), type(want))
+        assert got.dtype == want.dtype, (kw, got.dtype, want.dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.longdouble], ids=str)
+def test_logsumexp_byteswapped_and_unaligned(dtype):
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((5, 7)) * 4).astype(dtype)
+    sw = a.astype(np.dtype(dtype).newbyteorder())
+    buf = np.zeros(a.nbytes + 1, np.uint8)
+    un = buf[1:].view(a.dtype).reshape(a.shape)
+    un[...] = a
+    at = a.T
+    for axis in (None, 0, 1):
+        want = nr.logsumexp(a, axis=axis)
+        for arr in (sw, un, a[::-1], at):
+            got = nr.logsumexp(arr, axis=axis if arr is not at else
+                               {None: None, 0: 1, 1: 0}[axis])
+            np.testing.assert_allclose(np.sort(np.ravel(got)), np.sort(np.ravel(want)),
+                                       rtol=4 * np.finfo(np.asarray(want).dtype).eps)
+        assert_close_to_reference(nr.logsumexp(sw, axis=axis), a, {"axis": axis})
+
+
+# ---------------------------------------------------------------------------
+# edge cases
+# ---------------------------------------------------------------------------
+
+EDGE_CASES = [
+    [], [3.0], [-2.5], [inf], [-inf], [-inf, -inf], [nan], [inf, -inf], [-inf, inf],
+    [inf, inf], [inf, nan], [nan, inf], [nan, -inf], [-inf, nan], [inf, 1.0, nan],
+    [-inf, 2.0], [2.0, -inf], [-inf, -inf, 5.0], [1e300, 1e300], [1e308, 1e308],
+    [-1e308, 1e308], [1e308, -inf, 1e308], [-1e300, -1e300], [-1e308, -1e308, -inf],
+    [1e-300, -1e-300], [5e-324], [-5e-324, 5e-324], [0.0, 0.0], [-0.0], [0.0, -0.0],
+    [1000.0, 1000.0], [-1000.0, -1000.5], [709.0, 710.0], [-745.0, 0.0], [-746.0, 0.0],
+    [0.0] * 1023 + [inf], [inf] + [0.0] * 1030, [0.0] * 1500 + [nan], [nan] + [1.0] * 2000,
+    [-inf] * 1030 + [1.0], [1.0] + [-inf] * 1030, [-inf] * 2050, [1e300] * 3000,
+]
+
+
+@pytest.mark.parametrize("case", EDGE_CASES, ids=lambda c: repr(c)[:40])
+def test_logsumexp_edge_cases_like_scipy(case):
+    a = np.array(case, dtype=np.float64)
+    for arr in (a, a[::-1], np.repeat(a, 2)[::2]):
+        got = nr.logsumexp(arr)
+        want = sp_ref(arr)
+        assert type(got) is type(want)
+        if np.isnan(want) or np.isinf(want):
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=4e-16, atol=1e-300)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32], ids=str)
+@pytest.mark.parametrize("case", [[], [3.0], [inf], [-inf], [-inf, -inf], [nan], [inf, -inf],
+                                  [inf, nan], [-inf, 2.0], [60000.0, 60000.0],
+                                  [-60000.0, 0.0], [1e-7, -1e-7]], ids=repr)
+def test_logsumexp_edge_cases_low_precision(dtype, case):
+    a = np.array(case, dtype=dtype)
+    assert_close_to_reference(nr.logsumexp(a), a, {})
+
+
+def test_logsumexp_empty_axes():
+    for shape, axis in (((0, 3), 0), ((0, 3), 1), ((2, 0), 1), ((2, 0, 3), (0, 1)),
+                        ((0,), 0), ((0,), None), ((2, 0), None), ((0, 0), None), ((0,), ())):
+        a = np.zeros(shape)
+        for keepdims in (False, True):
+            got = nr.logsumexp(a, axis=axis, keepdims=keepdims)
+            want = sp_ref(a, axis=axis, keepdims=keepdims)
+            assert type(got) is type(want) and np.shape(got) == np.shape(want)
+            np.testing.assert_array_equal(got, want)
+            assert np.all(np.asarray(got) == -np.inf)
+    # the cases SciPy itself handles: its own answer
+    for shape, axis in (((0, 3), 0), ((0, 3), 1), ((0,), None), ((0,), 0)):
+        a = np.zeros(shape)
+        np.testing.assert_array_equal(nr.logsumexp(a, axis=axis), sp_logsumexp(a, axis=axis))
+
+
+def test_logsumexp_integer_data():
+    for dt in INT_DTYPES + [np.bool_]:
+        info_max = 1 if dt is np.bool_ else min(np.iinfo(dt).max, 700)
+        a = np.array([0, info_max, info_max, 1], dtype=dt)
+        got, want = nr.logsumexp(a), sp_ref(a)
+        assert got.dtype == want.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=4e-16)
+    big = np.array([2**62, 2**62 - 1, -2**62], dtype=np.int64)
+    np.testing.assert_allclose(nr.logsumexp(big), sp_ref(big), rtol=1e-15)
+    u = np.array([2**64 - 1, 0], dtype=np.uint64)
+    np.testing.assert_allclose(nr.logsumexp(u), sp_ref(u), rtol=1e-15)
+
+
+def test_logsumexp_docstring_examples():
+    assert float(nr.logsumexp(np.array([1000.0, 1000.0]))) == 1000.6931471805599
+    np.testing.assert_allclose(nr.logsumexp(np.zeros((2, 3)), axis=1), [math.log(3)] * 2,
+                               rtol=1e-15)
+
+
+def test_logsumexp_unsupported_dtypes():
+    for a in (np.array([1j]), np.array(["a"]), np.array([1], dtype="M8[s]")):
+        with pytest.raises(TypeError):
+            nr.logsumexp(a)
+
+
+# ---------------------------------------------------------------------------
+# accuracy against math.fsum
+# ---------------------------------------------------------------------------
+
+def fsum_reference(x):
+    """m + log(sum exp(x - m)) with an exactly rounded sum (math.fsum) and the
+    largest term (exp(0) = 1 for each maximum) split off, so that log1p keeps
+    the small remainder's accuracy."""
+    x = [float(v) for v in x]
+    m = max(x)
+    n_max = sum(1 for v in x if v == m)
+    rest = math.fsum(math.exp(v - m) for v in x if v != m)
+    return m + math.log(n_max) + math.log1p(rest / n_max)
+
+
+SCALES = [("normal", 0.0, 1.0), ("tiny", 0.0, 1e-3), ("wide", 0.0, 30.0), ("huge", 0.0, 1e5),
+          ("offset", 500.0, 2.0), ("negative", -800.0, 3.0), ("big_offset", 1e6, 10.0),
+          ("uniform_1e300", None, 1e300)]
+
+
+@pytest.mark.parametrize("name,loc,scale", SCALES, ids=[s[0] for s in SCALES])
+def test_logsumexp_accuracy_vs_fsum(name, loc, scale):
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    n = 10_000
+    if loc is None:
+        x = rng.uniform(-scale, scale, n)
+    else:
+        x = loc + scale * rng.standard_normal(n)
+    want = fsum_reference(x)
+    assert abs(want) >= 1.0          # a relative error is meaningful here
+    for arr in (x, x[::-1], np.repeat(x, 2)[::2]):
+        got = float(nr.logsumexp(arr))
+        assert abs(got - want) <= 1e-15 * abs(want), (name, got, want, (got - want) / want)
+
+
+def test_logsumexp_accuracy_rows():
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((20, 10_000)) * rng.uniform(0.1, 40, (20, 1)) + 3.0
+    for axis in (1, 0):
+        got = nr.logsumexp(a if axis == 1 else a.T, axis=axis)
+        for i in range(a.shape[0]):
+            want = fsum_reference(a[i])
+            assert abs(got[i] - want) <= 1e-15 * abs(want), (i, got[i], want)
+
+
+# ---------------------------------------------------------------------------
+# the maxsumexp ufunc and its reduction
+# ---------------------------------------------------------------------------
+
+def test_maxsumexp_reduce_returns_max_and_sumexp(reduce_path):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(3000) * 5
+    mx, s = reduce_path(MSE, a)
+    assert mx.dtype == s.dtype == np.float64
+    assert mx == np.max(a)
+    want = math.fsum(math.exp(v - float(mx)) for v in a)
+    assert abs(float(s) - want) <= 1e-13 * want
+
+
+def test_maxsumexp_initials_are_minus_inf_and_zero(reduce_path):
+    mx, s = reduce_path(MSE, np.array([], dtype=np.float64))
+    assert (mx, s) == (-np.inf, 0.0)
+    mx, s = reduce_path(MSE, np.empty((0, 4), dtype=np.float32), axis=0)
+    np.testing.assert_array_equal(mx, [-np.inf] * 4)
+    np.testing.assert_array_equal(s, [0.0] * 4)
+    assert mx.dtype == s.dtype == np.float64
+    # a where mask works without an explicit initial (the reduction has one);
+    # fully masked slices keep the initials
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    where = np.array([[True, False, True], [False, False, False]])
+    mx, s = reduce_path(MSE, a, axis=1, where=where)
+    np.testing.assert_array_equal(mx, [3.0, -np.inf])
+    np.testing.assert_allclose(s, [1.0 + math.exp(-2.0), 0.0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES + [np.longdouble], ids=str)
+def test_maxsumexp_reduce_every_dtype(reduce_path, dtype):
+    a = np.array([[1, 0, 1, 1], [0, 0, 0, 1]], dtype=dtype)
+    mx, s = reduce_path(MSE, a, axis=1)
+    out_dt = np.dtype(np.longdouble) if np.dtype(dtype) == np.longdouble else np.dtype(
+        np.float64)
+    assert mx.dtype == s.dtype == out_dt
+    np.testing.assert_array_equal(mx, [1, 1])
+    np.testing.assert_allclose(s.astype(np.float64), [3 + math.exp(-1), 1 + 3 * math.exp(-1)],
+                               rtol=1e-15)
+
+
+@given(data=st.data())
+def test_maxsumexp_reduce_matches_components(reduce_path, data):
+    a = data.draw(arrays(dtypes=[np.float64, np.float32, np.int16], min_dims=1, max_dims=3))
+    axis = data.draw(axes_for(a.ndim))
+    kw = {"axis": 0 if axis == "default" else axis}       # ufunc.reduce's default
+    mx, s = reduce_path(MSE, a, **({} if axis == "default" else kw))
+    f = a.astype(np.float64)
+    with np.errstate(all="ignore"):
+        want_mx = np.max(f, initial=-np.inf, **kw)
+    # slices without NaN: the first output is exactly the maximum
+    ok = ~np.isnan(want_mx)
+    np.testing.assert_array_equal(np.asarray(mx)[ok], np.asarray(want_mx)[ok])
+    with np.errstate(all="ignore"):
+        lse = np.add(mx, np.log(s))
+    want = np.asarray(sp_ref(f, **kw))
+    np.testing.assert_allclose(lse, want, rtol=1e-14, atol=1e-14 * (1 + np.nanmax(
+        np.abs(np.where(np.isfinite(f), f, 0)), initial=0)))
+
+
+def test_maxsumexp_elementwise():
+    x = np.array([1.0, -3.0, 2.0, -inf, inf, nan, 5.0])
+    y = np.array([1.0, 4.0, -inf, -inf, 1.0, 0.0, 5.0])
+    mx, s = MSE(x, y)
+    np.testing.assert_array_equal(mx, np.maximum(x, y))
+    assert np.isnan(mx[5] + np.log(s[5]))      # log-sum-exp of a pair with NaN is NaN
+    np.testing.assert_allclose(s[[0, 1, 2, 6]], [2.0, 1 + math.exp(-7.0), 1.0, 2.0],
+                               rtol=1e-15)
+    assert s[3] == 2.0 and s[4] == 1.0
+    m32 = MSE(np.float32(1.0), np.float32(2.0))
+    assert all(np.asarray(r).dtype == np.float64 for r in m32)
+
+
+@pytest.mark.parametrize("n", [7, 8, 9, 15, 16, 17, 24, 1023, 1024, 1025, 2053])
+@pytest.mark.parametrize("special", [[nan], [inf], [-inf], [inf, nan], [-inf, inf], [nan, nan]],
+                         ids=repr)
+def test_logsumexp_specials_at_every_lane_position(n, special):
+    """NaN / +-inf at the start, at vector-lane and block boundaries and at the
+    end of contiguous float64 data (the vectorised max and exp paths)."""
+    rng = np.random.default_rng(n)
+    base = rng.standard_normal(n) * 3
+    positions = sorted({0, 1, 3, 4, 7, min(8, n - 1), n // 2, n - 8 if n > 8 else 0, n - 1})
+    for p in positions:
+        a = base.copy()
+        for k, v in enumerate(special):
+            a[(p + k * (n // 3 + 1)) % n] = v
+        for arr in (a, a[::-1]):
+            got = nr.logsumexp(arr)
+            want = sp_ref(arr)
+            if np.isfinite(want):
+                np.testing.assert_allclose(got, want, rtol=4e-16 * (1 + math.log(n)))
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=f"n={n} p={p}")
+
+
+@pytest.fixture
+def two_threads():
+    """numreduce.set_num_threads(2) for the test (chunks of >= 2**21 elements)."""
+    old = nr.set_num_threads(2)
+    yield
+    nr.set_num_threads(old)
+
+
+def test_logsumexp_threaded_whole_array(two_threads):
+    rng = np.random.default_rng(22)
+    x = rng.standard_normal(2**22 + 3) * 5
+    x[2**21 + 7] = 40.0                       # the maximum in the second chunk
+    want = fsum_reference(x)
+    got = float(nr.logsumexp(x))
+    assert abs(got - want) <= 1e-15 * abs(want), (got, want)
+    x[-1] = np.inf
+    assert nr.logsumexp(x) == np.inf
+    x[5] = np.nan
+    assert np.isnan(nr.logsumexp(x))
+    y = np.full(2**22 + 1, -np.inf)
+    assert nr.logsumexp(y) == -np.inf
+    mx, s = nr.reduce(MSE, np.full(2**22 + 1, 2.0), axis=None)
+    assert (mx, s) == (2.0, 2.0**22 + 1)
