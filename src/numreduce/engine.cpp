@@ -354,6 +354,61 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
     return ret;
 }
 
+// A reduction-loop call without NpyIter, for plain arrays: the loop entry,
+// the output descriptor (the input's own when the types agree, keeping a
+// datetime unit) and the context in NumPy's [acc..., stream, out...] layout.
+struct DirectCall {
+    const LoopEntry *entry = nullptr;
+    int nout = 0;
+    PyArray_Descr *out = nullptr;  // owned
+    PyArray_Descr *descrs[2 * NPY_MAXARGS + 1];
+    PyArrayMethod_Context ctx;
+    DirectCall() { std::memset(&ctx, 0, sizeof(ctx)); }
+    ~DirectCall() { Py_XDECREF(out); }
+
+    // 1: ready; 0: not for this path (native, aligned data of a dtype with a
+    // loop that can start from its first element or has initials); -1: error.
+    int init(PyObject *ufunc, PyArrayObject *a) {
+        PyArray_Descr *in = PyArray_DESCR(a);
+        const char *name = nullptr;
+        entry = find_loop(ufunc, in->type_num, &nout, &name);
+        if (entry == nullptr || !PyArray_ISNBO(in->byteorder) || !PyArray_ISALIGNED(a) ||
+            (entry->initials == nullptr && entry->out_type != in->type_num)) {
+            return 0;
+        }
+        if (entry->out_type == in->type_num) {
+            Py_INCREF(in);
+            out = in;
+        } else {
+            out = PyArray_DescrFromType(entry->out_type);
+            if (out == nullptr) return -1;
+        }
+        for (int i = 0; i < nout; i++) descrs[i] = descrs[nout + 1 + i] = out;
+        descrs[nout] = in;
+        ctx.caller = ufunc;
+        ctx.descriptors = descrs;
+        return 1;
+    }
+    // Start values into one accumulator set: 1 = the loop's initials, 0 =
+    // none (the caller copies a first element, of the same type), -1 = error.
+    int initials(char *const *acc) {
+        return entry->initials != nullptr ? entry->initials(&ctx, NPY_FALSE, (void **)acc) : 0;
+    }
+    // acc = reduce(acc, x[0..count)) with stride-0 accumulators (or rows of
+    // accumulators with acc_stride = out->elsize), one loop call.
+    int run(char *const *acc, npy_intp acc_stride, const char *x, npy_intp count) {
+        char *data[2 * NPY_MAXARGS + 1];
+        npy_intp strides[2 * NPY_MAXARGS + 1];
+        for (int i = 0; i < nout; i++) {
+            data[i] = data[nout + 1 + i] = acc[i];
+            strides[i] = strides[nout + 1 + i] = acc_stride;
+        }
+        data[nout] = const_cast<char *>(x);
+        strides[nout] = descrs[nout]->elsize;
+        return count > 0 ? entry->reduce(&ctx, data, &count, strides, nullptr) : 0;
+    }
+};
+
 // _reduce_all(ufunc, a): the whole-array reduction without options, on the
 // shortest path -- no iterator, the reduction loop called once over the
 // contiguous data.  Returns None (the caller then takes the general path)
@@ -363,68 +418,42 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
     if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
-    PyArray_Descr *descr = PyArray_DESCR(a);
-    int nout = 0;
-    const char *name = "?";
-    const LoopEntry *entry = find_loop(ufunc, descr->type_num, &nout, &name);
     const npy_intp n = PyArray_SIZE(a);
-    if (entry == nullptr || n == 0 || !PyArray_ISNBO(descr->byteorder) || !PyArray_ISALIGNED(a) ||
-        !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a)) ||
-        (entry->initials == nullptr && entry->out_type != descr->type_num)) {
+    if (n == 0 || !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a))) Py_RETURN_NONE;
+    DirectCall call;
+    const int ok = call.init(ufunc, a);
+    if (ok <= 0) {
+        if (ok < 0) return nullptr;
         Py_RETURN_NONE;
     }
-    // Output descriptors: the input's own (keeps a datetime unit) when the
-    // types agree, else the loop's output type.
-    PyArray_Descr *out_descr =
-        entry->out_type == descr->type_num ? descr : PyArray_DescrFromType(entry->out_type);
-    if (out_descr == nullptr) return nullptr;
-    if (out_descr == descr) Py_INCREF(out_descr);
-    alignas(16) char storage[NPY_MAXARGS][32];  // the widest output is clongdouble
-    char *acc[NPY_MAXARGS];
-    for (int i = 0; i < nout; i++) acc[i] = storage[i];
-    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 1];
-    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + 1 + i] = out_descr;
-    ctx_descrs[nout] = descr;
-    PyArrayMethod_Context ctx;
-    std::memset(&ctx, 0, sizeof(ctx));
-    ctx.caller = ufunc;
-    ctx.descriptors = ctx_descrs;
+    const int nout = call.nout;
+    const npy_intp isize = PyArray_DESCR(a)->elsize, osize = call.out->elsize;
 
     // Split large reductions into one contiguous chunk per thread; each chunk
     // starts like the whole reduction (initials, or its own first element)
     // and the partial results merge in order with the traits' combine().
-    int nthreads = entry->combine != nullptr ? threads_for(n) : 1;
+    const int nthreads = call.entry->combine != nullptr ? threads_for(n) : 1;
     const npy_intp chunk = (n + nthreads - 1) / nthreads;
-    std::vector<std::array<char, 32>> part((size_t)nthreads * nout);
+    std::vector<std::array<char, 32>> part((size_t)nthreads * nout);  // clongdouble fits
     std::vector<int> status((size_t)nthreads, 0);
     auto run_chunk = [&](int t) {
         const npy_intp lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        char *acc_t[NPY_MAXARGS];
-        for (int i = 0; i < nout; i++) acc_t[i] = t == 0 ? acc[i] : part[(size_t)t * nout + i].data();
-        const char *x = PyArray_BYTES(a) + lo * descr->elsize;
+        char *acc[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) acc[i] = part[(size_t)t * nout + i].data();
+        const char *x = PyArray_BYTES(a) + lo * isize;
         npy_intp count = hi - lo;
-        int have = entry->initials != nullptr
-                       ? entry->initials(&ctx, NPY_FALSE, (void **)acc_t) : 0;
+        const int have = call.initials(acc);
         if (have < 0) {
             status[t] = -1;
             return;
         }
-        if (have == 0) {  // start from the first element (same type, checked above)
-            for (int i = 0; i < nout; i++) std::memcpy(acc_t[i], x, descr->elsize);
-            x += descr->elsize;
+        if (have == 0) {  // start from the chunk's first element
+            for (int i = 0; i < nout; i++) std::memcpy(acc[i], x, isize);
+            x += isize;
             count -= 1;
         }
-        char *data[2 * NPY_MAXARGS + 1];
-        npy_intp strides[2 * NPY_MAXARGS + 1];
-        for (int i = 0; i < nout; i++) {
-            data[i] = data[nout + 1 + i] = acc_t[i];
-            strides[i] = strides[nout + 1 + i] = 0;
-        }
-        data[nout] = const_cast<char *>(x);
-        strides[nout] = descr->elsize;
-        if (count > 0) status[t] = entry->reduce(&ctx, data, &count, strides, nullptr);
+        status[t] = call.run(acc, 0, x, count);
     };
-    int r = 0;
     if (n > 50000) {
         Py_BEGIN_ALLOW_THREADS;
         std::vector<std::thread> pool;
@@ -436,20 +465,22 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
         run_chunk(0);
     }
     for (int t = 0; t < nthreads; t++) {
-        if (status[t] < 0) r = -1;
+        if (status[t] < 0) return PyErr_Occurred() ? nullptr : PyErr_Format(PyExc_RuntimeError, "numreduce: reduction loop failed");
     }
-    for (int t = 1; r == 0 && t < nthreads; t++) {
-        char *b[NPY_MAXARGS];
+    char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
+    for (int i = 0; i < nout; i++) acc[i] = part[i].data();
+    for (int t = 1; t < nthreads; t++) {
         for (int i = 0; i < nout; i++) b[i] = part[(size_t)t * nout + i].data();
-        entry->combine(acc, b);
+        call.entry->combine(acc, b);
     }
-    PyObject *ret = r < 0 ? nullptr : PyTuple_New(nout);
+    PyObject *ret = PyTuple_New(nout);
     for (int i = 0; ret != nullptr && i < nout; i++) {
-        PyObject *sc = PyArray_Scalar(acc[i], out_descr, nullptr);
+        alignas(16) char value[32];
+        std::memcpy(value, acc[i], osize);
+        PyObject *sc = PyArray_Scalar(value, call.out, nullptr);
         if (sc == nullptr) Py_CLEAR(ret);
         else PyTuple_SET_ITEM(ret, i, sc);
     }
-    Py_DECREF(out_descr);
     return ret;
 }
 
@@ -462,83 +493,63 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
     if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
-    PyArray_Descr *descr = PyArray_DESCR(a);
-    int nout = 0;
-    const char *name = "?";
-    const LoopEntry *entry = find_loop(ufunc, descr->type_num, &nout, &name);
-    if (entry == nullptr || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 0) == 0 ||
-        !PyArray_ISNBO(descr->byteorder) || !PyArray_ISALIGNED(a) || !PyArray_IS_C_CONTIGUOUS(a) ||
-        (entry->initials == nullptr && entry->out_type != descr->type_num)) {
+    if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 0) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
         Py_RETURN_NONE;
     }
+    DirectCall call;
+    const int ok = call.init(ufunc, a);
+    if (ok <= 0) {
+        if (ok < 0) return nullptr;
+        Py_RETURN_NONE;
+    }
+    const int nout = call.nout;
     const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
-    PyArray_Descr *out_descr =
-        entry->out_type == descr->type_num ? descr : PyArray_DescrFromType(entry->out_type);
-    if (out_descr == nullptr) return nullptr;
-    if (out_descr == descr) Py_INCREF(out_descr);
-    PyObject *outs[NPY_MAXARGS] = {};
+    const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
     PyObject *ret = PyTuple_New(nout);
+    char *outs[NPY_MAXARGS];
     for (int i = 0; ret != nullptr && i < nout; i++) {
-        Py_INCREF(out_descr);
-        outs[i] = PyArray_NewFromDescr(&PyArray_Type, out_descr, 1, (npy_intp *)&cols, nullptr,
-                                       nullptr, 0, nullptr);
-        if (outs[i] == nullptr) Py_CLEAR(ret);
-        else PyTuple_SET_ITEM(ret, i, outs[i]);
+        Py_INCREF(call.out);
+        PyObject *o = PyArray_NewFromDescr(&PyArray_Type, call.out, 1, (npy_intp *)&cols, nullptr,
+                                           nullptr, 0, nullptr);
+        if (o == nullptr) {
+            Py_CLEAR(ret);
+            break;
+        }
+        PyTuple_SET_ITEM(ret, i, o);
+        outs[i] = PyArray_BYTES((PyArrayObject *)o);
     }
-    if (ret == nullptr) {
-        Py_DECREF(out_descr);
-        return nullptr;
-    }
-    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 1];
-    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + 1 + i] = out_descr;
-    ctx_descrs[nout] = descr;
-    PyArrayMethod_Context ctx;
-    std::memset(&ctx, 0, sizeof(ctx));
-    ctx.caller = ufunc;
-    ctx.descriptors = ctx_descrs;
+    if (ret == nullptr) return nullptr;
 
     // Start values: the initials broadcast along the row, or row 0 itself.
-    const npy_intp osize = out_descr->elsize, isize = descr->elsize;
     const char *x = PyArray_BYTES(a);
-    char one[NPY_MAXARGS][32];
+    alignas(16) char one[NPY_MAXARGS][32];
     char *onep[NPY_MAXARGS];
     for (int i = 0; i < nout; i++) onep[i] = one[i];
-    int have = entry->initials != nullptr ? entry->initials(&ctx, NPY_FALSE, (void **)onep) : 0;
+    const int have = call.initials(onep);
     if (have < 0) {
-        Py_DECREF(out_descr);
         Py_DECREF(ret);
         return nullptr;
     }
-    npy_intp first_row = 0;
     for (int i = 0; i < nout; i++) {
-        char *o = PyArray_BYTES((PyArrayObject *)outs[i]);
         if (have) {
-            for (npy_intp c = 0; c < cols; c++) std::memcpy(o + c * osize, one[i], osize);
+            for (npy_intp c = 0; c < cols; c++) std::memcpy(outs[i] + c * osize, one[i], osize);
         } else {
-            std::memcpy(o, x, cols * isize);  // same type, checked above
+            std::memcpy(outs[i], x, cols * isize);  // same type (DirectCall checked)
         }
     }
-    if (!have) first_row = 1;
     // Column blocks of ~16 KiB of accumulators per output (L1-resident).
     const npy_intp block = 16384 / osize > 16 ? 16384 / osize : 16;
     int r = 0;
     Py_BEGIN_ALLOW_THREADS;
-    char *data[2 * NPY_MAXARGS + 1];
-    npy_intp strides[2 * NPY_MAXARGS + 1];
-    for (int i = 0; i < nout; i++) strides[i] = strides[nout + 1 + i] = osize;
-    strides[nout] = isize;
     for (npy_intp c0 = 0; c0 < cols && r == 0; c0 += block) {
-        npy_intp m = cols - c0 < block ? cols - c0 : block;
-        for (npy_intp row = first_row; row < rows && r == 0; row++) {
-            for (int i = 0; i < nout; i++) {
-                data[i] = data[nout + 1 + i] = PyArray_BYTES((PyArrayObject *)outs[i]) + c0 * osize;
-            }
-            data[nout] = const_cast<char *>(x) + (row * cols + c0) * isize;
-            r = entry->reduce(&ctx, data, &m, strides, nullptr);
+        const npy_intp m = cols - c0 < block ? cols - c0 : block;
+        char *acc[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) acc[i] = outs[i] + c0 * osize;
+        for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
+            r = call.run(acc, osize, x + (row * cols + c0) * isize, m);
         }
     }
     Py_END_ALLOW_THREADS;
-    Py_DECREF(out_descr);
     if (r < 0) {
         Py_DECREF(ret);
         return nullptr;

@@ -15,10 +15,37 @@
 
 namespace nr {
 
-template <class T>
-struct MinMax {
+// The pair op of an order reduction: NaN-propagating (np.minimum /
+// np.maximum, SKIP_NAN = false) or NaN-skipping (np.fmin / np.fmax,
+// fminfmax.hpp).  Bitwise | and & keep the selects branch-free.
+template <bool SKIP_NAN>
+struct order_ops {
+    template <class T>
+    NR_HD static T lo(T a, T b) {
+        return nan_min(a, b);
+    }
+    template <class T>
+    NR_HD static T hi(T a, T b) {
+        return nan_max(a, b);
+    }
+};
+template <>
+struct order_ops<true> {
+    template <class T>
+    NR_HD static T lo(T a, T b) {
+        return (is_nan(b) | (!is_nan(a) & le(a, b))) ? a : b;
+    }
+    template <class T>
+    NR_HD static T hi(T a, T b) {
+        return (is_nan(b) | (!is_nan(a) & ge(a, b))) ? a : b;
+    }
+};
+
+template <class T, bool SKIP_NAN>
+struct MinMaxOf {
     using in_t = T;
     using out_t = T;
+    using ops = order_ops<SKIP_NAN>;
     static constexpr int nout = 2;
     static constexpr bool idempotent = true;
     struct acc_t {
@@ -26,28 +53,31 @@ struct MinMax {
     };
 
     NR_HD static acc_t lift(in_t x) { return {{x, x}}; }
-    NR_HD static acc_t step(acc_t a, in_t x) { return {{nan_min(a.v[0], x), nan_max(a.v[1], x)}}; }
+    NR_HD static acc_t step(acc_t a, in_t x) { return {{ops::lo(a.v[0], x), ops::hi(a.v[1], x)}}; }
     NR_HD static acc_t combine(acc_t a, acc_t b) {
-        return {{nan_min(a.v[0], b.v[0]), nan_max(a.v[1], b.v[1])}};
+        return {{ops::lo(a.v[0], b.v[0]), ops::hi(a.v[1], b.v[1])}};
     }
-    // No identity: NumPy's minimum/maximum have none either (an empty
-    // reduction is an error, non-empty ones start from the first element).
+    // No identity: NumPy's minimum/maximum (fmin/fmax) have none either (an
+    // empty reduction is an error, non-empty ones start from the first element).
     NR_HD static bool initials(acc_t &, bool) { return false; }
 
     // Contiguous stream.  For integers and IEEE floats on the host, the
     // vector kernel of simd.hpp keeps lanes of running minima/maxima with
-    // plain vector min/max instructions and remembers NaNs in lanes of their
-    // own (instead of testing for NaN in every comparison); merging the lanes
-    // with combine() gives exactly what step() in order gives.
+    // plain vector min/max instructions and keeps NaN information in lanes
+    // of its own (instead of testing for NaN in every comparison): a NaN seen
+    // (propagating), or a number seen (skipping; NaN = the lane saw only
+    // NaNs).  Merging the lanes with combine() gives what step() in order
+    // gives.  Other types step in order.
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             constexpr int L = simd::minmax_lanes<T>();
             T lo[L], hi[L], nan[L];
-            if (simd::minmax<T, false>(x, n, lo, hi, nan, &k)) {
+            if (simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nan, &k)) {
                 for (int j = 0; j < L; j++) {
-                    acc = combine(acc, acc_t{{lo[j], hi[j]}});
+                    const bool lane_has_numbers = !SKIP_NAN || !is_nan(nan[j]);
+                    if (lane_has_numbers) acc = combine(acc, acc_t{{lo[j], hi[j]}});
                     if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
                 }
             }
@@ -57,5 +87,8 @@ struct MinMax {
         return acc;
     }
 };
+
+template <class T>
+using MinMax = MinMaxOf<T, false>;
 
 }  // namespace nr
