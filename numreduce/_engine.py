@@ -121,22 +121,30 @@ def _resolve(ufunc, arr_dtype, outs, dtype, nout):
     return (res[0],) + tuple(res[2:])
 
 
-def _leading_axes_fast_path(ufunc, array, axis, keepdims):
-    """Reduction over the leading axes of a C-contiguous array (axis=0 of a
-    2-D array, say): the column-blocked C++ path, or None."""
+def _contiguous_axes_fast_path(ufunc, array, axis, keepdims):
+    """Reduction of a C-contiguous array over its leading axes (axis=0 of a
+    2-D array: the column-blocked C++ path) or its trailing axes (one
+    iterator-free loop call per row); None where neither applies."""
     try:
         axes = sorted(_normalize_axes(axis, array.ndim))
     except (TypeError, ValueError, IndexError):
         return None  # let the general path raise the proper error
-    k = len(axes)
-    if k == 0 or k == array.ndim or axes != list(range(k)):
+    k, ndim = len(axes), array.ndim
+    if k == 0 or k == ndim:
         return None
-    lead = array.shape[:k]
-    rest = array.shape[k:]
-    res = _core._reduce_rows(ufunc, array.reshape(math.prod(lead), math.prod(rest)))
+    if axes == list(range(k)):
+        kept = array.shape[k:]
+        res = _core._reduce_rows(ufunc, array.reshape(math.prod(array.shape[:k]), math.prod(kept)))
+        shape = (1,) * k + kept if keepdims else kept
+    elif axes == list(range(ndim - k, ndim)):
+        kept = array.shape[:ndim - k]
+        res = _core._reduce_trailing(ufunc, array.reshape(math.prod(kept),
+                                                          math.prod(array.shape[ndim - k:])))
+        shape = kept + (1,) * k if keepdims else kept
+    else:
+        return None
     if res is None:
         return None
-    shape = (1,) * k + rest if keepdims else rest
     return tuple(r.reshape(shape) for r in res)
 
 
@@ -186,7 +194,7 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
             and where is True and initial is NoValue and array.ndim >= 2
             and array.flags.c_contiguous and axis is not None):
-        res = _leading_axes_fast_path(ufunc, array, axis, keepdims)
+        res = _contiguous_axes_fast_path(ufunc, array, axis, keepdims)
         if res is not None:
             return res
     if nout is None:

@@ -213,9 +213,9 @@ def test_reduce_differential_out(reduce_path, data):
                             ref)
         return
     outs = tuple(np.full(np.shape(r), 99, dtype=r.dtype) for r in ref[1])
-    want_outs = tuple(o.copy() for o in outs)
-    want = (np.fmin.reduce(a, axis=axis, keepdims=keepdims, out=want_outs[0]),
-            np.fmax.reduce(a, axis=axis, keepdims=keepdims, out=want_outs[1]))
+    # The reference is NumPy's result without `out` (as arrays): NumPy 2.0.x's
+    # own reduce into a 0-d `out` of a negatively strided input is wrong.
+    want = tuple(np.asarray(r) for r in ref[1])
     got = reduce_path(FF, a, axis=axis, keepdims=keepdims, out=outs)
     assert got[0] is outs[0] and got[1] is outs[1]
     assert_strict(got, want)

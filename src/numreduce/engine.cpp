@@ -557,6 +557,62 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
     return ret;
 }
 
+// _reduce_trailing(ufunc, a): reduce a C-contiguous 2-D array over axis 1,
+// one stride-0 loop call per row (no iterator), without options.  Returns
+// None (general path) for anything unusual.
+PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
+    PyObject *ufunc;
+    PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
+        Py_RETURN_NONE;
+    }
+    DirectCall call;
+    const int ok = call.init(ufunc, a);
+    if (ok <= 0) {
+        if (ok < 0) return nullptr;
+        Py_RETURN_NONE;
+    }
+    const int nout = call.nout;
+    const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
+    const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
+    PyObject *ret = PyTuple_New(nout);
+    char *outs[NPY_MAXARGS];
+    for (int i = 0; ret != nullptr && i < nout; i++) {
+        Py_INCREF(call.out);
+        PyObject *o = PyArray_NewFromDescr(&PyArray_Type, call.out, 1, (npy_intp *)&rows, nullptr,
+                                           nullptr, 0, nullptr);
+        if (o == nullptr) {
+            Py_CLEAR(ret);
+            break;
+        }
+        PyTuple_SET_ITEM(ret, i, o);
+        outs[i] = PyArray_BYTES((PyArrayObject *)o);
+    }
+    if (ret == nullptr) return nullptr;
+    int r = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (npy_intp row = 0; row < rows && r == 0; row++) {
+        char *acc[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) acc[i] = outs[i] + row * osize;
+        const char *x = PyArray_BYTES(a) + row * cols * isize;
+        npy_intp count = cols;
+        r = call.initials(acc);
+        if (r == 0) {  // start from the row's first element
+            for (int i = 0; i < nout; i++) std::memcpy(acc[i], x, isize);
+            x += isize;
+            count -= 1;
+        }
+        if (r >= 0) r = call.run(acc, 0, x, count);
+    }
+    Py_END_ALLOW_THREADS;
+    if (r < 0) {
+        Py_DECREF(ret);
+        return nullptr;
+    }
+    return ret;
+}
+
 // _argminmax(rows, skip_nan) -> (argmin, argmax): intp arrays, one entry per
 // row of the 2-D array `rows` (any strides), -1 for an all-NaN row when
 // skip_nan.  The axis handling lives in numreduce/_api.py.

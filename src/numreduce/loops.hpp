@@ -7,6 +7,11 @@
 #include <type_traits>
 
 #include "numpy_api.hpp"
+#include "simd.hpp"
+
+#ifndef NR_TARGET_CLONES
+#define NR_TARGET_CLONES
+#endif
 
 namespace nr {
 
@@ -102,9 +107,10 @@ inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_
     }
 }
 
-// acc[i][k] = step(acc[k], x[k]) for k < n, accumulator rows in place.
+// acc[i][k] = step(acc[k], x[k]) for k < n, accumulator rows in place
+// (compiled for AVX2 and the baseline: NR_TARGET_CLONES).
 template <class Tr>
-inline void row_step(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
+NR_TARGET_CLONES void row_step(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
     using out_t = typename Tr::out_t;
     constexpr int N = Tr::nout;
     if constexpr (N == 2) {

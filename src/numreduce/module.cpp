@@ -20,6 +20,8 @@ PyMethodDef methods[] = {
      "_reduce_all(ufunc, a) -> tuple or None: whole-array reduction fast path."},
     {"_reduce_rows", (PyCFunction)nr::engine_reduce_rows, METH_VARARGS,
      "_reduce_rows(ufunc, a2d) -> tuple or None: axis-0 reduction, column-blocked."},
+    {"_reduce_trailing", (PyCFunction)nr::engine_reduce_trailing, METH_VARARGS,
+     "_reduce_trailing(ufunc, a2d) -> tuple or None: axis-1 reduction, row by row."},
     {"_set_num_threads", (PyCFunction)nr::engine_set_num_threads, METH_O,
      "_set_num_threads(n) -> previous n.  Call numreduce.set_num_threads instead."},
     {"_argminmax", (PyCFunction)nr::engine_argminmax, METH_VARARGS,

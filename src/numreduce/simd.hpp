@@ -12,6 +12,12 @@
 #define NR_HAVE_HOST_SIMD 1
 #include <cstring>
 
+// Generic (traits-driven) loops compiled for AVX2 and the baseline, picked
+// at load time by the dynamic loader (GCC's target_clones, an ifunc).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define NR_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
 namespace nr {
 namespace simd {
 
