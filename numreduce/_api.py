@@ -181,12 +181,13 @@ def _result_dtype(in_dtype, dtype):
 
 
 def _moments(ufunc, a, axis, keepdims, where, dtype=None):
-    """(count, mean, M2) over `axis`, always through the contiguous-stream
-    path of the moments loops: the reduced axes are moved last and the data
-    made contiguous, aligned and native (a copy only where it is not already;
-    np.var makes an n-sized temporary too).  Strided accumulators would fall
-    back to Welford's update, which loses accuracy on data with a large offset
-    (see docs/accuracy.md)."""
+    """(count, mean, M2) over `axis`, always through one of the moments'
+    blocked two-pass paths: the leading axes of C-ordered data go to the
+    column-parallel row-block path; otherwise the reduced axes are moved last
+    and the data made contiguous, aligned and native (a copy only where it is
+    not already; np.var makes an n-sized temporary too).  Strided
+    accumulators would fall back to Welford's update, which loses accuracy on
+    data with a large offset (see docs/accuracy.md)."""
     a = np.asarray(a)
     if a.dtype.kind not in "biuf":
         raise TypeError(f"{ufunc.__name__}: unsupported dtype {a.dtype} (need bool, integer "
@@ -198,7 +199,13 @@ def _moments(ufunc, a, axis, keepdims, where, dtype=None):
     axes = tuple(range(a.ndim)) if axis is None else normalize_axis_tuple(axis, a.ndim)
     if where is not True:
         where = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
-    if axes:
+    leading = tuple(range(len(axes)))
+    if (axes and where is True and sorted(axes) == list(leading) and len(axes) < a.ndim
+            and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
+        # Leading axes of C-ordered data (axis=0 of a 2-D array): the engine's
+        # column-parallel blocked two-pass, no copy.
+        count, mean, m2 = reduce(ufunc, a, axis=leading, keepdims=keepdims)
+    elif axes:
         rest = [i for i in range(a.ndim) if i not in axes]
         order = rest + sorted(axes)
         lead = tuple(a.shape[i] for i in rest)

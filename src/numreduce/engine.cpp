@@ -537,16 +537,21 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
             std::memcpy(outs[i], x, cols * isize);  // same type (DirectCall checked)
         }
     }
-    // Column blocks of ~16 KiB of accumulators per output (L1-resident).
+    // Column blocks of ~16 KiB of accumulators per output (L1-resident),
+    // unless the traits reduce row blocks themselves.
     const npy_intp block = 16384 / osize > 16 ? 16384 / osize : 16;
     int r = 0;
     Py_BEGIN_ALLOW_THREADS;
-    for (npy_intp c0 = 0; c0 < cols && r == 0; c0 += block) {
-        const npy_intp m = cols - c0 < block ? cols - c0 : block;
-        char *acc[NPY_MAXARGS];
-        for (int i = 0; i < nout; i++) acc[i] = outs[i] + c0 * osize;
-        for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
-            r = call.run(acc, osize, x + (row * cols + c0) * isize, m);
+    if (call.entry->rows != nullptr) {
+        call.entry->rows(outs, x + (have ? 0 : cols * isize), have ? rows : rows - 1, cols);
+    } else {
+        for (npy_intp c0 = 0; c0 < cols && r == 0; c0 += block) {
+            const npy_intp m = cols - c0 < block ? cols - c0 : block;
+            char *acc[NPY_MAXARGS];
+            for (int i = 0; i < nout; i++) acc[i] = outs[i] + c0 * osize;
+            for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
+                r = call.run(acc, osize, x + (row * cols + c0) * isize, m);
+            }
         }
     }
     Py_END_ALLOW_THREADS;

@@ -223,6 +223,30 @@ int get_initials(PyArrayMethod_Context *, npy_bool reduction_is_empty, void **in
     return 1;
 }
 
+// Traits may reduce whole row blocks over axis 0 themselves (rows_reduce:
+// the moments' column-parallel blocked two-pass); the engine's leading-axes
+// path then calls it once instead of one loop call per row.
+template <class Tr, class = void>
+struct has_rows_reduce : std::false_type {};
+template <class Tr>
+struct has_rows_reduce<Tr, std::void_t<decltype(&Tr::rows_reduce)>> : std::true_type {};
+
+template <class Tr>
+void rows_buffers(char *const *acc, const char *x, npy_intp rows, npy_intp cols) {
+    using out_t = typename Tr::out_t;
+    Tr::rows_reduce(reinterpret_cast<out_t *>(acc[0]), reinterpret_cast<out_t *>(acc[1]),
+                    reinterpret_cast<out_t *>(acc[2]), reinterpret_cast<const typename Tr::in_t *>(x),
+                    rows, cols, cols);
+}
+template <class Tr>
+constexpr void (*rows_fn())(char *const *, const char *, npy_intp, npy_intp) {
+    if constexpr (has_rows_reduce<Tr>::value) {
+        return &rows_buffers<Tr>;
+    } else {
+        return nullptr;
+    }
+}
+
 // Merge two accumulator buffer sets: a = combine(a, b).  Traits whose
 // chunk merge is not exact enough (the moments: a mean rounded to the
 // output type loses the shift it was computed in) say so with

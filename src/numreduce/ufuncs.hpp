@@ -21,6 +21,9 @@ struct LoopEntry {
     // merging separately reduced chunks would lose accuracy (then the
     // engine never splits a reduction across threads).
     void (*combine)(char *const *a, char *const *b);
+    // Optional: reduce a C-contiguous (rows, cols) block over axis 0 into
+    // contiguous accumulator rows in place (nullptr: one loop call per row).
+    void (*rows)(char *const *acc, const char *x, npy_intp rows, npy_intp cols);
 };
 
 struct UFuncDef {

@@ -18,11 +18,14 @@ struct MaxSumExp {
     };
 
     NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(1)}}; }
+    // Branch-free (selects only), so a row of accumulators walking an input
+    // row vectorises: a larger x rescales the sum, an equal one (also
+    // +-inf == +-inf) adds 1, a NaN on either side turns the sum NaN.
     NR_HD static acc_t step(acc_t a, in_t xin) {
-        A x = to_real<A>(xin);
-        if (x > a.v[0]) return {{x, a.v[1] * exp_nonpos(a.v[0] - x) + A(1)}};
-        if (x == a.v[0]) return {{x, a.v[1] + A(1)}};  // also +-inf == +-inf
-        return {{a.v[0], a.v[1] + exp_nonpos(x - a.v[0])}};  // NaN: sum turns NaN
+        const A x = to_real<A>(xin), m = a.v[0], s = a.v[1];
+        const bool up = x > m;
+        const A e = x == m ? A(1) : exp_nonpos(up ? m - x : x - m);
+        return {{up ? x : m, up ? s * e + A(1) : s + e}};
     }
     NR_HD static acc_t combine(acc_t a, acc_t b) {
         if (a.v[0] == b.v[0]) return {{a.v[0], a.v[1] + b.v[1]}};

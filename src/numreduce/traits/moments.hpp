@@ -93,6 +93,72 @@ struct Moments {
         return {{r.v[0], r.v[1] / scale, r.v[2] / scale / scale}};
     }
 
+    // Rows of a C-ordered block reduced over axis 0 (one accumulator per
+    // column, the accumulator rows count/mean/m2 updated in place): the
+    // blocked two-pass algorithm of block_reduce, column-parallel.  Each
+    // column keeps a fixed shift K (its running mean, else its first value)
+    // for the whole call; blocks of RB rows are summarised with the corrected
+    // two-pass formula (loops over columns, which vectorise) and merged with
+    // Chan's update in the shifted frame.  `stride` is in elements.
+    static constexpr long long RB = 64, CB = 256;
+    static void rows_reduce(A *cnt, A *mean, A *m2, const in_t *x, long long rows, long long cols,
+                            long long stride) {
+        A K[CB], sc[CB], sm[CB], sq[CB], bs[CB], bn[CB], b1[CB], b2[CB];
+        for (long long c0 = 0; c0 < cols; c0 += CB) {
+            const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            for (long long c = 0; c < cb; c++) {
+                const A first = to_real<A>(x[c0 + c]);
+                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : first;
+                K[c] = is_finite(k) ? k : A(0);
+                sc[c] = cnt[c0 + c];
+                sm[c] = mean[c0 + c] - K[c];
+                sq[c] = m2[c0 + c];
+            }
+            for (long long r0 = 0; r0 < rows; r0 += RB) {
+                const long long rb = rows - r0 < RB ? rows - r0 : RB;
+                for (long long c = 0; c < cb; c++) bs[c] = bn[c] = b1[c] = b2[c] = A(0);
+                for (long long r = r0; r < r0 + rb; r++) {
+                    const in_t *xr = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) {
+                        const bool use = !skip(xr[c]);
+                        bs[c] += use ? to_real<A>(xr[c]) - K[c] : A(0);
+                        bn[c] += use ? A(1) : A(0);
+                    }
+                }
+                for (long long c = 0; c < cb; c++) bs[c] = bn[c] > A(0) ? bs[c] / bn[c] : A(0);
+                for (long long r = r0; r < r0 + rb; r++) {
+                    const in_t *xr = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) {
+                        const A d = skip(xr[c]) ? A(0) : (to_real<A>(xr[c]) - K[c]) - bs[c];
+                        b1[c] += d;
+                        b2[c] += d * d;
+                    }
+                }
+                for (long long c = 0; c < cb; c++) {
+                    if (bn[c] == A(0)) continue;
+                    acc_t blk;
+                    if (is_finite(bs[c])) {
+                        blk = {{bn[c], bs[c] + b1[c] / bn[c],
+                                is_finite(b2[c]) ? b2[c] - b1[c] * b1[c] / bn[c] : b2[c]}};
+                    } else {  // non-finite or overflowing data: gather this column
+                        in_t col[RB];
+                        for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
+                        blk = overflowed_block(col, rb, K[c], bs[c], bn[c]);
+                    }
+                    const acc_t m = combine(acc_t{{sc[c], sm[c], sq[c]}}, blk);
+                    sc[c] = m.v[0];
+                    sm[c] = m.v[1];
+                    sq[c] = m.v[2];
+                }
+            }
+            for (long long c = 0; c < cb; c++) {
+                cnt[c0 + c] = sc[c];
+                mean[c0 + c] = K[c] + sm[c];
+                m2[c0 + c] = sq[c];
+            }
+        }
+    }
+
     // Contiguous stream into one accumulator.  Values are shifted by K (the
     // running mean if there is one, else the first element), summarised per
     // block of up to BLOCK elements with the corrected two-pass formula
