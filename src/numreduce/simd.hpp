@@ -21,6 +21,9 @@
 namespace nr {
 namespace simd {
 
+// Vectors in flight per loop step of the min/max kernel.
+constexpr int MINMAX_UNROLL = 4;
+
 // min / max / "a NaN seen" of x[0..n): lanes of 32-byte vectors, two
 // vectors per step.  The selects are exactly vector min/max instructions;
 // NaNs are remembered in their own lanes, so the caller can reproduce
@@ -34,51 +37,37 @@ namespace simd {
     template <class T, bool SKIP>                                                     \
     ATTR bool NAME(const T *x, long long n, T *lo_out, T *hi_out, T *nan_out,         \
                    long long *done) {                                                 \
-        constexpr int W = 32 / (int)sizeof(T);                                        \
+        constexpr int W = 32 / (int)sizeof(T), U = MINMAX_UNROLL;                     \
         typedef T V __attribute__((vector_size(32)));                                 \
-        if (n < 2 * W) return false;                                                  \
-        V lo0, lo1, hi0, hi1, na0, na1;                                               \
-        std::memcpy(&lo0, x, 32);                                                     \
-        std::memcpy(&lo1, x + W, 32);                                                 \
-        hi0 = na0 = lo0;                                                              \
-        hi1 = na1 = lo1;                                                              \
-        if constexpr (SKIP && (T)0.5 != (T)0) { /* floats: NaN lanes to +-inf */    \
-            const V inf = (V){} + (T)__builtin_huge_val();                            \
-            lo0 = lo0 != lo0 ? inf : lo0;                                             \
-            lo1 = lo1 != lo1 ? inf : lo1;                                             \
-            hi0 = hi0 != hi0 ? -inf : hi0;                                            \
-            hi1 = hi1 != hi1 ? -inf : hi1;                                            \
-        }                                                                             \
-        long long k = 2 * W;                                                          \
-        for (; k + 2 * W <= n; k += 2 * W) {                                          \
-            V v0, v1;                                                                 \
-            std::memcpy(&v0, x + k, 32);                                              \
-            std::memcpy(&v1, x + k + W, 32);                                          \
-            if (SKIP) {                                                               \
-                /* NaN lanes start at +-inf (below), so plain min/max skip */         \
-                /* NaNs; `seen` (in the nan lanes) marks lanes with a number */       \
-                lo0 = v0 < lo0 ? v0 : lo0;                                            \
-                lo1 = v1 < lo1 ? v1 : lo1;                                            \
-                hi0 = v0 > hi0 ? v0 : hi0;                                            \
-                hi1 = v1 > hi1 ? v1 : hi1;                                            \
-                na0 = v0 == v0 ? v0 : na0;                                            \
-                na1 = v1 == v1 ? v1 : na1;                                            \
-            } else {                                                                  \
-                lo0 = v0 < lo0 ? v0 : lo0;                                            \
-                lo1 = v1 < lo1 ? v1 : lo1;                                            \
-                hi0 = v0 > hi0 ? v0 : hi0;                                            \
-                hi1 = v1 > hi1 ? v1 : hi1;                                            \
-                na0 = v0 != v0 ? v0 : na0;                                            \
-                na1 = v1 != v1 ? v1 : na1;                                            \
+        if (n < U * W) return false;                                                  \
+        V lo[U], hi[U], na[U];                                                        \
+        for (int u = 0; u < U; u++) {                                                 \
+            std::memcpy(&lo[u], x + u * W, 32);                                       \
+            hi[u] = na[u] = lo[u];                                                    \
+            if constexpr (SKIP && (T)0.5 != (T)0) { /* floats: NaN lanes to +-inf */ \
+                const V inf = (V){} + (T)__builtin_huge_val();                        \
+                lo[u] = lo[u] != lo[u] ? inf : lo[u];                                 \
+                hi[u] = hi[u] != hi[u] ? -inf : hi[u];                                \
             }                                                                         \
         }                                                                             \
-        for (int j = 0; j < W; j++) {                                                 \
-            lo_out[2 * j] = lo0[j];                                                   \
-            lo_out[2 * j + 1] = lo1[j];                                               \
-            hi_out[2 * j] = hi0[j];                                                   \
-            hi_out[2 * j + 1] = hi1[j];                                               \
-            nan_out[2 * j] = na0[j];                                                  \
-            nan_out[2 * j + 1] = na1[j];                                              \
+        long long k = U * W;                                                          \
+        for (; k + U * W <= n; k += U * W) {                                          \
+            for (int u = 0; u < U; u++) {                                             \
+                V v;                                                                  \
+                std::memcpy(&v, x + k + u * W, 32);                                   \
+                lo[u] = v < lo[u] ? v : lo[u];                                        \
+                hi[u] = v > hi[u] ? v : hi[u];                                        \
+                /* propagating: remember a NaN; skipping: remember a number */        \
+                if (SKIP) na[u] = v == v ? v : na[u];                                 \
+                else na[u] = v != v ? v : na[u];                                      \
+            }                                                                         \
+        }                                                                             \
+        for (int u = 0; u < U; u++) {                                                 \
+            for (int j = 0; j < W; j++) {                                             \
+                lo_out[u * W + j] = lo[u][j];                                         \
+                hi_out[u * W + j] = hi[u][j];                                         \
+                nan_out[u * W + j] = na[u][j];                                        \
+            }                                                                         \
         }                                                                             \
         *done = k;                                                                    \
         return true;                                                                  \
@@ -168,10 +157,10 @@ inline bool cpu_has_avx2() {
     return has;
 }
 
-// Lane count of the kernels' outputs for T (2 vectors of 32 bytes).
+// Lane count of the kernels' outputs for T (MINMAX_UNROLL vectors of 32 bytes).
 template <class T>
 constexpr int minmax_lanes() {
-    return 2 * (32 / (int)sizeof(T));
+    return MINMAX_UNROLL * (32 / (int)sizeof(T));
 }
 
 template <class T, class I, bool SKIP>
