@@ -31,8 +31,9 @@ struct TwoSum {
     NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(0)}}; }
     NR_HD static acc_t step(acc_t a, in_t x) { return add(a.v[0], to_real<A>(x), a.v[1]); }
     NR_HD static acc_t combine(acc_t a, acc_t b) { return add(a.v[0], b.v[0], a.v[1] + b.v[1]); }
-    // -0.0 seeds non-empty sums (so that sum([-0.0]) is -0.0); 0.0 is the
-    // value of an empty one -- NumPy's rule for np.add.
+    // -0.0 seeds non-empty sums (so that a sum of -0.0 values is -0.0, the
+    // IEEE left fold); 0.0 is the value of an empty one.  The same empty /
+    // non-empty split as the reduction-initial slot documents for np.add.
     NR_HD static bool initials(acc_t &a, bool empty) {
         a = empty ? acc_t{{A(0), A(0)}} : acc_t{{-A(0), -A(0)}};
         return true;
