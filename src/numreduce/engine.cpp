@@ -389,6 +389,32 @@ struct DirectCall {
         ctx.descriptors = descrs;
         return 1;
     }
+    // (ufunc, a) of the 2-D paths: 1 = ready, 0 = not for this path (the
+    // caller returns None), -1 = error.  The reduced `axis` must not be empty.
+    int parse_2d(PyObject *args, PyObject **ufunc, PyArrayObject **a, int axis) {
+        if (!PyArg_ParseTuple(args, "OO!", ufunc, &PyArray_Type, a)) return -1;
+        if (PyArray_NDIM(*a) != 2 || PyArray_DIM(*a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(*a)) {
+            return 0;
+        }
+        return init(*ufunc, *a);
+    }
+    // A tuple of nout new 1-D arrays of `length` (the output dtype); their
+    // data pointers in outs[].  nullptr on error.
+    PyObject *new_outputs(npy_intp length, char **outs) {
+        PyObject *ret = PyTuple_New(nout);
+        for (int i = 0; ret != nullptr && i < nout; i++) {
+            Py_INCREF(out);
+            PyObject *o = PyArray_NewFromDescr(&PyArray_Type, out, 1, &length, nullptr, nullptr, 0,
+                                               nullptr);
+            if (o == nullptr) {
+                Py_CLEAR(ret);
+                break;
+            }
+            PyTuple_SET_ITEM(ret, i, o);
+            outs[i] = PyArray_BYTES((PyArrayObject *)o);
+        }
+        return ret;
+    }
     // Start values into one accumulator set: 1 = the loop's initials, 0 =
     // none (the caller copies a first element, of the same type), -1 = error.
     int initials(char *const *acc) {
@@ -492,12 +518,8 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
 PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
-    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
-    if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 0) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
-        Py_RETURN_NONE;
-    }
     DirectCall call;
-    const int ok = call.init(ufunc, a);
+    const int ok = call.parse_2d(args, &ufunc, &a, 0);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
@@ -505,19 +527,8 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
     const int nout = call.nout;
     const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
     const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
-    PyObject *ret = PyTuple_New(nout);
     char *outs[NPY_MAXARGS];
-    for (int i = 0; ret != nullptr && i < nout; i++) {
-        Py_INCREF(call.out);
-        PyObject *o = PyArray_NewFromDescr(&PyArray_Type, call.out, 1, (npy_intp *)&cols, nullptr,
-                                           nullptr, 0, nullptr);
-        if (o == nullptr) {
-            Py_CLEAR(ret);
-            break;
-        }
-        PyTuple_SET_ITEM(ret, i, o);
-        outs[i] = PyArray_BYTES((PyArrayObject *)o);
-    }
+    PyObject *ret = call.new_outputs(cols, outs);
     if (ret == nullptr) return nullptr;
 
     // Start values: the initials broadcast along the row, or row 0 itself.
@@ -568,12 +579,8 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
 PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
-    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
-    if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
-        Py_RETURN_NONE;
-    }
     DirectCall call;
-    const int ok = call.init(ufunc, a);
+    const int ok = call.parse_2d(args, &ufunc, &a, 1);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
@@ -581,19 +588,8 @@ PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
     const int nout = call.nout;
     const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
     const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
-    PyObject *ret = PyTuple_New(nout);
     char *outs[NPY_MAXARGS];
-    for (int i = 0; ret != nullptr && i < nout; i++) {
-        Py_INCREF(call.out);
-        PyObject *o = PyArray_NewFromDescr(&PyArray_Type, call.out, 1, (npy_intp *)&rows, nullptr,
-                                           nullptr, 0, nullptr);
-        if (o == nullptr) {
-            Py_CLEAR(ret);
-            break;
-        }
-        PyTuple_SET_ITEM(ret, i, o);
-        outs[i] = PyArray_BYTES((PyArrayObject *)o);
-    }
+    PyObject *ret = call.new_outputs(rows, outs);
     if (ret == nullptr) return nullptr;
     int r = 0;
     Py_BEGIN_ALLOW_THREADS;
