@@ -58,41 +58,9 @@ int forward_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dim
     return 0;
 }
 
-// Fast path: a contiguous stream into one accumulator.  LANES independent
-// partial accumulators, kept as structure-of-arrays (one row per output),
-// break the loop-carried dependency so the compiler can keep each row in a
-// vector register; they are merged with combine() at the end.
-template <class Tr, int LANES = 16>
-inline acc_of<Tr> reduce_contiguous(acc_of<Tr> acc, const typename Tr::in_t *x, npy_intp n) {
-    constexpr int N = Tr::nout;
-    using out_t = typename Tr::out_t;
-    npy_intp k = 0;
-    if (n >= 2 * LANES) {
-        out_t lane[N][LANES];
-        for (int j = 0; j < LANES; j++) {
-            acc_of<Tr> t = Tr::lift(x[j]);
-            for (int i = 0; i < N; i++) lane[i][j] = t.v[i];
-        }
-        for (k = LANES; k + LANES <= n; k += LANES) {
-            for (int j = 0; j < LANES; j++) {
-                acc_of<Tr> t;
-                for (int i = 0; i < N; i++) t.v[i] = lane[i][j];
-                t = Tr::step(t, x[k + j]);
-                for (int i = 0; i < N; i++) lane[i][j] = t.v[i];
-            }
-        }
-        for (int j = 0; j < LANES; j++) {
-            acc_of<Tr> t;
-            for (int i = 0; i < N; i++) t.v[i] = lane[i][j];
-            acc = Tr::combine(acc, t);
-        }
-    }
-    for (; k < n; k++) acc = Tr::step(acc, x[k]);
-    return acc;
-}
-
-// Traits may bring their own contiguous-stream algorithm (blocked two-pass
-// moments, block-max log-sum-exp); otherwise the lane template above runs.
+// Traits may bring their own contiguous-stream algorithm (vector min/max
+// lanes, blocked two-pass moments, block-max log-sum-exp, TwoSum lanes);
+// otherwise the stream is stepped in order.
 template <class Tr, class = void>
 struct has_block_reduce : std::false_type {};
 template <class Tr>
@@ -103,7 +71,8 @@ inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_
     if constexpr (has_block_reduce<Tr>::value) {
         return Tr::block_reduce(acc, x, n);
     } else {
-        return reduce_contiguous<Tr>(acc, x, n);
+        for (npy_intp k = 0; k < n; k++) acc = Tr::step(acc, x[k]);
+        return acc;
     }
 }
 

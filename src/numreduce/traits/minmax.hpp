@@ -8,7 +8,10 @@
 //   combine(a, b)           merge two partial accumulators
 //   initials(acc, empty)    per-output start values; false if there are none
 //                           (then the reduction starts from the first element)
-//   idempotent              combine(a, a) == a: revisiting an element is harmless
+// and optionally
+//   block_reduce(acc, x, n) a contiguous stream (vector kernels, blocking)
+//   rows_reduce(...)        row blocks over axis 0 (moments.hpp)
+//   split_ok = false        chunks must not be reduced separately (moments.hpp)
 #pragma once
 #include "common.hpp"
 #include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
@@ -47,7 +50,6 @@ struct MinMaxOf {
     using out_t = T;
     using ops = order_ops<SKIP_NAN>;
     static constexpr int nout = 2;
-    static constexpr bool idempotent = true;
     struct acc_t {
         out_t v[2];
     };
