@@ -175,6 +175,7 @@ struct Moments {
         A K = acc.v[0] > A(0) ? acc.v[1] : to_real<A>(x[k]);
         if (!is_finite(K)) K = A(0);
         acc_t sh = {{acc.v[0], acc.v[1] - K, acc.v[2]}};  // acc in the shifted frame
+        A m2_err = A(0);  // compensation of the M2 sum
         for (; k < n; k += BLOCK) {
             const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
             const in_t *xb = x + k;
@@ -209,9 +210,20 @@ struct Moments {
             acc_t blk = is_finite(mb) ? acc_t{{cnt, mb + s1 / cnt,
                                               is_finite(s2) ? s2 - s1 * s1 / cnt : s2}}
                                       : overflowed_block(xb, m, K, mb, cnt);
-            sh = combine(sh, blk);
+            const A d = blk.v[1] - sh.v[1];
+            if (sh.v[0] > A(0) && is_finite(d) && is_finite(blk.v[2]) && is_finite(sh.v[2])) {
+                // Chan's update with the M2 sum compensated (TwoSum): over
+                // thousands of blocks its rounding would otherwise dominate.
+                const A n2 = sh.v[0] + blk.v[0], w = blk.v[0] / n2;
+                A s, e;
+                two_sum(sh.v[2], blk.v[2] + d * d * sh.v[0] * w, s, e);
+                sh = {{n2, sh.v[1] + d * w, s}};
+                m2_err += e;
+            } else {
+                sh = combine(sh, blk);
+            }
         }
-        return {{sh.v[0], K + sh.v[1], sh.v[2]}};
+        return {{sh.v[0], K + sh.v[1], is_finite(sh.v[2]) ? sh.v[2] + m2_err : sh.v[2]}};
     }
 };
 
