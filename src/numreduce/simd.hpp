@@ -62,12 +62,17 @@ constexpr int MINMAX_UNROLL = 4;
                 else na[u] = v != v ? v : na[u];                                      \
             }                                                                         \
         }                                                                             \
-        for (int u = 0; u < U; u++) {                                                 \
-            for (int j = 0; j < W; j++) {                                             \
-                lo_out[u * W + j] = lo[u][j];                                         \
-                hi_out[u * W + j] = hi[u][j];                                         \
-                nan_out[u * W + j] = na[u][j];                                        \
-            }                                                                         \
+        /* fold the U vectors into one (NaN information stays in na) */           \
+        for (int u = 1; u < U; u++) {                                                 \
+            lo[0] = lo[u] < lo[0] ? lo[u] : lo[0];                                    \
+            hi[0] = hi[u] > hi[0] ? hi[u] : hi[0];                                    \
+            if (SKIP) na[0] = na[u] == na[u] ? na[u] : na[0];                         \
+            else na[0] = na[u] != na[u] ? na[u] : na[0];                              \
+        }                                                                             \
+        for (int j = 0; j < W; j++) {                                                 \
+            lo_out[j] = lo[0][j];                                                     \
+            hi_out[j] = hi[0][j];                                                     \
+            nan_out[j] = na[0][j];                                                    \
         }                                                                             \
         *done = k;                                                                    \
         return true;                                                                  \
@@ -157,10 +162,10 @@ inline bool cpu_has_avx2() {
     return has;
 }
 
-// Lane count of the kernels' outputs for T (MINMAX_UNROLL vectors of 32 bytes).
+// Lane count of the kernel's outputs for T (one 32-byte vector).
 template <class T>
 constexpr int minmax_lanes() {
-    return MINMAX_UNROLL * (32 / (int)sizeof(T));
+    return 32 / (int)sizeof(T);
 }
 
 template <class T, class I, bool SKIP>
