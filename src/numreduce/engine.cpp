@@ -511,10 +511,9 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
 }
 
 // _reduce_rows(ufunc, a): reduce a C-contiguous 2-D array over axis 0 (the
-// "row walk" pattern: one accumulator per column) without options.  Columns
-// are taken in blocks that keep the accumulator rows in L1 while all rows
-// stream past them, calling the same reduction loop per (block, row).
-// Returns None (general path) for anything unusual.
+// "row walk" pattern: one accumulator per column) without options, one
+// reduction-loop call per row (its row-walk fast path) or the traits' own
+// row-block algorithm.  Returns None (general path) for anything unusual.
 PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
@@ -548,21 +547,16 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
             std::memcpy(outs[i], x, cols * isize);  // same type (DirectCall checked)
         }
     }
-    // Column blocks of ~16 KiB of accumulators per output (L1-resident),
-    // unless the traits reduce row blocks themselves.
-    const npy_intp block = 16384 / osize > 16 ? 16384 / osize : 16;
+    // Whole rows stream past the accumulator rows (sequential reads; column
+    // blocking measured slower here), unless the traits reduce row blocks
+    // themselves.
     int r = 0;
     Py_BEGIN_ALLOW_THREADS;
     if (call.entry->rows != nullptr) {
         call.entry->rows(outs, x + (have ? 0 : cols * isize), have ? rows : rows - 1, cols);
     } else {
-        for (npy_intp c0 = 0; c0 < cols && r == 0; c0 += block) {
-            const npy_intp m = cols - c0 < block ? cols - c0 : block;
-            char *acc[NPY_MAXARGS];
-            for (int i = 0; i < nout; i++) acc[i] = outs[i] + c0 * osize;
-            for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
-                r = call.run(acc, osize, x + (row * cols + c0) * isize, m);
-            }
+        for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
+            r = call.run(outs, osize, x + row * cols * isize, cols);
         }
     }
     Py_END_ALLOW_THREADS;
