@@ -669,3 +669,22 @@ def test_meanvar_large_offset_data_with_threads(two_threads):
     assert _rel(v, want) <= 1e-14, float(_rel(v, want))
     count, mean, m2 = nr.reduce(nr.moments, a, axis=None)
     assert count == a.size
+
+
+@pytest.mark.parametrize("shape", [(130, 600), (7, 300), (65, 257)])
+def test_axis0_row_blocks_wide(shape):
+    """meanvar / nanmeanvar over axis 0 of C-ordered data wider than one
+    column block (256) and taller than one row block (64), with NaN and inf
+    in some columns: the column-parallel rows_reduce path."""
+    rng = np.random.default_rng(shape[1])
+    a = 1e6 + rng.standard_normal(shape)
+    a[0, 3] = np.nan
+    a[-1, shape[1] - 1] = np.inf
+    a[shape[0] // 2, 260 % shape[1]] = -np.inf
+    with np.errstate(invalid="ignore"):
+        m, v = nr.meanvar(a, axis=0, ddof=1)
+        np.testing.assert_allclose(m, np.mean(a, axis=0), rtol=1e-15)
+        np.testing.assert_allclose(v, np.var(a, axis=0, ddof=1), rtol=1e-12)
+        nm, nv = nr.nanmeanvar(a, axis=0)
+        np.testing.assert_allclose(nm, np.nanmean(a, axis=0), rtol=1e-15)
+        np.testing.assert_allclose(nv, np.nanvar(a, axis=0), rtol=1e-12)

@@ -192,3 +192,39 @@ def test_pass_through_for_single_output_ufuncs():
     assert nr.reduce(np.maximum, a, axis=None, initial=100.0) == 100.0
     with pytest.raises(TypeError):
         nr.reduce(len, a)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.int32, np.int64,
+                                   np.float16, "M8[s]"])
+@pytest.mark.parametrize("shape", [(17, 64), (40, 131), (3, 200), (33, 1), (1, 96), (65, 40)])
+def test_axis0_column_tiles_and_row_blocks(reduce_path, dtype, shape):
+    """Leading-axis reductions wide and tall enough for the column-tile
+    kernel (tiles of 4 vectors, blocks of 16 rows), with NaN/NaT in the first
+    row, the last row, inside and outside the tiles."""
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(shape[0] * 1000 + shape[1])
+    if dt.kind == "M":
+        a = rng.integers(-10**6, 10**6, shape).view(dt)
+    elif dt.kind == "f":
+        a = (rng.standard_normal(shape) * 100).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
+    variants = [a]
+    if dt.kind in "fM":
+        b = a.copy()
+        nan = np.array("NaT", dtype=dt) if dt.kind == "M" else np.nan
+        b[0, 0] = nan
+        b[-1, -1] = nan
+        b[shape[0] // 2, shape[1] // 2] = nan
+        variants.append(b)
+    for arr in variants:
+        for kw in ({"axis": 0}, {"axis": 0, "keepdims": True}, {"axis": (0,)}):
+            got = reduce_path(MM, arr, **kw)
+            want = reference(arr, **kw)
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[1], want[1])
+            assert got[0].dtype == want[0].dtype and got[0].shape == want[0].shape
+        got = nr.minmax(arr.reshape(shape[0], 1, shape[1]), axis=(0, 1))
+        np.testing.assert_array_equal(got[0], np.min(arr, axis=0))
+        np.testing.assert_array_equal(got[1], np.max(arr, axis=0))

@@ -203,9 +203,9 @@ struct has_rows_reduce<Tr, std::void_t<decltype(&Tr::rows_reduce)>> : std::true_
 template <class Tr>
 void rows_buffers(char *const *acc, const char *x, npy_intp rows, npy_intp cols) {
     using out_t = typename Tr::out_t;
-    Tr::rows_reduce(reinterpret_cast<out_t *>(acc[0]), reinterpret_cast<out_t *>(acc[1]),
-                    reinterpret_cast<out_t *>(acc[2]), reinterpret_cast<const typename Tr::in_t *>(x),
-                    rows, cols, cols);
+    out_t *typed[Tr::nout];
+    for (int i = 0; i < Tr::nout; i++) typed[i] = reinterpret_cast<out_t *>(acc[i]);
+    Tr::rows_reduce(typed, reinterpret_cast<const typename Tr::in_t *>(x), rows, cols, cols);
 }
 template <class Tr>
 constexpr void (*rows_fn())(char *const *, const char *, npy_intp, npy_intp) {

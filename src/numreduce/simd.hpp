@@ -157,6 +157,49 @@ NR_ARG_KERNEL(argminmax_base, )
 NR_ARG_KERNEL(argminmax_avx2, __attribute__((target("avx2,fma"))))
 #undef NR_ARG_KERNEL
 
+// Column tiles of a row-major block reduced over its rows (axis 0),
+// NaN-propagating: the accumulators lo/hi (one per column, holding the
+// start values) stay in registers while all rows stream past, TILE = 4
+// vectors of columns at a time.  Returns the number of leading columns done
+// (a multiple of the tile); the caller finishes the rest.
+#define NR_COLS_KERNEL(NAME, ATTR)                                                    \
+    template <class T>                                                                \
+    ATTR long long NAME(T *lo_acc, T *hi_acc, const T *x, long long rows, long long cols, \
+                        long long stride) {                                           \
+        constexpr int W = 32 / (int)sizeof(T), U = 4;                                 \
+        typedef T V __attribute__((vector_size(32)));                                 \
+        long long c0 = 0;                                                             \
+        for (; c0 + U * W <= cols; c0 += U * W) {                                     \
+            V lo[U], hi[U], na[U];                                                    \
+            for (int u = 0; u < U; u++) {                                             \
+                std::memcpy(&lo[u], lo_acc + c0 + u * W, 32);                         \
+                std::memcpy(&hi[u], hi_acc + c0 + u * W, 32);                         \
+                na[u] = lo[u];                                                        \
+            }                                                                         \
+            for (long long r = 0; r < rows; r++) {                                    \
+                const T *xr = x + r * stride + c0;                                    \
+                for (int u = 0; u < U; u++) {                                         \
+                    V v;                                                              \
+                    std::memcpy(&v, xr + u * W, 32);                                  \
+                    lo[u] = v < lo[u] ? v : lo[u];                                    \
+                    hi[u] = v > hi[u] ? v : hi[u];                                    \
+                    na[u] = v != v ? v : na[u];                                       \
+                }                                                                     \
+            }                                                                         \
+            for (int u = 0; u < U; u++) {                                             \
+                lo[u] = na[u] != na[u] ? na[u] : lo[u];                               \
+                hi[u] = na[u] != na[u] ? na[u] : hi[u];                               \
+                std::memcpy(lo_acc + c0 + u * W, &lo[u], 32);                         \
+                std::memcpy(hi_acc + c0 + u * W, &hi[u], 32);                         \
+            }                                                                         \
+        }                                                                             \
+        return c0;                                                                    \
+    }
+
+NR_COLS_KERNEL(minmax_cols_base, )
+NR_COLS_KERNEL(minmax_cols_avx2, __attribute__((target("avx2,fma"))))
+#undef NR_COLS_KERNEL
+
 inline bool cpu_has_avx2() {
     static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return has;
@@ -166,6 +209,13 @@ inline bool cpu_has_avx2() {
 template <class T>
 constexpr int minmax_lanes() {
     return 32 / (int)sizeof(T);
+}
+
+template <class T>
+inline long long minmax_cols(T *lo, T *hi, const T *x, long long rows, long long cols,
+                             long long stride) {
+    return cpu_has_avx2() ? minmax_cols_avx2<T>(lo, hi, x, rows, cols, stride)
+                          : minmax_cols_base<T>(lo, hi, x, rows, cols, stride);
 }
 
 template <class T, class I, bool SKIP>

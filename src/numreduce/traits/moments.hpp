@@ -101,8 +101,9 @@ struct Moments {
     // two-pass formula (loops over columns, which vectorise) and merged with
     // Chan's update in the shifted frame.  `stride` is in elements.
     static constexpr long long RB = 64, CB = 256;
-    static void rows_reduce(A *cnt, A *mean, A *m2, const in_t *x, long long rows, long long cols,
+    static void rows_reduce(A *const *acc, const in_t *x, long long rows, long long cols,
                             long long stride) {
+        A *cnt = acc[0], *mean = acc[1], *m2 = acc[2];
         A K[CB], sc[CB], sm[CB], sq[CB], bs[CB], bn[CB], b1[CB], b2[CB];
         for (long long c0 = 0; c0 < cols; c0 += CB) {
             const long long cb = cols - c0 < CB ? cols - c0 : CB;
