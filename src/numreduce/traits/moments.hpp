@@ -108,8 +108,11 @@ struct Moments {
         for (long long c0 = 0; c0 < cols; c0 += CB) {
             const long long cb = cols - c0 < CB ? cols - c0 : CB;
             for (long long c = 0; c < cb; c++) {
-                const A first = to_real<A>(x[c0 + c]);
-                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : first;
+                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : to_real<A>(x[c0 + c]);
+                // A NaN/inf first value: shift by the column's first finite one.
+                for (long long r = 1; !is_finite(k) && cnt[c0 + c] == A(0) && r < rows; r++) {
+                    k = to_real<A>(x[r * stride + c0 + c]);
+                }
                 K[c] = is_finite(k) ? k : A(0);
                 sc[c] = cnt[c0 + c];
                 sm[c] = mean[c0 + c] - K[c];
