@@ -423,15 +423,15 @@ struct DirectCall {
     // acc = reduce(acc, x[0..count)) with stride-0 accumulators (or rows of
     // accumulators with acc_stride = out->elsize), one loop call.
     int run(char *const *acc, npy_intp acc_stride, const char *x, npy_intp count) {
-        char *data[2 * NPY_MAXARGS + 1];
-        npy_intp strides[2 * NPY_MAXARGS + 1];
+        char *ptrs[NPY_MAXARGS + 1];
+        npy_intp strides[NPY_MAXARGS + 1];
         for (int i = 0; i < nout; i++) {
-            data[i] = data[nout + 1 + i] = acc[i];
-            strides[i] = strides[nout + 1 + i] = acc_stride;
+            ptrs[i] = acc[i];
+            strides[i] = acc_stride;
         }
-        data[nout] = const_cast<char *>(x);
+        ptrs[nout] = const_cast<char *>(x);
         strides[nout] = descrs[nout]->elsize;
-        return count > 0 ? entry->reduce(&ctx, data, &count, strides, nullptr) : 0;
+        return count > 0 ? call_loop(entry->reduce, &ctx, nout, ptrs, strides, 0, count) : 0;
     }
 };
 

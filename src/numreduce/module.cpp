@@ -7,8 +7,6 @@
 #include "engine.hpp"
 #include "ufuncs.hpp"
 
-#define NR_STR2(x) #x
-#define NR_STR(x) NR_STR2(x)
 
 namespace {
 
@@ -47,8 +45,7 @@ PyMODINIT_FUNC PyInit__core(void) {
         PyModule_AddObjectRef(m, "_HAVE_NATIVE_REDUCE", native ? Py_True : Py_False) < 0 ||
         PyModule_AddStringConstant(m, "_NATIVE_REASON", reason.c_str()) < 0 ||
         PyModule_AddStringConstant(m, "_BUILD_COMPILER", __VERSION__) < 0 ||
-        PyModule_AddIntConstant(m, "_BUILD_NPY_TARGET_VERSION", NPY_FEATURE_VERSION) < 0 ||
-        PyModule_AddStringConstant(m, "_BUILD_CXX_STANDARD", NR_STR(__cplusplus)) < 0) {
+        PyModule_AddIntConstant(m, "_BUILD_NPY_TARGET_VERSION", NPY_FEATURE_VERSION) < 0) {
         Py_DECREF(m);
         return nullptr;
     }

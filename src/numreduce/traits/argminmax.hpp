@@ -23,35 +23,29 @@ struct ArgMinMax {
         if (SKIP_NAN && is_nan(x)) return empty();
         return {x, x, i, i};
     }
-    // Is (v, i) strictly better than the current (cur, icur) for the minimum?
-    // Indices break ties so that combine() is order-independent.
-    NR_HD static bool better_lo(T v, long long i, T cur, long long icur) {
+    // Is (v, i) strictly better than the current (cur, icur) for the minimum
+    // (HI = false) or the maximum?  Indices break ties so that combine() is
+    // order-independent.
+    template <bool HI>
+    NR_HD static bool better(T v, long long i, T cur, long long icur) {
         if (icur < 0) return i >= 0;
         if (i < 0) return false;
         if (!SKIP_NAN) {
             if (is_nan(cur)) return is_nan(v) && i < icur;
             if (is_nan(v)) return true;
         }
-        if (le(v, cur) && le(cur, v)) return i < icur;
-        return le(v, cur);
-    }
-    NR_HD static bool better_hi(T v, long long i, T cur, long long icur) {
-        if (icur < 0) return i >= 0;
-        if (i < 0) return false;
-        if (!SKIP_NAN) {
-            if (is_nan(cur)) return is_nan(v) && i < icur;
-            if (is_nan(v)) return true;
-        }
-        if (ge(v, cur) && ge(cur, v)) return i < icur;
-        return ge(v, cur);
+        const bool v_first = HI ? ge(v, cur) : le(v, cur);
+        const bool cur_first = HI ? ge(cur, v) : le(cur, v);
+        if (v_first && cur_first) return i < icur;
+        return v_first;
     }
     NR_HD static acc_t combine(acc_t a, acc_t b) {
         acc_t r = a;
-        if (better_lo(b.lo, b.ilo, a.lo, a.ilo)) {
+        if (better<false>(b.lo, b.ilo, a.lo, a.ilo)) {
             r.lo = b.lo;
             r.ilo = b.ilo;
         }
-        if (better_hi(b.hi, b.ihi, a.hi, a.ihi)) {
+        if (better<true>(b.hi, b.ihi, a.hi, a.ihi)) {
             r.hi = b.hi;
             r.ihi = b.ihi;
         }
