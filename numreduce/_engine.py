@@ -184,17 +184,14 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     """
     nout = MULTI_OUTPUT.get(ufunc)
     if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
-            and not keepdims and where is True and initial is NoValue
-            and (axis is None or (array.ndim == 1 and axis in (0, -1)))):
-        # Whole-array reduction without options: the C++ short path (None if
-        # the array is not plain contiguous native data).
-        res = _core._reduce_all(ufunc, array)
-        if res is not None:
-            return res
-    if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
-            and where is True and initial is NoValue and array.ndim >= 2
-            and array.flags.c_contiguous and axis is not None):
-        res = _contiguous_axes_fast_path(ufunc, array, axis, keepdims)
+            and where is True and initial is NoValue):
+        # No options: the iterator-free C++ paths (each returns None when the
+        # array is not plain native data of the layout it handles).
+        res = None
+        if not keepdims and (axis is None or (array.ndim == 1 and axis in (0, -1))):
+            res = _core._reduce_all(ufunc, array)
+        elif array.ndim >= 2 and array.flags.c_contiguous and axis is not None:
+            res = _contiguous_axes_fast_path(ufunc, array, axis, keepdims)
         if res is not None:
             return res
     if nout is None:

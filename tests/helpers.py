@@ -62,6 +62,17 @@ def arrays(draw, dtypes=ALL_DTYPES, min_dims=0, max_dims=4, max_side=5):
 
 
 @st.composite
+def broadcast_pairs(draw):
+    """(x, y): x any supported array, y of the same dtype with a shape that
+    broadcasts against x's (in either order)."""
+    x = draw(arrays(max_dims=3))
+    shape = tuple(draw(st.sampled_from([1, n])) for n in x.shape)
+    y = draw(arrays(dtypes=[x.dtype], max_dims=0)).astype(x.dtype)
+    y = np.broadcast_to(y, shape).copy() if shape else y
+    return (y, x) if draw(st.booleans()) else (x, y)
+
+
+@st.composite
 def axes_for(draw, ndim):
     """axis argument: None, an int (maybe negative) or a tuple of distinct axes."""
     kind = draw(st.sampled_from(["none", "int", "tuple", "default"]))

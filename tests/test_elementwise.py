@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 import numreduce as nr
-from helpers import ALL_DTYPES, arrays, assert_same_outcome, outcome
+from helpers import ALL_DTYPES, assert_same_outcome, broadcast_pairs, outcome
 
 MM = nr.minimummaximum
 
@@ -23,15 +22,9 @@ def test_is_a_real_ufunc():
     assert "minimum" in MM.__doc__
 
 
-@given(data=st.data())
-def test_same_dtype_broadcasting(data):
-    x = data.draw(arrays(max_dims=3))
-    # y: same dtype, a shape that broadcasts against x
-    shape = tuple(data.draw(st.sampled_from([1, n])) for n in x.shape)
-    y = data.draw(arrays(dtypes=[x.dtype], max_dims=0)).astype(x.dtype)
-    y = np.broadcast_to(y, shape).copy() if shape else y
-    if data.draw(st.booleans()):
-        x, y = y, x
+@given(pair=broadcast_pairs())
+def test_same_dtype_broadcasting(pair):
+    x, y = pair
     assert_same_outcome(outcome(lambda: MM(x, y)), outcome(lambda: reference(x, y)))
 
 

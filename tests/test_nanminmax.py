@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import numreduce as nr
 from helpers import (ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, TIME_DTYPES, arrays,
-                     assert_same_outcome, assert_same_result, axes_for, outcome)
+                     assert_same_outcome, assert_same_result, axes_for, broadcast_pairs,
+                     outcome)
 
 FF = nr.fminfmax
 NAT = np.iinfo(np.int64).min
@@ -79,14 +80,9 @@ def test_is_a_real_ufunc():
     assert FF.__name__ == "fminfmax"
 
 
-@given(data=st.data())
-def test_elementwise_same_dtype_broadcasting(data):
-    x = data.draw(arrays(max_dims=3))
-    shape = tuple(data.draw(st.sampled_from([1, n])) for n in x.shape)
-    y = data.draw(arrays(dtypes=[x.dtype], max_dims=0)).astype(x.dtype)
-    y = np.broadcast_to(y, shape).copy() if shape else y
-    if data.draw(st.booleans()):
-        x, y = y, x
+@given(pair=broadcast_pairs())
+def test_elementwise_same_dtype_broadcasting(pair):
+    x, y = pair
     assert_same_outcome_strict(outcome(lambda: FF(x, y)), outcome(lambda: elementwise_ref(x, y)))
 
 
