@@ -82,81 +82,6 @@ NR_MINMAX_KERNEL(minmax_base, )
 NR_MINMAX_KERNEL(minmax_avx2, __attribute__((target("avx2,fma"))))
 #undef NR_MINMAX_KERNEL
 
-// (argmin, argmax) lanes of x[0..n): per lane the running min/max value and
-// its index (strict comparisons, so each lane keeps its first occurrence)
-// and the lane's first NaN index (-1: none).  I is the signed integer type
-// of T's width (indices must fit: the caller limits n).  With SKIP a NaN lane
-// value is replaced by the next number (np.nanargmin).  Returns the number of
-// elements covered (0 when n is too short).
-#define NR_ARG_KERNEL(NAME, ATTR)                                                      \
-    template <class T, class I, bool SKIP>                                             \
-    ATTR long long NAME(const T *x, long long n, T *lo, I *ilo, T *hi, I *ihi, I *inan) { \
-        constexpr int W = 32 / (int)sizeof(T);                                         \
-        typedef T V __attribute__((vector_size(32)));                                  \
-        typedef I IV __attribute__((vector_size(32)));                                 \
-        if (n < 2 * W) return 0;                                                       \
-        V l0, l1, h0, h1;                                                              \
-        IV id0, id1;                                                                   \
-        for (int j = 0; j < W; j++) {                                                  \
-            id0[j] = (I)j;                                                             \
-            id1[j] = (I)(W + j);                                                       \
-        }                                                                              \
-        std::memcpy(&l0, x, 32);                                                       \
-        std::memcpy(&l1, x + W, 32);                                                   \
-        h0 = l0;                                                                       \
-        h1 = l1;                                                                       \
-        IV il0 = id0, il1 = id1, ih0 = id0, ih1 = id1;                                 \
-        const IV none = id0 * 0 - 1;                                                   \
-        IV in0 = l0 != l0 ? id0 : none, in1 = l1 != l1 ? id1 : none;                   \
-        long long k = 2 * W;                                                           \
-        for (; k + 2 * W <= n; k += 2 * W) {                                           \
-            id0 += 2 * W;                                                              \
-            id1 += 2 * W;                                                              \
-            V v0, v1;                                                                  \
-            std::memcpy(&v0, x + k, 32);                                               \
-            std::memcpy(&v1, x + k + W, 32);                                           \
-            IV m0, m1, g0, g1;                                                         \
-            if (SKIP) {                                                                \
-                m0 = (v0 < l0) | (l0 != l0);                                           \
-                m1 = (v1 < l1) | (l1 != l1);                                           \
-                g0 = (v0 > h0) | (h0 != h0);                                           \
-                g1 = (v1 > h1) | (h1 != h1);                                           \
-            } else {                                                                   \
-                m0 = v0 < l0;                                                          \
-                m1 = v1 < l1;                                                          \
-                g0 = v0 > h0;                                                          \
-                g1 = v1 > h1;                                                          \
-                in0 = ((v0 != v0) & (in0 < 0)) ? id0 : in0;                            \
-                in1 = ((v1 != v1) & (in1 < 0)) ? id1 : in1;                            \
-            }                                                                          \
-            l0 = m0 ? v0 : l0;                                                         \
-            il0 = m0 ? id0 : il0;                                                      \
-            l1 = m1 ? v1 : l1;                                                         \
-            il1 = m1 ? id1 : il1;                                                      \
-            h0 = g0 ? v0 : h0;                                                         \
-            ih0 = g0 ? id0 : ih0;                                                      \
-            h1 = g1 ? v1 : h1;                                                         \
-            ih1 = g1 ? id1 : ih1;                                                      \
-        }                                                                              \
-        for (int j = 0; j < W; j++) {                                                  \
-            lo[j] = l0[j];                                                             \
-            lo[W + j] = l1[j];                                                         \
-            ilo[j] = il0[j];                                                           \
-            ilo[W + j] = il1[j];                                                       \
-            hi[j] = h0[j];                                                             \
-            hi[W + j] = h1[j];                                                         \
-            ihi[j] = ih0[j];                                                           \
-            ihi[W + j] = ih1[j];                                                       \
-            inan[j] = in0[j];                                                          \
-            inan[W + j] = in1[j];                                                      \
-        }                                                                              \
-        return k;                                                                      \
-    }
-
-NR_ARG_KERNEL(argminmax_base, )
-NR_ARG_KERNEL(argminmax_avx2, __attribute__((target("avx2,fma"))))
-#undef NR_ARG_KERNEL
-
 // Column tiles of a row-major block reduced over its rows (axis 0),
 // NaN-propagating: the accumulators lo/hi (one per column, holding the
 // start values) stay in registers while all rows stream past, TILE = 4
@@ -216,12 +141,6 @@ inline long long minmax_cols(T *lo, T *hi, const T *x, long long rows, long long
                              long long stride) {
     return cpu_has_avx2() ? minmax_cols_avx2<T>(lo, hi, x, rows, cols, stride)
                           : minmax_cols_base<T>(lo, hi, x, rows, cols, stride);
-}
-
-template <class T, class I, bool SKIP>
-inline long long argminmax(const T *x, long long n, T *lo, I *ilo, T *hi, I *ihi, I *inan) {
-    return cpu_has_avx2() ? argminmax_avx2<T, I, SKIP>(x, n, lo, ilo, hi, ihi, inan)
-                          : argminmax_base<T, I, SKIP>(x, n, lo, ilo, hi, ihi, inan);
 }
 
 template <class T, bool SKIP>

@@ -5,7 +5,7 @@
 // and an all-NaN slice leaves index -1 (the caller raises).
 #pragma once
 #include "common.hpp"
-#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
+#include "minmax.hpp"  // the block summaries of the host fast path
 
 namespace nr {
 
@@ -53,36 +53,64 @@ struct ArgMinMax {
     }
     NR_HD static acc_t step(acc_t a, in_t x, long long i) { return combine(a, lift(x, i)); }
 
-    // A contiguous row x[0..n), indices counted from 0.  On the host, 32- and
-    // 64-bit integers and floats run the vector kernel of simd.hpp in chunks
-    // whose indices fit the lanes' integer width; the lanes merge with
-    // combine(), whose index tie-break makes the order irrelevant.
+    // A contiguous row x[0..n), indices counted from 0.  On the host,
+    // integers and IEEE floats take two steps: blocks of BLOCK elements are
+    // summarised by the min/max vector kernel (minmax.hpp's block_reduce: no
+    // index lanes, so it runs at the speed of a fused min/max), keeping for
+    // each side the block where the running value last strictly improved;
+    // then that block alone is searched for the first element equal to the
+    // winner.  First-occurrence semantics follow: an equal value in a later
+    // block never moves the winning block, and the search takes the first
+    // equal element (-0.0 == 0.0, as np.argmin's comparisons treat them).  A
+    // NaN block (propagating) ends the scan: the first NaN wins both.
+    static constexpr long long BLOCK = 4096;
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
-        long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr (plain_arith<T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
-            using I = typename int_of_size<sizeof(T)>::type;
-            constexpr int L = 2 * (32 / (int)sizeof(T));
-            constexpr long long CHUNK = sizeof(T) == 4 ? (1LL << 30) : (1LL << 62);
-            T lo[L], hi[L];
-            I ilo[L], ihi[L], inan[L];
-            while (k < n) {
-                const long long m = n - k < CHUNK ? n - k : CHUNK;
-                const long long done = simd::argminmax<T, I, SKIP_NAN>(x + k, m, lo, ilo, hi, ihi, inan);
-                if (done == 0) break;
-                for (int j = 0; j < L; j++) {
-                    const bool empty_lo = SKIP_NAN && is_nan(lo[j]);
-                    const bool empty_hi = SKIP_NAN && is_nan(hi[j]);
-                    acc = combine(acc, acc_t{lo[j], hi[j], empty_lo ? -1 : k + ilo[j],
-                                             empty_hi ? -1 : k + ihi[j]});
-                    if (!SKIP_NAN && inan[j] >= 0) acc = combine(acc, lift(x[k + inan[j]], k + inan[j]));
-                }
-                k += done;
-            }
+        if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
+            if (n >= BLOCK) return combine(acc, blocked(x, n));
         }
 #endif
-        for (; k < n; k++) acc = step(acc, x[k], k);
+        for (long long k = 0; k < n; k++) acc = step(acc, x[k], k);
         return acc;
+    }
+
+  private:
+    // The block pass, for n >= 1 elements.
+    static acc_t blocked(const in_t *x, long long n) {
+        using MM = MinMaxOf<T, SKIP_NAN>;
+        T lo = T(), hi = T();
+        long long blo = -1, bhi = -1;  // start of the winning block per side
+        for (long long k = 0; k < n; k += BLOCK) {
+            const long long m = n - k < BLOCK ? n - k : BLOCK;
+            const typename MM::acc_t b = MM::block_reduce(MM::lift(x[k]), x + k + 1, m - 1);
+            if (is_nan(b.v[0])) {
+                if (SKIP_NAN) continue;  // only NaNs in this block
+                lo = hi = b.v[0];        // the block's first NaN wins both
+                blo = bhi = k;
+                break;
+            }
+            if (blo < 0 || b.v[0] < lo) {
+                lo = b.v[0];
+                blo = k;
+            }
+            if (bhi < 0 || b.v[1] > hi) {
+                hi = b.v[1];
+                bhi = k;
+            }
+        }
+        return acc_t{lo, hi, first_equal(x, n, blo, lo), first_equal(x, n, bhi, hi)};
+    }
+    // Index of the first element equal to v (the first NaN for a NaN v) in
+    // the block starting at k; -1 for k = -1.
+    static long long first_equal(const in_t *x, long long n, long long k, T v) {
+        if (k < 0) return -1;
+        const long long end = n - k < BLOCK ? n : k + BLOCK;
+        if (is_nan(v)) {
+            while (!is_nan(x[k])) k++;
+        } else {
+            while (k < end && !(x[k] == v)) k++;
+        }
+        return k;
     }
 };
 

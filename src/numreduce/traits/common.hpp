@@ -77,17 +77,6 @@ struct same_type<A, A> {
     static constexpr bool value = true;
 };
 
-template <int BYTES>
-struct int_of_size;
-template <>
-struct int_of_size<4> {
-    using type = int;
-};
-template <>
-struct int_of_size<8> {
-    using type = long long;
-};
-
 // Built-in integer and IEEE floating types: the ones whose min/max the
 // compiler maps onto vector instructions (no <type_traits> under NVRTC).
 template <class T>
