@@ -671,6 +671,46 @@ def test_meanvar_large_offset_data_with_threads(two_threads):
     assert count == a.size
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_meanvar_threads_as_accurate_as_one_thread(two_threads, dtype):
+    """A stream split across threads is reduced in one shifted frame chosen
+    for the whole stream, so the merged result is as accurate as one
+    thread's (both against a long double reference)."""
+    rng = np.random.default_rng(25)
+    a = (1e6 + 10 * rng.standard_normal(2**22 + 3)).astype(dtype)
+    ref_m = np.mean(a.astype(LD))
+    ref_v = np.var(a.astype(LD))
+    m2, v2 = nr.meanvar(a, dtype=np.float64)
+    nr.set_num_threads(1)
+    m1, v1 = nr.meanvar(a, dtype=np.float64)
+    nr.set_num_threads(2)
+    eps = np.finfo(np.float64).eps
+    assert _rel(v2, ref_v) <= 2 * _rel(v1, ref_v) + 4 * eps, (float(_rel(v2, ref_v)), float(_rel(v1, ref_v)))
+    assert _rel(m2, ref_m) <= 2 * _rel(m1, ref_m) + 2 * eps
+    assert _rel(v2, ref_v) <= _rel(np.var(a, dtype=np.float64), ref_v) + 4 * eps
+
+
+def test_nanmeanvar_threads_non_finite_in_later_chunk(two_threads):
+    """NaN / inf at the start of the second chunk, and a first chunk that
+    begins with NaNs (the frame comes from the first number)."""
+    rng = np.random.default_rng(26)
+    n = 2**22 + 1
+    half = (n + 1) // 2
+    a = 5e7 + rng.standard_normal(n)
+    a[:10] = np.nan
+    a[half] = np.nan
+    with np.errstate(invalid="ignore"):
+        m, v = nr.nanmeanvar(a)
+        assert _rel(m, np.nanmean(a.astype(LD))) <= 1e-15
+        assert _rel(v, np.nanvar(a.astype(LD))) <= 1e-14
+        b = a.copy()
+        b[half] = np.inf
+        m, v = nr.nanmeanvar(b)
+        assert m == np.inf and np.isnan(v)
+        m, v = nr.meanvar(a)
+        assert np.isnan(m) and np.isnan(v)
+
+
 @pytest.mark.parametrize("shape", [(130, 600), (7, 300), (65, 257)])
 def test_axis0_row_blocks_wide(shape):
     """meanvar / nanmeanvar over axis 0 of C-ordered data wider than one

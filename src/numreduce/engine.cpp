@@ -458,16 +458,29 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     // Split large reductions into one contiguous chunk per thread; each chunk
     // starts like the whole reduction (initials, or its own first element)
     // and the partial results merge in order with the traits' combine().
-    const int nthreads = call.entry->combine != nullptr ? threads_for(n) : 1;
+    // Traits with a working frame (the moments' shift) reduce every chunk
+    // in the one frame chosen for the whole stream and merge inside it.
+    const FrameHooks *frame = call.entry->frame;
+    const int nthreads = frame == nullptr || call.entry->initials != nullptr ? threads_for(n) : 1;
+    if (nthreads == 1) frame = nullptr;
     const npy_intp chunk = (n + nthreads - 1) / nthreads;
     std::vector<std::array<char, 32>> part((size_t)nthreads * nout);  // clongdouble fits
     std::vector<int> status((size_t)nthreads, 0);
+    alignas(16) char frame_buf[kFrameBytes];
+    auto accs = [&](int t, char **acc) {
+        for (int i = 0; i < nout; i++) acc[i] = part[(size_t)t * nout + i].data();
+    };
     auto run_chunk = [&](int t) {
         const npy_intp lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
         char *acc[NPY_MAXARGS];
-        for (int i = 0; i < nout; i++) acc[i] = part[(size_t)t * nout + i].data();
+        accs(t, acc);
         const char *x = PyArray_BYTES(a) + lo * isize;
         npy_intp count = hi - lo;
+        if (frame != nullptr) {  // chunk 0's initials already are in the frame
+            if (t > 0 && (status[t] = call.initials(acc)) >= 0) frame->enter(acc, frame_buf);
+            if (status[t] >= 0) frame->reduce(acc, x, count, frame_buf);
+            return;
+        }
         const int have = call.initials(acc);
         if (have < 0) {
             status[t] = -1;
@@ -480,6 +493,12 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
         }
         status[t] = call.run(acc, 0, x, count);
     };
+    char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
+    accs(0, acc);
+    if (frame != nullptr) {
+        if (call.initials(acc) < 0) return nullptr;
+        frame->choose(acc, PyArray_BYTES(a), n, frame_buf);
+    }
     if (n > 50000) {
         Py_BEGIN_ALLOW_THREADS;
         std::vector<std::thread> pool;
@@ -493,12 +512,11 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     for (int t = 0; t < nthreads; t++) {
         if (status[t] < 0) return PyErr_Occurred() ? nullptr : PyErr_Format(PyExc_RuntimeError, "numreduce: reduction loop failed");
     }
-    char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
-    for (int i = 0; i < nout; i++) acc[i] = part[i].data();
     for (int t = 1; t < nthreads; t++) {
-        for (int i = 0; i < nout; i++) b[i] = part[(size_t)t * nout + i].data();
+        accs(t, b);
         call.entry->combine(acc, b);
     }
+    if (frame != nullptr) frame->leave(acc, frame_buf);
     PyObject *ret = PyTuple_New(nout);
     for (int i = 0; ret != nullptr && i < nout; i++) {
         alignas(16) char value[32];

@@ -8,6 +8,7 @@
 
 #include "numpy_api.hpp"
 #include "simd.hpp"
+#include "ufuncs.hpp"
 
 #ifndef NR_TARGET_CLONES
 #define NR_TARGET_CLONES
@@ -216,22 +217,59 @@ constexpr void (*rows_fn())(char *const *, const char *, npy_intp, npy_intp) {
     }
 }
 
-// Merge two accumulator buffer sets: a = combine(a, b).  Traits whose
-// chunk merge is not exact enough (the moments: a mean rounded to the
-// output type loses the shift it was computed in) say so with
-// `static constexpr bool split_ok = false`.
+// Merge two accumulator buffer sets: a = combine(a, b) (the engine's
+// merge of a stream split into chunks, one per thread).
 template <class Tr>
 void combine_buffers(char *const *a, char *const *b) {
     store_acc<Tr>(Tr::combine(load_acc<Tr>(a), load_acc<Tr>(b)), a);
 }
+
+// Traits whose contiguous-stream accuracy rests on a working frame (the
+// moments' shift) expose it: frame_t, frame(acc, x, n), to_frame(acc, f),
+// from_frame(acc, f) and block_reduce_framed(acc, x, n, f).  A stream split
+// into chunks is then reduced chunk by chunk inside one frame chosen for
+// the whole stream, and the chunks merge there with combine() -- as exactly
+// as the stream in one piece (FrameHooks, ufuncs.hpp, type-erase it for
+// the engine).  Without a frame the chunks go through the reduction loop
+// and merge with combine() directly.
 template <class Tr, class = void>
-struct split_ok : std::true_type {};
+struct has_frame : std::false_type {};
 template <class Tr>
-struct split_ok<Tr, std::void_t<decltype(Tr::split_ok)>> : std::integral_constant<bool, Tr::split_ok> {};
+struct has_frame<Tr, std::void_t<typename Tr::frame_t>> : std::true_type {};
+
 template <class Tr>
-constexpr void (*chunk_combine())(char *const *, char *const *) {
-    if constexpr (split_ok<Tr>::value) {
-        return &combine_buffers<Tr>;
+struct framed {
+    using F = typename Tr::frame_t;
+    static_assert(sizeof(F) <= kFrameBytes, "frame too large");
+    static F get(const void *p) {
+        F f;
+        std::memcpy(&f, p, sizeof(F));
+        return f;
+    }
+    static void choose(char *const *acc, const char *x, npy_intp n, void *frame) {
+        const acc_of<Tr> a = load_acc<Tr>(acc);
+        const F f = Tr::frame(a, reinterpret_cast<const typename Tr::in_t *>(x), n);
+        std::memcpy(frame, &f, sizeof(F));
+        store_acc<Tr>(Tr::to_frame(a, f), acc);
+    }
+    static void enter(char *const *acc, const void *frame) {
+        store_acc<Tr>(Tr::to_frame(load_acc<Tr>(acc), get(frame)), acc);
+    }
+    static void reduce(char *const *acc, const char *x, npy_intp n, const void *frame) {
+        store_acc<Tr>(Tr::block_reduce_framed(load_acc<Tr>(acc),
+                                              reinterpret_cast<const typename Tr::in_t *>(x), n,
+                                              get(frame)),
+                      acc);
+    }
+    static void leave(char *const *acc, const void *frame) {
+        store_acc<Tr>(Tr::from_frame(load_acc<Tr>(acc), get(frame)), acc);
+    }
+    static constexpr FrameHooks hooks{&choose, &enter, &reduce, &leave};
+};
+template <class Tr>
+constexpr const FrameHooks *frame_hooks() {
+    if constexpr (has_frame<Tr>::value) {
+        return &framed<Tr>::hooks;
     } else {
         return nullptr;
     }

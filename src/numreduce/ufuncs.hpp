@@ -1,12 +1,26 @@
 // The registration table: every numreduce ufunc, its loops and its dtypes.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "numpy_api.hpp"
 
 namespace nr {
+
+// A reduction's working frame for chunks of one contiguous stream (the
+// moments' shift; loops.hpp), type-erased.
+struct FrameHooks {
+    // Choose the frame for acc + x[0..n) into `frame` (kFrameBytes), and
+    // move acc into it.
+    void (*choose)(char *const *acc, const char *x, npy_intp n, void *frame);
+    void (*enter)(char *const *acc, const void *frame);
+    // acc (in the frame) reduced with the contiguous, aligned x[0..n).
+    void (*reduce)(char *const *acc, const char *x, npy_intp n, const void *frame);
+    void (*leave)(char *const *acc, const void *frame);
+};
+constexpr std::size_t kFrameBytes = 32;
 
 // One dtype loop of one ufunc, generated from a traits struct by loops.hpp.
 struct LoopEntry {
@@ -17,10 +31,11 @@ struct LoopEntry {
     PyArrayMethod_GetLoop *get_reduce;
     PyArrayMethod_GetMultiReductionInitials *initials;  // nullptr: no initials
     PyArrayMethod_ResolveDescriptors *resolve;           // nullptr: NumPy's default
-    // a = combine(a, b) on two sets of nout accumulator buffers; nullptr when
-    // merging separately reduced chunks would lose accuracy (then the
-    // engine never splits a reduction across threads).
+    // a = combine(a, b) on two sets of nout accumulator buffers (chunks of
+    // a stream split across threads), and the traits' working frame for
+    // such chunks (nullptr: none; see loops.hpp).
     void (*combine)(char *const *a, char *const *b);
+    const FrameHooks *frame;
     // Optional: reduce a C-contiguous (rows, cols) block over axis 0 into
     // contiguous accumulator rows in place (nullptr: one loop call per row).
     void (*rows)(char *const *acc, const char *x, npy_intp rows, npy_intp cols);

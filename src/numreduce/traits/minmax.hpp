@@ -11,7 +11,7 @@
 // and optionally
 //   block_reduce(acc, x, n) a contiguous stream (vector kernels, blocking)
 //   rows_reduce(...)        row blocks over axis 0 (moments.hpp)
-//   split_ok = false        chunks must not be reduced separately (moments.hpp)
+//   frame_t, frame, ...     a working frame for chunks of one stream (moments.hpp)
 #pragma once
 #include "common.hpp"
 #include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)

@@ -19,9 +19,6 @@ struct Moments {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 3;
-    // Chunks reduced separately would be merged through means rounded to
-    // A, losing the shifted frame that makes block_reduce exact: no splits.
-    static constexpr bool split_ok = false;
     struct acc_t {
         A v[3];  // count, mean, M2
     };
@@ -163,24 +160,38 @@ struct Moments {
         }
     }
 
-    // Contiguous stream into one accumulator.  Values are shifted by K (the
-    // running mean if there is one, else the first element), summarised per
-    // block of up to BLOCK elements with the corrected two-pass formula
-    //   M2_b = sum((y - m)^2) - (sum(y - m))^2 / n_b,   y = x - K, m = y_0,
-    // and the blocks merged with Chan's update in the shifted frame, where
-    // the means are small and their differences exact.
-    static constexpr int BLOCK = 512;
-    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+    // Contiguous streams work in a frame shifted by K: the running mean if
+    // there is one, else the first element not skipped (0 if that is not
+    // finite: the result is non-finite anyway and combine() propagates it).
+    // In the frame the means are small and their differences exact, so
+    // chunks of one stream reduced apart (threads, loops.hpp's FrameHooks)
+    // merge with combine() as exactly as the stream in one piece.
+    struct frame_t {
+        A K;
+    };
+    NR_HD static frame_t frame(acc_t acc, const in_t *x, long long n) {
+        if (acc.v[0] > A(0)) return {is_finite(acc.v[1]) ? acc.v[1] : A(0)};
         long long k = 0;
         while (k < n && skip(x[k])) k++;
-        if (k == n) return acc;
-        // The shift must be finite; with a non-finite running mean the
-        // result is non-finite anyway and combine() below propagates it.
-        A K = acc.v[0] > A(0) ? acc.v[1] : to_real<A>(x[k]);
-        if (!is_finite(K)) K = A(0);
-        acc_t sh = {{acc.v[0], acc.v[1] - K, acc.v[2]}};  // acc in the shifted frame
+        const A K = k < n ? to_real<A>(x[k]) : A(0);
+        return {is_finite(K) ? K : A(0)};
+    }
+    NR_HD static acc_t to_frame(acc_t a, frame_t f) { return {{a.v[0], a.v[1] - f.K, a.v[2]}}; }
+    NR_HD static acc_t from_frame(acc_t a, frame_t f) { return {{a.v[0], f.K + a.v[1], a.v[2]}}; }
+
+    // Contiguous stream into one accumulator, in the frame f: summarised
+    // per block of up to BLOCK elements with the corrected two-pass formula
+    //   M2_b = sum((y - m)^2) - (sum(y - m))^2 / n_b,   y = x - K, m = mean(y),
+    // and the blocks merged with Chan's update, its M2 sum compensated.
+    static constexpr int BLOCK = 512;
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        const frame_t f = frame(acc, x, n);
+        return from_frame(block_reduce_framed(to_frame(acc, f), x, n, f), f);
+    }
+    NR_HD static acc_t block_reduce_framed(acc_t sh, const in_t *x, long long n, frame_t f) {
+        const A K = f.K;
         A m2_err = A(0);  // compensation of the M2 sum
-        for (; k < n; k += BLOCK) {
+        for (long long k = 0; k < n; k += BLOCK) {
             const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
             const in_t *xb = x + k;
             A cnt = A(0), s = A(0);
@@ -227,7 +238,7 @@ struct Moments {
                 sh = combine(sh, blk);
             }
         }
-        return {{sh.v[0], K + sh.v[1], is_finite(sh.v[2]) ? sh.v[2] + m2_err : sh.v[2]}};
+        return {{sh.v[0], sh.v[1], is_finite(sh.v[2]) ? sh.v[2] + m2_err : sh.v[2]}};
     }
 };
 
