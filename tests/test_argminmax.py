@@ -456,3 +456,56 @@ def test_argminmax_ties_and_nans_across_vector_lanes(dtype, n):
         b[n - 40 if n > 40 else 0] = nan_of(dt)
         assert_same_result(nr.argminmax(b), ref(b))
         assert_same_result(nr.nanargminmax(b), nanref(b))
+
+
+BLOCK_DTYPES = ["float64", "float32", "int8", "uint8", "int16", "int32", "uint64", "int64"]
+
+
+@pytest.mark.parametrize("dtype", BLOCK_DTYPES)
+@pytest.mark.parametrize("n", [4095, 4096, 4097, 8197, 3 * 4096 + 1])
+def test_argminmax_block_pass_ties_across_blocks(dtype, n):
+    """Long contiguous rows take the block pass (block min/max, then a search
+    of the winning block): equal extremes in later blocks, and extremes at
+    the first and the last element, keep the first occurrence."""
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(n)
+    a = rng.integers(20, 100, n).astype(dt)
+    lo, hi = dt.type(3), dt.type(120)
+    for first in (0, 1, 4095, 4096, n - 1):
+        if first >= n:
+            continue
+        b = a.copy()
+        b[[first, n - 1, min(first + 4096, n - 1)]] = lo
+        b[[min(first + 1, n - 1), n - 2, min(first + 5000, n - 1)]] = hi
+        for arr in (b, b[::-1]):
+            assert_same_result(nr.argminmax(arr), ref(arr))
+            assert_same_result(nr.nanargminmax(arr), nanref(arr))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [4096, 9000])
+def test_argminmax_block_pass_signed_zeros_and_nans(dtype, n):
+    """-0.0 and 0.0 compare equal (the first one wins, as np.argmin); the
+    first NaN wins both, wherever its block is; NaN-only blocks are skipped
+    by nanargminmax."""
+    dt = np.dtype(dtype)
+    a = np.linspace(1, 2, n).astype(dt)
+    for i, j in ((100, 5000 % n), (5000 % n, 100)):
+        b = a.copy()
+        b[i] = -0.0
+        b[j] = 0.0
+        assert_same_result(nr.argminmax(b), ref(b))
+        assert_same_result(nr.nanargminmax(b), nanref(b))
+    for k in sorted({0, 4095, n - 1, min(4096, n - 1)}):
+        b = a.copy()
+        b[k] = np.nan
+        b[n - 1 - (n - 1 - k) // 2] = np.nan
+        assert_same_result(nr.argminmax(b), ref(b))
+        assert_same_result(nr.nanargminmax(b), nanref(b))
+    c = np.full(n, np.nan, dtype=dt)
+    c[n - 3] = 7
+    c[n - 10] = -7
+    assert_same_result(nr.argminmax(c), ref(c))
+    assert_same_result(nr.nanargminmax(c), nanref(c))
+    c[:4096] = 1
+    assert_same_result(nr.nanargminmax(c), nanref(c))
