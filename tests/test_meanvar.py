@@ -728,3 +728,40 @@ def test_axis0_row_blocks_wide(shape):
         nm, nv = nr.nanmeanvar(a, axis=0)
         np.testing.assert_allclose(nm, np.nanmean(a, axis=0), rtol=1e-15)
         np.testing.assert_allclose(nv, np.nanvar(a, axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 4, 63, 64, 65, 130, 301])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_axis0_one_pass_blocks_and_their_fallback(rows, dtype):
+    """axis=0 row blocks are summarised by shifted one-pass sums unless the
+    block mean is too far from its shift, then exactly.  Columns built to
+    take each branch -- an outlier first value, a jump, a trend, constants,
+    large offsets -- are at least as accurate as np.var, against exact
+    Fraction arithmetic; so are the same columns reduced as 1-D streams.
+    (np.var is wrong on the 1e15-offset column: its mean rounds.)"""
+    rng = np.random.default_rng(rows)
+    cols = 263  # one full column tile of 256 and a remainder
+    a = 1e6 + rng.standard_normal((rows, cols))
+    a[0, 0] = -1e7                                    # outlier first value
+    a[rows // 2:, 1] += 1e4                           # a jump
+    a[:, 2] = np.linspace(-3e5, 3e5, rows)            # a trend
+    a[:, 3] = 7.25                                    # constant
+    a[:, 4] = 1e15 + np.arange(rows) % 3              # huge offset
+    a[:, 5] = np.where(np.arange(rows) % 2, 1e8, -1e8)
+    a = a.astype(dtype)
+    m, v = nr.meanvar(a, axis=0, dtype=np.float64)
+    np_m = np.mean(a, axis=0, dtype=np.float64)
+    np_v = np.var(a, axis=0, dtype=np.float64)
+    for c in (0, 1, 2, 3, 4, 5, 100, 262):
+        col = a[:, c]
+        m_exact, v_exact = exact_meanvar(col)
+        scale = float(np.max(np.abs(col)))  # a mean's rounding is relative to the data
+        assert_at_least_as_accurate(m[c], np_m[c], m_exact, ulps=2, scale=scale, what=f"mean col {c}")
+        if v_exact == 0:
+            assert v[c] == 0, c
+        else:
+            assert_at_least_as_accurate(v[c], np_v[c], v_exact, what=f"var col {c}")
+            # the same column as a 1-D stream (blocked two-pass, partial sums)
+            assert_at_least_as_accurate(nr.meanvar(col, dtype=np.float64)[1],
+                                        np.var(col, dtype=np.float64), v_exact, what=f"1-D col {c}")
+    np.testing.assert_allclose(v[6:], np_v[6:], rtol=1e-9, atol=0)

@@ -10,10 +10,6 @@
 #include "simd.hpp"
 #include "ufuncs.hpp"
 
-#ifndef NR_TARGET_CLONES
-#define NR_TARGET_CLONES
-#endif
-
 namespace nr {
 
 template <class Tr>

@@ -17,6 +17,12 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define NR_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
+#endif
+#ifndef NR_TARGET_CLONES
+#define NR_TARGET_CLONES
+#endif
+
+#if defined(NR_HAVE_HOST_SIMD)
 
 namespace nr {
 namespace simd {
@@ -182,10 +188,12 @@ typedef long long vi4 __attribute__((vector_size(32)));
         *out = (a[0] + a[1]) + (a[2] + a[3]);                                           \
         return k;                                                                       \
     }                                                                                   \
-    /* sum(d) and sum(d*d), d = (x - K) - m */                                          \
+    /* sum(d) and sum(d*d), d = (x - K) - m; the squares' lanes folded into */        \
+    /* a total every 64 elements (8 deep: one large square cannot swallow */            \
+    /* the roundings of many small ones) */                                            \
     ATTR inline long long dev_sums_##SUFFIX(const double *x, long long n, double K,     \
                                             double m, double *s1, double *s2) {         \
-        vd4 a0 = {}, a1 = {}, q0 = {}, q1 = {};                                         \
+        vd4 a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                                \
         long long k = 0;                                                                \
         for (; k + 8 <= n; k += 8) {                                                    \
             vd4 v0, v1;                                                                 \
@@ -196,8 +204,12 @@ typedef long long vi4 __attribute__((vector_size(32)));
             a1 += d1;                                                                   \
             q0 += d0 * d0;                                                              \
             q1 += d1 * d1;                                                              \
+            if (((k + 8) & 63) == 0) {                                                  \
+                qt += q0 + q1;                                                          \
+                q0 = q1 = vd4{};                                                        \
+            }                                                                           \
         }                                                                               \
-        vd4 a = a0 + a1, q = q0 + q1;                                                   \
+        vd4 a = a0 + a1, q = qt + (q0 + q1);                                            \
         *s1 = (a[0] + a[1]) + (a[2] + a[3]);                                            \
         *s2 = (q[0] + q[1]) + (q[2] + q[3]);                                            \
         return k;                                                                       \

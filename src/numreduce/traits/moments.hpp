@@ -91,17 +91,26 @@ struct Moments {
     }
 
     // Rows of a C-ordered block reduced over axis 0 (one accumulator per
-    // column, the accumulator rows count/mean/m2 updated in place): the
-    // blocked two-pass algorithm of block_reduce, column-parallel.  Each
-    // column keeps a fixed shift K (its running mean, else its first value)
-    // for the whole call; blocks of RB rows are summarised with the corrected
-    // two-pass formula (loops over columns, which vectorise) and merged with
-    // Chan's update in the shifted frame.  `stride` is in elements.
+    // column, the accumulator rows count/mean/m2 updated in place),
+    // column-parallel in tiles of CB columns.  Each column keeps a fixed
+    // frame K (its running mean, else its first finite value) for the whole
+    // call.  A block of RB rows is summarised in one pass by shifted sums
+    //   S1 = sum(y), S2 = sum(y^2),   y = x - Kb,
+    // Kb = K + the column's previous block mean in the frame (four rows per
+    // sweep of the loops over columns, which vectorise; the accumulator rows
+    // stay in L1), and M2_b = S2 - S1^2 / n_b.  That formula loses at most one bit
+    // while the block mean lies within one standard deviation of Kb
+    // (S2 <= 2 M2_b), which the previous block's mean makes the normal case,
+    // slow trends included; a column block that fails the test (a first
+    // block far from its first value, a jump, inf/NaN, overflow) is summarised
+    // again exactly by the stream algorithm (two-pass per block).  Blocks
+    // merge with Chan's update in the frame, M2 compensated, and a column's
+    // frame moves to its first block's mean.  `stride` is in elements.
     static constexpr long long RB = 64, CB = 256;
-    static void rows_reduce(A *const *acc, const in_t *x, long long rows, long long cols,
-                            long long stride) {
+    NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                             long long cols, long long stride) {
         A *cnt = acc[0], *mean = acc[1], *m2 = acc[2];
-        A K[CB], sc[CB], sm[CB], sq[CB], bs[CB], bn[CB], b1[CB], b2[CB];
+        A K[CB], sc[CB], sm[CB], sq[CB], err[CB], last[CB], kb[CB], s1[CB], s2[CB], bn[CB];
         for (long long c0 = 0; c0 < cols; c0 += CB) {
             const long long cb = cols - c0 < CB ? cols - c0 : CB;
             for (long long c = 0; c < cb; c++) {
@@ -112,52 +121,91 @@ struct Moments {
                 }
                 K[c] = is_finite(k) ? k : A(0);
                 sc[c] = cnt[c0 + c];
-                sm[c] = mean[c0 + c] - K[c];
+                sm[c] = cnt[c0 + c] > A(0) ? mean[c0 + c] - K[c] : A(0);
                 sq[c] = m2[c0 + c];
+                err[c] = A(0);
+                last[c] = sm[c];
             }
             for (long long r0 = 0; r0 < rows; r0 += RB) {
                 const long long rb = rows - r0 < RB ? rows - r0 : RB;
-                for (long long c = 0; c < cb; c++) bs[c] = bn[c] = b1[c] = b2[c] = A(0);
-                for (long long r = r0; r < r0 + rb; r++) {
+                for (long long c = 0; c < cb; c++) {
+                    kb[c] = K[c] + (is_finite(last[c]) ? last[c] : A(0));
+                    s1[c] = s2[c] = A(0);
+                    bn[c] = SKIP_NAN ? A(0) : A(rb);
+                }
+                long long r = r0;
+                if constexpr (!SKIP_NAN) {  // four rows per sweep: fewer L1 round trips
+                    for (; r + 4 <= r0 + rb; r += 4) {
+                        const in_t *x0 = x + r * stride + c0, *x1 = x0 + stride, *x2 = x1 + stride,
+                                   *x3 = x2 + stride;
+                        for (long long c = 0; c < cb; c++) {
+                            const A y0 = to_real<A>(x0[c]) - kb[c], y1 = to_real<A>(x1[c]) - kb[c];
+                            const A y2 = to_real<A>(x2[c]) - kb[c], y3 = to_real<A>(x3[c]) - kb[c];
+                            s1[c] += (y0 + y1) + (y2 + y3);
+                            s2[c] += (y0 * y0 + y1 * y1) + (y2 * y2 + y3 * y3);
+                        }
+                    }
+                }
+                for (; r < r0 + rb; r++) {
                     const in_t *xr = x + r * stride + c0;
                     for (long long c = 0; c < cb; c++) {
                         const bool use = !skip(xr[c]);
-                        bs[c] += use ? to_real<A>(xr[c]) - K[c] : A(0);
-                        bn[c] += use ? A(1) : A(0);
-                    }
-                }
-                for (long long c = 0; c < cb; c++) bs[c] = bn[c] > A(0) ? bs[c] / bn[c] : A(0);
-                for (long long r = r0; r < r0 + rb; r++) {
-                    const in_t *xr = x + r * stride + c0;
-                    for (long long c = 0; c < cb; c++) {
-                        const A d = skip(xr[c]) ? A(0) : (to_real<A>(xr[c]) - K[c]) - bs[c];
-                        b1[c] += d;
-                        b2[c] += d * d;
+                        const A y = use ? to_real<A>(xr[c]) - kb[c] : A(0);
+                        s1[c] += y;
+                        s2[c] += y * y;
+                        if (SKIP_NAN) bn[c] += use ? A(1) : A(0);
                     }
                 }
                 for (long long c = 0; c < cb; c++) {
                     if (bn[c] == A(0)) continue;
+                    const A mb = s1[c] / bn[c], m2b = s2[c] - s1[c] * mb;
                     acc_t blk;
-                    if (is_finite(bs[c])) {
-                        blk = {{bn[c], bs[c] + b1[c] / bn[c],
-                                is_finite(b2[c]) ? b2[c] - b1[c] * b1[c] / bn[c] : b2[c]}};
-                    } else {  // non-finite or overflowing data: gather this column
+                    if (is_finite(s2[c]) && s1[c] * mb <= m2b) {
+                        blk = {{bn[c], (kb[c] - K[c]) + mb, m2b}};
+                    } else {  // gather the column's block: the exact stream algorithm
                         in_t col[RB];
                         for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
-                        blk = overflowed_block(col, rb, K[c], bs[c], bn[c]);
+                        blk = block_reduce_framed(acc_t{{A(0), A(0), A(0)}}, col, rb, frame_t{K[c]});
                     }
-                    const acc_t m = combine(acc_t{{sc[c], sm[c], sq[c]}}, blk);
+                    const bool fresh = sc[c] == A(0);
+                    const acc_t m = merge(acc_t{{sc[c], sm[c], sq[c]}}, blk, err[c]);
                     sc[c] = m.v[0];
                     sm[c] = m.v[1];
                     sq[c] = m.v[2];
+                    if (fresh && is_finite(sm[c])) {
+                        // Move the frame to the first block's mean (exactly:
+                        // K + sm = new K + new sm), so that a first value far
+                        // from the rest costs no accuracy in later merges.
+                        A k2, e;
+                        two_sum(K[c], sm[c], k2, e);
+                        K[c] = k2;
+                        sm[c] = last[c] = e;
+                    } else {
+                        last[c] = blk.v[1];
+                    }
                 }
             }
             for (long long c = 0; c < cb; c++) {
                 cnt[c0 + c] = sc[c];
                 mean[c0 + c] = K[c] + sm[c];
-                m2[c0 + c] = sq[c];
+                m2[c0 + c] = is_finite(sq[c]) ? sq[c] + err[c] : sq[c];
             }
         }
+    }
+
+    // combine(sh, blk) in a frame, the M2 sum compensated (TwoSum, the
+    // error collected in m2_err): over thousands of blocks its rounding
+    // would otherwise dominate.
+    NR_HD static acc_t merge(acc_t sh, acc_t blk, A &m2_err) {
+        const A d = blk.v[1] - sh.v[1];
+        if (sh.v[0] > A(0) && is_finite(d) && is_finite(blk.v[2]) && is_finite(sh.v[2])) {
+            const A n2 = sh.v[0] + blk.v[0], w = blk.v[0] / n2;
+            A s, e;
+            two_sum(sh.v[2], blk.v[2] + d * d * sh.v[0] * w, s, e);
+            m2_err += e;
+            return {{n2, sh.v[1] + d * w, s}};
+        }
+        return combine(sh, blk);
     }
 
     // Contiguous streams work in a frame shifted by K: the running mean if
@@ -183,7 +231,10 @@ struct Moments {
     // per block of up to BLOCK elements with the corrected two-pass formula
     //   M2_b = sum((y - m)^2) - (sum(y - m))^2 / n_b,   y = x - K, m = mean(y),
     // and the blocks merged with Chan's update, its M2 sum compensated.
-    static constexpr int BLOCK = 512;
+    static constexpr int BLOCK = 512, L = 8;
+    NR_HD static A lanes_sum(const A *l) {
+        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    }
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         const frame_t f = frame(acc, x, n);
         return from_frame(block_reduce_framed(to_frame(acc, f), x, n, f), f);
@@ -202,11 +253,24 @@ struct Moments {
                 cnt = A(j0);
             }
 #endif
-            for (long long j = j0; j < m; j++) {
-                A y = skip(xb[j]) ? A(0) : to_real<A>(xb[j]) - K;
-                cnt += skip(xb[j]) ? A(0) : A(1);
-                s += y;
+            // Eight partial sums (as the vector kernels' lanes): sequential
+            // sums would let one large term swallow the roundings of many.
+            A sl[L] = {}, cl[L] = {};
+            long long j = j0;
+            for (; j + L <= m; j += L) {
+                for (int u = 0; u < L; u++) {
+                    const bool use = !skip(xb[j + u]);
+                    sl[u] += use ? to_real<A>(xb[j + u]) - K : A(0);
+                    cl[u] += use ? A(1) : A(0);
+                }
             }
+            for (int u = 0; j < m; j++, u++) {
+                const bool use = !skip(xb[j]);
+                sl[u] += use ? to_real<A>(xb[j]) - K : A(0);
+                cl[u] += use ? A(1) : A(0);
+            }
+            s += lanes_sum(sl);
+            cnt += lanes_sum(cl);
             if (cnt == A(0)) continue;
             const A mb = s / cnt;
             A s1 = A(0), s2 = A(0);
@@ -216,27 +280,32 @@ struct Moments {
                 j0 = simd::dev_sums(xb, m, K, mb, &s1, &s2);
             }
 #endif
-            for (long long j = j0; j < m; j++) {
-                A dy = skip(xb[j]) ? A(0) : (to_real<A>(xb[j]) - K) - mb;
-                s1 += dy;
-                s2 += dy * dy;
+            // (the squares' lanes folded every 64 elements, as dev_sums)
+            A l1[L] = {}, l2[L] = {}, t2 = A(0);
+            j = j0;
+            for (; j + L <= m; j += L) {
+                for (int u = 0; u < L; u++) {
+                    const A dy = skip(xb[j + u]) ? A(0) : (to_real<A>(xb[j + u]) - K) - mb;
+                    l1[u] += dy;
+                    l2[u] += dy * dy;
+                }
+                if (((j - j0 + L) & 63) == 0) {
+                    t2 += lanes_sum(l2);
+                    for (int u = 0; u < L; u++) l2[u] = A(0);
+                }
             }
+            for (int u = 0; j < m; j++, u++) {
+                const A dy = skip(xb[j]) ? A(0) : (to_real<A>(xb[j]) - K) - mb;
+                l1[u] += dy;
+                l2[u] += dy * dy;
+            }
+            s1 += lanes_sum(l1);
+            s2 += t2 + lanes_sum(l2);
             // (s1^2 / n <= s2 by Cauchy-Schwarz: an overflowed s2 stays inf.)
             acc_t blk = is_finite(mb) ? acc_t{{cnt, mb + s1 / cnt,
                                               is_finite(s2) ? s2 - s1 * s1 / cnt : s2}}
                                       : overflowed_block(xb, m, K, mb, cnt);
-            const A d = blk.v[1] - sh.v[1];
-            if (sh.v[0] > A(0) && is_finite(d) && is_finite(blk.v[2]) && is_finite(sh.v[2])) {
-                // Chan's update with the M2 sum compensated (TwoSum): over
-                // thousands of blocks its rounding would otherwise dominate.
-                const A n2 = sh.v[0] + blk.v[0], w = blk.v[0] / n2;
-                A s, e;
-                two_sum(sh.v[2], blk.v[2] + d * d * sh.v[0] * w, s, e);
-                sh = {{n2, sh.v[1] + d * w, s}};
-                m2_err += e;
-            } else {
-                sh = combine(sh, blk);
-            }
+            sh = merge(sh, blk, m2_err);
         }
         return {{sh.v[0], sh.v[1], is_finite(sh.v[2]) ? sh.v[2] + m2_err : sh.v[2]}};
     }
