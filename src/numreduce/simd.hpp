@@ -56,7 +56,10 @@ constexpr int MINMAX_UNROLL = 4;
                 hi[u] = hi[u] != hi[u] ? -inf : hi[u];                                \
             }                                                                         \
         }                                                                             \
-        long long k = U * W;                                                          \
+        /* the main loop from the first 32-byte boundary: min/max are */              \
+        /* idempotent, so the head [0, U*W) seen above may overlap it */              \
+        const unsigned mis = (unsigned)((unsigned long long)x % 32);                  \
+        long long k = mis == 0 || mis % sizeof(T) ? U * W : (32 - mis) / sizeof(T);   \
         for (; k + U * W <= n; k += U * W) {                                          \
             for (int u = 0; u < U; u++) {                                             \
                 V v;                                                                  \

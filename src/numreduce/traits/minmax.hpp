@@ -77,10 +77,23 @@ struct MinMaxOf {
             constexpr int L = simd::minmax_lanes<T>();
             T lo[L], hi[L], nan[L];
             if (simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nan, &k)) {
+                // Usually no lane is marked (no NaN seen; skipping: every
+                // lane saw a number): fold the lanes with plain compares.
+                bool marked = false;
+                T l = lo[0], h = hi[0];
                 for (int j = 0; j < L; j++) {
-                    const bool lane_has_numbers = !SKIP_NAN || !is_nan(nan[j]);
-                    if (lane_has_numbers) acc = combine(acc, acc_t{{lo[j], hi[j]}});
-                    if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
+                    marked = marked | is_nan(nan[j]);
+                    l = lo[j] < l ? lo[j] : l;
+                    h = hi[j] > h ? hi[j] : h;
+                }
+                if (!marked) {
+                    acc = combine(acc, acc_t{{l, h}});
+                } else {
+                    for (int j = 0; j < L; j++) {
+                        const bool lane_has_numbers = !SKIP_NAN || !is_nan(nan[j]);
+                        if (lane_has_numbers) acc = combine(acc, acc_t{{lo[j], hi[j]}});
+                        if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
+                    }
                 }
             }
         }
