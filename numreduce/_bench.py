@@ -15,24 +15,32 @@ import numpy as np
 from . import minmax
 
 
-def best_time(fn: Callable[[], object], *, min_total: float = 0.05, repeats: int = 7) -> float:
-    """Seconds per call: the minimum over `repeats` batches of calls."""
+def _calibrate(fn: Callable[[], object], min_total: float, repeats: int) -> int:
+    """Calls per batch so that one batch lasts about min_total / repeats."""
     fn()  # warm-up (page faults, lazy imports)
     number = 1
     while True:
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_total / repeats or number >= 1 << 20:
-            break
+        if time.perf_counter() - t0 >= min_total / repeats or number >= 1 << 20:
+            return number
         number *= 4
-    best = dt / number
-    for _ in range(repeats - 1):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
+
+
+def best_times(*fns: Callable[[], object], min_total: float = 0.05,
+               repeats: int = 7) -> list[float]:
+    """Seconds per call of each contender: the minimum over `repeats`
+    batches, the contenders' batches interleaved (A B C A B C ...) so that a
+    slow spell of a shared machine falls on all of them alike."""
+    numbers = [_calibrate(fn, min_total, repeats) for fn in fns]
+    best = [float("inf")] * len(fns)
+    for _ in range(repeats):
+        for i, (fn, number) in enumerate(zip(fns, numbers)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t0) / number)
     return best
 
 
@@ -53,9 +61,8 @@ def minmax_rows(sizes=(10**3, 10**5, 10**7), dtypes=("float32", "float64", "int3
         for n in sizes:
             a = _data(dtype, n, rng)
             kw = {"min_total": 0.02, "repeats": 3} if quick else {}
-            t_nr = best_time(lambda: minmax(a), **kw)
-            t_two = best_time(lambda: (np.min(a), np.max(a)), **kw)
-            t_max = best_time(lambda: np.max(a), **kw)
+            t_nr, t_two, t_max = best_times(lambda: minmax(a), lambda: (np.min(a), np.max(a)),
+                                            lambda: np.max(a), **kw)
             rows.append((dtype, n, t_nr, t_two, t_max))
     return rows
 
@@ -138,8 +145,7 @@ def family_table(quick: bool = False) -> str:
     head = f"{'case':<32} {'numreduce':>11} {'reference':>11} {'ratio':>7}  reference call"
     lines = [head, "-" * len(head)]
     for label, nr_call, ref_call, ref_name in family_cases(n, quick):
-        t_nr = best_time(nr_call, **kw)
-        t_ref = best_time(ref_call, **kw)
+        t_nr, t_ref = best_times(nr_call, ref_call, **kw)
         lines.append(f"{label:<32} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} "
                      f"{t_ref / t_nr:>6.2f}x  {ref_name}")
     return "\n".join(lines)
@@ -220,68 +226,75 @@ def target_rows(quick: bool = False):
     big = 10**6 if quick else 10**7
     side = 1000 if quick else 4000
     rows = []
-    t = lambda f: best_time(f, **kw)  # noqa: E731
+    t = lambda *fns: best_times(*fns, **kw)  # noqa: E731
     for dtype in ("float32", "float64", "int16", "int32", "int64"):
         for n in (10**5, big):
             a = _data(dtype, n, rng)
-            t_nr, t_two, t_max = t(lambda: nr.minmax(a)), t(lambda: (np.min(a), np.max(a))), \
-                t(lambda: np.max(a))
+            t_nr, t_two, t_max = t(lambda: nr.minmax(a), lambda: (np.min(a), np.max(a)),
+                                   lambda: np.max(a))
             rows.append(_ratio_row(f"minmax {dtype} {n:.0e} vs min+max", t_nr, t_two, 1.9, "faster"))
             rows.append(_ratio_row(f"minmax {dtype} {n:.0e} vs max", t_nr, t_max, 1.05, "at_most"))
     for dtype in ("float32", "float64", "int32", "int64"):
         a = _data(dtype, 1000, rng)
-        rows.append(_ratio_row(f"minmax {dtype} 1e3 vs max", t(lambda: nr.minmax(a)),
-                               t(lambda: np.max(a)), 1.0, "at_most"))
+        rows.append(_ratio_row(f"minmax {dtype} 1e3 vs max",
+                               *t(lambda: nr.minmax(a), lambda: np.max(a)), 1.0, "at_most"))
     for dtype in ("float32", "float64"):
         m = rng.standard_normal((side, side)).astype(dtype)
         for axis in (0, 1):
             rows.append(_ratio_row(f"minmax {dtype} {side}^2 axis={axis}",
-                                   t(lambda: nr.minmax(m, axis=axis)),
-                                   t(lambda: (np.min(m, axis=axis), np.max(m, axis=axis))),
+                                   *t(lambda: nr.minmax(m, axis=axis),
+                                      lambda: (np.min(m, axis=axis), np.max(m, axis=axis))),
                                    1.8, "faster"))
     a = rng.standard_normal(big)
     a_nan = a.copy()
     a_nan[::97] = np.nan
-    rows.append(_ratio_row(f"nanminmax f64 {big:.0e}", t(lambda: nr.nanminmax(a_nan)),
-                           t(lambda: (np.nanmin(a_nan), np.nanmax(a_nan))), 1.8, "faster"))
-    rows.append(_ratio_row(f"argminmax f64 {big:.0e}", t(lambda: nr.argminmax(a)),
-                           t(lambda: (np.argmin(a), np.argmax(a))), 1.8, "faster"))
-    rows.append(_ratio_row(f"meanvar f64 {big:.0e}", t(lambda: nr.meanvar(a)),
-                           t(lambda: (np.mean(a), np.var(a))), 4.0, "faster"))
+    rows.append(_ratio_row(f"nanminmax f64 {big:.0e}", *t(lambda: nr.nanminmax(a_nan),
+                                                          lambda: (np.nanmin(a_nan), np.nanmax(a_nan))),
+                           1.8, "faster"))
+    rows.append(_ratio_row(f"argminmax f64 {big:.0e}", *t(lambda: nr.argminmax(a),
+                                                          lambda: (np.argmin(a), np.argmax(a))),
+                           1.8, "faster"))
+    rows.append(_ratio_row(f"meanvar f64 {big:.0e}", *t(lambda: nr.meanvar(a),
+                                                        lambda: (np.mean(a), np.var(a))),
+                           4.0, "faster"))
     m = rng.standard_normal((side, side))
     for axis in (0, 1):
         rows.append(_ratio_row(f"meanvar f64 {side}^2 axis={axis}",
-                               t(lambda: nr.meanvar(m, axis=axis)),
-                               t(lambda: (np.mean(m, axis=axis), np.var(m, axis=axis))),
+                               *t(lambda: nr.meanvar(m, axis=axis),
+                                  lambda: (np.mean(m, axis=axis), np.var(m, axis=axis))),
                                4.0, "faster"))
     try:
         from scipy.special import logsumexp as sp_lse
     except ImportError:  # pragma: no cover
         sp_lse = None
     if sp_lse is not None:
-        rows.append(_ratio_row(f"logsumexp f64 {big:.0e}", t(lambda: nr.logsumexp(a)),
-                               t(lambda: sp_lse(a)), 5.0, "faster"))
+        rows.append(_ratio_row(f"logsumexp f64 {big:.0e}",
+                               *t(lambda: nr.logsumexp(a), lambda: sp_lse(a)), 5.0, "faster"))
         for axis in (0, 1):
             rows.append(_ratio_row(f"logsumexp f64 {side}^2 axis={axis}",
-                                   t(lambda: nr.logsumexp(m, axis=axis)),
-                                   t(lambda: sp_lse(m, axis=axis)), 5.0, "faster"))
-    rows.append(_ratio_row(f"fsum f64 {big:.0e} vs np.sum", t(lambda: nr.fsum(a)),
-                           t(lambda: np.sum(a)), 2.0, "at_most"))
+                                   *t(lambda: nr.logsumexp(m, axis=axis),
+                                      lambda: sp_lse(m, axis=axis)), 5.0, "faster"))
+    rows.append(_ratio_row(f"fsum f64 {big:.0e} vs np.sum",
+                           *t(lambda: nr.fsum(a), lambda: np.sum(a)), 2.0, "at_most"))
     if nr.HAVE_NATIVE_REDUCE:
         for n, target in ((10**6, 1.1), (100, 1.5)):
             x = rng.standard_normal(n)
             rows.append(_ratio_row(f"engine vs native reduce {n:.0e}",
-                                   t(lambda: nr.reduce(nr.minimummaximum, x)),
-                                   t(lambda: nr.minimummaximum.reduce(x)), target, "at_most"))
+                                   *t(lambda: nr.reduce(nr.minimummaximum, x),
+                                      lambda: nr.minimummaximum.reduce(x)), target, "at_most"))
     if not quick:
         huge = rng.standard_normal(10**8)
         old = nr.set_num_threads(1)
         try:
             for name, fn in (("logsumexp", nr.logsumexp), ("meanvar", nr.meanvar)):
-                t1 = t(lambda: fn(huge))
-                nr.set_num_threads(2)
-                t2 = t(lambda: fn(huge))
-                nr.set_num_threads(1)
+
+                def threads(k, fn=fn):
+                    def call():
+                        nr.set_num_threads(k)
+                        return fn(huge)
+                    return call
+
+                t1, t2 = t(threads(1), threads(2))
                 rows.append(_ratio_row(f"{name} 1e8, 2 threads vs 1", t2, t1, 1.7, "faster"))
         finally:
             nr.set_num_threads(old)

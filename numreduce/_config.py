@@ -64,8 +64,8 @@ def set_num_threads(n: int) -> int:
     2**21 elements, reduced in parallel with the GIL released and merged with
     the reduction's ``combine``.  The default is 1 (or the environment
     variable ``NUMREDUCE_NUM_THREADS`` at import).  The moments reduction
-    (``meanvar``) never splits: merging chunk means rounded to float64 would
-    lose the accuracy its one-pass algorithm keeps.
+    (``meanvar``) reduces its chunks in one shifted frame chosen for the
+    whole array and merges them there, as accurately as one thread.
     """
     return _core._set_num_threads(int(n))
 
