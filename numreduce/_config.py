@@ -35,6 +35,7 @@ def config() -> dict:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "numpy_simd": _simd_level(),
+        "simd_kernels": _core._SIMD_KERNELS,
         "native_reduce": HAVE_NATIVE_REDUCE,
         "native_reason": _core._NATIVE_REASON,
         "reduce_path": "native ufunc.reduce + engine" if HAVE_NATIVE_REDUCE else "engine",
@@ -88,4 +89,14 @@ def _init_threads_from_env() -> None:
             raise ValueError(f"NUMREDUCE_NUM_THREADS={value!r}: {exc}") from None
 
 
+def _check_simd_env() -> None:
+    import os
+
+    value = os.environ.get("NUMREDUCE_SIMD")
+    if value and value not in ("baseline", "avx2", "avx512"):
+        raise ValueError(f"NUMREDUCE_SIMD={value!r}: use 'baseline', 'avx2' or 'avx512' "
+                         "(a cap on the vector kernels; unset: the best the CPU has)")
+
+
+_check_simd_env()
 _init_threads_from_env()

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine.hpp"
+#include "simd.hpp"
 #include "ufuncs.hpp"
 
 
@@ -31,6 +32,15 @@ PyMethodDef methods[] = {
 PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "numreduce._core",
                          "numreduce's compiled core (ufuncs, loops, engine).", -1, methods};
 
+// The vector-kernel variant in use (simd.hpp), for show_config().
+const char *simd_kernels() {
+#if defined(NR_HAVE_HOST_SIMD)
+    return nr::simd::simd_level_name();
+#else
+    return "none (scalar loops)";
+#endif
+}
+
 }  // namespace
 
 PyMODINIT_FUNC PyInit__core(void) {
@@ -45,6 +55,7 @@ PyMODINIT_FUNC PyInit__core(void) {
         PyModule_AddObjectRef(m, "_HAVE_NATIVE_REDUCE", native ? Py_True : Py_False) < 0 ||
         PyModule_AddStringConstant(m, "_NATIVE_REASON", reason.c_str()) < 0 ||
         PyModule_AddStringConstant(m, "_BUILD_COMPILER", __VERSION__) < 0 ||
+        PyModule_AddStringConstant(m, "_SIMD_KERNELS", simd_kernels()) < 0 ||
         PyModule_AddIntConstant(m, "_BUILD_NPY_TARGET_VERSION", NPY_FEATURE_VERSION) < 0) {
         Py_DECREF(m);
         return nullptr;

@@ -39,16 +39,18 @@ struct TwoSum {
         return true;
     }
 
-    // Contiguous stream: on the host, float64 runs in 8 vector lanes of
-    // (s, e) (merged in lane order with combine()), then the tail in order.
+    // Contiguous stream: on the host, float64 runs in vector lanes of
+    // (s, e) (4 to 16, merged in lane order with combine()), then the tail
+    // in order.
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
-            double s[8], c[8];
-            k = simd::two_sum(x, n, s, c);
+            double s[16], c[16];
+            int lanes = 0;
+            k = simd::two_sum(x, n, s, c, &lanes);
             if (k > 0) {
-                for (int j = 0; j < 8; j++) acc = combine(acc, acc_t{{s[j], c[j]}});
+                for (int j = 0; j < lanes; j++) acc = combine(acc, acc_t{{s[j], c[j]}});
             }
         }
 #endif

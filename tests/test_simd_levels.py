@@ -1,0 +1,101 @@
+"""Every vector-kernel variant (SSE2 baseline, AVX2, AVX-512) against NumPy.
+
+The variant is chosen once per process (NUMREDUCE_SIMD caps it), so each
+level runs a differential check in a subprocess.  A level the CPU does not
+have is skipped with that reason; the baseline and the CPU's best level run
+everywhere.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CHECK = textwrap.dedent(r'''
+    import math
+    import numpy as np
+    import numreduce as nr
+    from numreduce import _config
+
+    print(_config.config()["simd_kernels"])
+    rng = np.random.default_rng(7)
+    sizes = list(range(1, 70)) + [127, 128, 129, 255, 256, 257, 511, 512, 513, 1000,
+                                  4095, 4096, 4097, 9001]
+    checked = 0
+
+    def same(got, want, what):
+        global checked
+        for g, w in zip(got, want):
+            g, w = np.asarray(g), np.asarray(w)
+            assert g.dtype == w.dtype and g.shape == w.shape, (what, g, w)
+            assert np.array_equal(g, w, equal_nan=g.dtype.kind in "fc"), (what, g, w)
+        checked += 1
+
+    for dt in ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+               "float32", "float64"]:
+        for n in sizes:
+            base = (rng.standard_normal(n + 3) * 100).astype(dt)
+            for off in (0, 1, 3):  # misaligned starts
+                a = base[off:off + n] if off + n <= base.size else base[:n]
+                same(nr.minmax(a), (np.min(a), np.max(a)), (dt, n, off, "minmax"))
+                same(nr.argminmax(a), (np.argmin(a), np.argmax(a)), (dt, n, off, "argminmax"))
+                if np.dtype(dt).kind == "f" and n > 2:
+                    b = a.copy()
+                    b[n // 2] = np.nan
+                    same(nr.minmax(b), (np.min(b), np.max(b)), (dt, n, off, "minmax nan"))
+                    same(nr.nanminmax(b), (np.nanmin(b), np.nanmax(b)), (dt, n, off, "nanminmax"))
+                    same(nr.argminmax(b), (np.argmin(b), np.argmax(b)), (dt, n, off, "argminmax nan"))
+        m = (rng.standard_normal((37, 301)) * 100).astype(dt)
+        for axis in (0, 1):
+            same(nr.minmax(m, axis=axis), (np.min(m, axis=axis), np.max(m, axis=axis)),
+                 (dt, axis, "minmax 2-D"))
+
+    for n in sizes:
+        x = 1e6 + rng.standard_normal(n)
+        for off in (0, 1):
+            a = x[off:]
+            if a.size < 2:
+                continue
+            m, v = nr.meanvar(a)
+            assert abs(m - np.mean(a)) <= 1e-15 * abs(np.mean(a)), (n, m)
+            assert abs(v - np.var(a)) <= 1e-9 * np.var(a), (n, v, np.var(a))
+            want = math.fsum(a.tolist())
+            assert abs(nr.fsum(a) - want) <= 2 * np.spacing(abs(want)), (n, nr.fsum(a), want)
+            y = (a - 1e6) * 30
+            ref = float(np.max(y)) + math.log(math.fsum(np.exp(y - np.max(y)).tolist()))
+            assert abs(nr.logsumexp(y) - ref) <= 4e-16 * max(1.0, abs(ref)), (n, nr.logsumexp(y), ref)
+            checked += 4
+    print("checked", checked)
+''')
+
+
+def run_level(level):
+    env = dict(os.environ, NUMREDUCE_SIMD=level)
+    proc = subprocess.run([sys.executable, "-P", "-c", CHECK], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    kernels, checked = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
+    return kernels, checked
+
+
+EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
+
+
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_vector_kernel_level_against_numpy(level):
+    kernels, checked = run_level(level)
+    if kernels == "none (scalar loops)":
+        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
+    if kernels != EXPECTED[level]:
+        # NUMREDUCE_SIMD only caps: a level above the CPU's best runs the best.
+        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    assert checked.startswith("checked ") and int(checked.split()[1]) > 1000, checked
+
+
+def test_unknown_simd_level_is_an_error():
+    env = dict(os.environ, NUMREDUCE_SIMD="sse9")
+    proc = subprocess.run([sys.executable, "-P", "-c", "import numreduce"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "NUMREDUCE_SIMD='sse9'" in proc.stderr, proc.stderr
