@@ -74,7 +74,7 @@ inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_
 }
 
 // acc[i][k] = step(acc[k], x[k]) for k < n, accumulator rows in place
-// (compiled for AVX2 and the baseline: NR_TARGET_CLONES).
+// (compiled for AVX-512, AVX2 and the baseline: NR_TARGET_CLONES).
 template <class Tr>
 NR_TARGET_CLONES void row_step(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
     using out_t = typename Tr::out_t;

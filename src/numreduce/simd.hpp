@@ -14,10 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 
-// Generic (traits-driven) loops compiled for AVX2 and the baseline, picked
-// at load time by the dynamic loader (GCC's target_clones, an ifunc).
+// Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
+// baseline, picked at load time by the dynamic loader (GCC's target_clones,
+// an ifunc; by CPU alone, NUMREDUCE_SIMD does not apply).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define NR_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#define NR_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 #endif
 #ifndef NR_TARGET_CLONES
