@@ -40,3 +40,11 @@ def reduce_path(request):
 def pytest_report_header(config):
     return (f"numreduce {numreduce.__version__} from {pathlib.Path(numreduce.__file__).parent}; "
             f"numpy {np.__version__}; native reduce: {numreduce.HAVE_NATIVE_REDUCE}")
+
+
+@pytest.fixture
+def two_threads():
+    """numreduce.set_num_threads(2) for the test (chunks of >= 2**21 elements)."""
+    old = numreduce.set_num_threads(2)
+    yield
+    numreduce.set_num_threads(old)

@@ -412,14 +412,6 @@ def test_fsum_lane_boundaries_exact_cancellation(n):
         assert_within_documented_bound(nr.fsum(arr), list(arr))
 
 
-@pytest.fixture
-def two_threads():
-    """numreduce.set_num_threads(2) for the test (chunks of >= 2**21 elements)."""
-    old = nr.set_num_threads(2)
-    yield
-    nr.set_num_threads(old)
-
-
 def test_fsum_threaded_whole_array(two_threads):
     rng = np.random.default_rng(21)
     n = 2**21

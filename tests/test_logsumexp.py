@@ -344,14 +344,6 @@ def test_logsumexp_specials_at_every_lane_position(n, special):
                 np.testing.assert_array_equal(got, want, err_msg=f"n={n} p={p}")
 
 
-@pytest.fixture
-def two_threads():
-    """numreduce.set_num_threads(2) for the test (chunks of >= 2**21 elements)."""
-    old = nr.set_num_threads(2)
-    yield
-    nr.set_num_threads(old)
-
-
 def test_logsumexp_threaded_whole_array(two_threads):
     rng = np.random.default_rng(22)
     x = rng.standard_normal(2**22 + 3) * 5

@@ -653,14 +653,6 @@ def test_accuracy_offset_data_lane_and_block_sizes(n):
                                         v_exact, what=f"n={n} ddof={ddof}")
 
 
-@pytest.fixture
-def two_threads():
-    """numreduce.set_num_threads(2) for the test (chunks of >= 2**21 elements)."""
-    old = nr.set_num_threads(2)
-    yield
-    nr.set_num_threads(old)
-
-
 def test_meanvar_large_offset_data_with_threads(two_threads):
     rng = np.random.default_rng(24)
     a = 1e8 + rng.standard_normal(2**22 + 1)

@@ -368,14 +368,6 @@ def test_nanminmax_large_contiguous_and_strided():
         assert_strict(got, nan_ref(arr))
 
 
-@pytest.fixture
-def two_threads():
-    """numreduce.set_num_threads(2) for the test (chunks of >= 2**21 elements)."""
-    old = nr.set_num_threads(2)
-    yield
-    nr.set_num_threads(old)
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, "M8[s]"], ids=str)
 def test_nanminmax_threaded_whole_array(two_threads, dtype):
     n = 2**22 + 9
