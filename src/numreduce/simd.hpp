@@ -76,16 +76,17 @@ constexpr int minmax_lanes() {
 }
 
 // min / max / "a NaN seen" of x[0..n): lanes of BYTES-wide vectors, U
-// vectors per step from the first BYTES boundary (the head overlaps it:
-// min/max are idempotent).  The selects are exactly vector min/max
+// vectors per step from the first BYTES boundary, then single vectors, the
+// last one ending at n (the head and the tail overlap the steps: min/max
+// are idempotent), so the whole of x is covered.  The selects are exactly vector min/max
 // instructions; NaNs are remembered in their own lanes, so the caller can
 // reproduce np.minimum/np.maximum (NaN wins) from (lo, hi, nan) with scalar
 // code.  With SKIP (np.fmin/np.fmax) lanes start at +inf/-inf where the
 // first element is NaN and the third output holds, per lane, some non-NaN
 // element seen (NaN: the lane saw only NaNs): the caller takes lo/hi of
 // lanes that saw a number.  No select depends on the previous iteration's
-// NaN test.  Writes minmax_lanes<T>() lanes; returns false (touching
-// nothing) when n is shorter than one step.
+// NaN test.  Writes minmax_lanes<T>() lanes and *done = n; returns false
+// (touching nothing) when n is shorter than one step.
 #define NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)                                         \
     template <class T, bool SKIP>                                                     \
     ATTR bool minmax_##SUFFIX(const T *x, long long n, T *lo_out, T *hi_out,          \
@@ -115,6 +116,16 @@ constexpr int minmax_lanes() {
                 if (SKIP) na[u] = v == v ? v : na[u];                                 \
                 else na[u] = v != v ? v : na[u];                                      \
             }                                                                         \
+        }                                                                             \
+        /* the rest one vector at a time, the last one overlapping */               \
+        for (bool last = false; k < n; k = last ? n : k + W) {                        \
+            last = k + W >= n;                                                        \
+            V v;                                                                      \
+            std::memcpy(&v, x + (last ? n - W : k), BYTES);                           \
+            lo[0] = v < lo[0] ? v : lo[0];                                            \
+            hi[0] = v > hi[0] ? v : hi[0];                                            \
+            if (SKIP) na[0] = v == v ? v : na[0];                                     \
+            else na[0] = v != v ? v : na[0];                                          \
         }                                                                             \
         /* fold the U vectors into one (NaN information stays in na) */           \
         for (int u = 1; u < U; u++) {                                                 \
