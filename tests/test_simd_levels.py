@@ -41,12 +41,14 @@ CHECK = textwrap.dedent(r'''
                 a = base[off:off + n] if off + n <= base.size else base[:n]
                 same(nr.minmax(a), (np.min(a), np.max(a)), (dt, n, off, "minmax"))
                 same(nr.argminmax(a), (np.argmin(a), np.argmax(a)), (dt, n, off, "argminmax"))
-                if np.dtype(dt).kind == "f" and n > 2:
+                for pos in (n // 2, n - 1):  # NaN inside, NaN in the tail
+                    if np.dtype(dt).kind != "f" or n < 3:
+                        break
                     b = a.copy()
-                    b[n // 2] = np.nan
-                    same(nr.minmax(b), (np.min(b), np.max(b)), (dt, n, off, "minmax nan"))
-                    same(nr.nanminmax(b), (np.nanmin(b), np.nanmax(b)), (dt, n, off, "nanminmax"))
-                    same(nr.argminmax(b), (np.argmin(b), np.argmax(b)), (dt, n, off, "argminmax nan"))
+                    b[pos] = np.nan
+                    same(nr.minmax(b), (np.min(b), np.max(b)), (dt, n, off, pos, "minmax nan"))
+                    same(nr.nanminmax(b), (np.nanmin(b), np.nanmax(b)), (dt, n, off, pos, "nanminmax"))
+                    same(nr.argminmax(b), (np.argmin(b), np.argmax(b)), (dt, n, off, pos, "argminmax nan"))
         m = (rng.standard_normal((37, 301)) * 100).astype(dt)
         for axis in (0, 1):
             same(nr.minmax(m, axis=axis), (np.min(m, axis=axis), np.max(m, axis=axis)),
