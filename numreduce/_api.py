@@ -84,6 +84,12 @@ def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=Tru
 
 def _argminmax(a, axis, keepdims, out, skip_nan, name):
     a = np.asarray(a)
+    if axis is None and out is None and not keepdims and a.ndim == 1 and a.size:
+        # The common call, without the general path's bookkeeping.
+        lo, hi = _core._argminmax(a.reshape(1, -1), skip_nan)
+        if skip_nan and (lo[0] < 0 or hi[0] < 0):
+            raise ValueError("All-NaN slice encountered")
+        return lo[0], hi[0]
     zero_d = a.ndim == 0
     if zero_d:
         a = a.reshape(1)  # NumPy treats a 0-d array as 1-d here (axis 0 / -1 / None)
@@ -114,6 +120,11 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
                 raise ValueError("output array is read-only")
     if rows.shape[1] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
+    if rows.shape[1] >= 64 and rows.strides[1] != rows.itemsize:
+        # Strided rows (a reduction over a leading axis) step element by
+        # element; one contiguous copy lets every row take the vector kernels
+        # (np.argmin copies likewise).
+        rows = np.ascontiguousarray(rows)
     lo, hi = _core._argminmax(rows, skip_nan)
     if skip_nan and ((lo < 0).any() or (hi < 0).any()):
         raise ValueError("All-NaN slice encountered")

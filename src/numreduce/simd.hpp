@@ -182,6 +182,34 @@ constexpr int minmax_lanes() {
         return c0;                                                                    \
     }
 
+// The first i in [0, n) with x[i] == v (x[i] a NaN when v is NaN), or n:
+// four vector compares per step, their masks OR-ed and tested once; the
+// step that matched is then searched in order.
+#define NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)                                           \
+    template <class T>                                                                \
+    ATTR long long find_eq_##SUFFIX(const T *x, long long n, T v) {                   \
+        constexpr int W = BYTES / (int)sizeof(T), U = 4;                              \
+        typedef T V __attribute__((vector_size(BYTES)));                              \
+        const bool nan = v != v;                                                      \
+        long long k = 0;                                                              \
+        for (; k + U * W <= n; k += U * W) {                                          \
+            decltype(V{} == V{}) m = {};                                              \
+            for (int u = 0; u < U; u++) {                                             \
+                V a;                                                                  \
+                std::memcpy(&a, x + k + u * W, BYTES);                                \
+                m |= nan ? (a != a) : (a == v);                                       \
+            }                                                                         \
+            unsigned long long w[BYTES / 8], any = 0;                                 \
+            std::memcpy(w, &m, BYTES);                                                \
+            for (int j = 0; j < BYTES / 8; j++) any |= w[j];                          \
+            if (any) break;                                                           \
+        }                                                                             \
+        for (; k < n; k++) {                                                          \
+            if (nan ? x[k] != x[k] : x[k] == v) return k;                             \
+        }                                                                             \
+        return n;                                                                     \
+    }
+
 }  // namespace simd
 }  // namespace nr
 #include "traits/expfn.hpp"
@@ -318,11 +346,13 @@ namespace simd {
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
     NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)        \
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
+    NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_SIMD_INSTANTIATE
 #undef NR_MINMAX_KERNEL
 #undef NR_COLS_KERNEL
+#undef NR_FIND_KERNEL
 #undef NR_F64_KERNELS
 
 // The dispatchers: the variant of simd_level().
@@ -341,6 +371,7 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
 NR_DISPATCH(template <class T>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T>(lo, hi, x, rows, cols, stride))
+NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
 NR_DISPATCH(, shifted_sum, (const double *x, long long n, double K, double *o), (x, n, K, o))
 NR_DISPATCH(, dev_sums, (const double *x, long long n, double K, double m, double *a, double *b),
             (x, n, K, m, a, b))

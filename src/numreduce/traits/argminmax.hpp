@@ -54,7 +54,8 @@ struct ArgMinMax {
     NR_HD static acc_t step(acc_t a, in_t x, long long i) { return combine(a, lift(x, i)); }
 
     // A contiguous row x[0..n), indices counted from 0.  On the host,
-    // integers and IEEE floats take two steps: blocks of BLOCK elements are
+    // integers and IEEE floats (rows of 64 or more) take two steps: blocks of
+    // up to BLOCK elements are
     // summarised by the min/max vector kernel (minmax.hpp's block_reduce: no
     // index lanes, so it runs at the speed of a fused min/max), keeping for
     // each side the block where the running value last strictly improved;
@@ -67,7 +68,7 @@ struct ArgMinMax {
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
-            if (n >= BLOCK) return combine(acc, blocked(x, n));
+            if (n >= 64) return combine(acc, blocked(x, n));
         }
 #endif
         for (long long k = 0; k < n; k++) acc = step(acc, x[k], k);
@@ -75,6 +76,7 @@ struct ArgMinMax {
     }
 
   private:
+#if defined(NR_HAVE_HOST_SIMD)
     // The block pass, for n >= 1 elements.
     static acc_t blocked(const in_t *x, long long n) {
         using MM = MinMaxOf<T, SKIP_NAN>;
@@ -105,13 +107,9 @@ struct ArgMinMax {
     static long long first_equal(const in_t *x, long long n, long long k, T v) {
         if (k < 0) return -1;
         const long long end = n - k < BLOCK ? n : k + BLOCK;
-        if (is_nan(v)) {
-            while (!is_nan(x[k])) k++;
-        } else {
-            while (k < end && !(x[k] == v)) k++;
-        }
-        return k;
+        return k + simd::find_eq<T>(x + k, end - k, v);
     }
+#endif
 };
 
 }  // namespace nr
