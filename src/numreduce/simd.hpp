@@ -68,32 +68,43 @@ inline const char *simd_level_name() {
 // Vectors in flight per loop step of the min/max kernels.
 constexpr int MINMAX_UNROLL = 4;
 
-// Lanes of the min/max kernel's outputs for T: the widest variant's count
-// (narrower variants repeat their lanes, which min/max merges ignore).
+// Room for the min/max kernel's lane outputs for T: the widest variant's
+// lane count (a kernel returns how many lanes it wrote).
 template <class T>
 constexpr int minmax_lanes() {
     return 64 / (int)sizeof(T);
 }
 
-// min / max / "a NaN seen" of x[0..n): lanes of BYTES-wide vectors, U
-// vectors per step from the first BYTES boundary, then single vectors, the
-// last one ending at n (the head and the tail overlap the steps: min/max
-// are idempotent), so the whole of x is covered.  The selects are exactly vector min/max
+// One vector v into the lanes (lo, hi, na): vector min/max selects, and
+// per lane a NaN seen (propagating) or a number seen (SKIP).  No select
+// depends on a NaN test of the previous step.
+#define NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)                                           \
+    template <bool SKIP, class V>                                                     \
+    ATTR __attribute__((always_inline)) inline void minmax_step_##SUFFIX(V &lo, V &hi, V &na, \
+                                                                        V v) {        \
+        lo = v < lo ? v : lo;                                                         \
+        hi = v > hi ? v : hi;                                                         \
+        if (SKIP) na = v == v ? v : na;                                               \
+        else na = v != v ? v : na;                                                    \
+    }
+
+// min / max / "a NaN seen" of the whole of x[0..n): lanes of BYTES-wide
+// vectors, U vectors per step from the first BYTES boundary, then single
+// vectors, the last one ending at n (the head and the tail overlap the
+// steps: min/max are idempotent).  The selects are exactly vector min/max
 // instructions; NaNs are remembered in their own lanes, so the caller can
 // reproduce np.minimum/np.maximum (NaN wins) from (lo, hi, nan) with scalar
 // code.  With SKIP (np.fmin/np.fmax) lanes start at +inf/-inf where the
 // first element is NaN and the third output holds, per lane, some non-NaN
 // element seen (NaN: the lane saw only NaNs): the caller takes lo/hi of
-// lanes that saw a number.  No select depends on the previous iteration's
-// NaN test.  Writes minmax_lanes<T>() lanes and *done = n; returns false
+// lanes that saw a number.  Returns the number of lanes written, or 0
 // (touching nothing) when n is shorter than one step.
 #define NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)                                         \
     template <class T, bool SKIP>                                                     \
-    ATTR bool minmax_##SUFFIX(const T *x, long long n, T *lo_out, T *hi_out,          \
-                              T *nan_out, long long *done) {                          \
+    ATTR int minmax_##SUFFIX(const T *x, long long n, T *lo_out, T *hi_out, T *nan_out) { \
         constexpr int W = BYTES / (int)sizeof(T), U = MINMAX_UNROLL;                  \
         typedef T V __attribute__((vector_size(BYTES)));                              \
-        if (n < U * W) return false;                                                  \
+        if (n < U * W) return 0;                                                      \
         V lo[U], hi[U], na[U];                                                        \
         for (int u = 0; u < U; u++) {                                                 \
             std::memcpy(&lo[u], x + u * W, BYTES);                                    \
@@ -110,11 +121,7 @@ constexpr int minmax_lanes() {
             for (int u = 0; u < U; u++) {                                             \
                 V v;                                                                  \
                 std::memcpy(&v, x + k + u * W, BYTES);                                \
-                lo[u] = v < lo[u] ? v : lo[u];                                        \
-                hi[u] = v > hi[u] ? v : hi[u];                                        \
-                /* propagating: remember a NaN; skipping: remember a number */        \
-                if (SKIP) na[u] = v == v ? v : na[u];                                 \
-                else na[u] = v != v ? v : na[u];                                      \
+                minmax_step_##SUFFIX<SKIP>(lo[u], hi[u], na[u], v);                   \
             }                                                                         \
         }                                                                             \
         /* the rest one vector at a time, the last one overlapping */               \
@@ -122,10 +129,7 @@ constexpr int minmax_lanes() {
             last = k + W >= n;                                                        \
             V v;                                                                      \
             std::memcpy(&v, x + (last ? n - W : k), BYTES);                           \
-            lo[0] = v < lo[0] ? v : lo[0];                                            \
-            hi[0] = v > hi[0] ? v : hi[0];                                            \
-            if (SKIP) na[0] = v == v ? v : na[0];                                     \
-            else na[0] = v != v ? v : na[0];                                          \
+            minmax_step_##SUFFIX<SKIP>(lo[0], hi[0], na[0], v);                       \
         }                                                                             \
         /* fold the U vectors into one (NaN information stays in na) */           \
         for (int u = 1; u < U; u++) {                                                 \
@@ -134,13 +138,12 @@ constexpr int minmax_lanes() {
             if (SKIP) na[0] = na[u] == na[u] ? na[u] : na[0];                         \
             else na[0] = na[u] != na[u] ? na[u] : na[0];                              \
         }                                                                             \
-        for (int j = 0; j < minmax_lanes<T>(); j++) {                                 \
-            lo_out[j] = lo[0][j % W];                                                 \
-            hi_out[j] = hi[0][j % W];                                                 \
-            nan_out[j] = na[0][j % W];                                                \
+        for (int j = 0; j < W; j++) {                                                 \
+            lo_out[j] = lo[0][j];                                                     \
+            hi_out[j] = hi[0][j];                                                     \
+            nan_out[j] = na[0][j];                                                    \
         }                                                                             \
-        *done = k;                                                                    \
-        return true;                                                                  \
+        return W;                                                                     \
     }
 
 // Column tiles of a row-major block reduced over its rows (axis 0),
@@ -167,9 +170,7 @@ constexpr int minmax_lanes() {
                 for (int u = 0; u < U; u++) {                                         \
                     V v;                                                              \
                     std::memcpy(&v, xr + u * W, BYTES);                               \
-                    lo[u] = v < lo[u] ? v : lo[u];                                    \
-                    hi[u] = v > hi[u] ? v : hi[u];                                    \
-                    na[u] = v != v ? v : na[u];                                       \
+                    minmax_step_##SUFFIX<false>(lo[u], hi[u], na[u], v);              \
                 }                                                                     \
             }                                                                         \
             for (int u = 0; u < U; u++) {                                             \
@@ -344,12 +345,14 @@ namespace simd {
     }
 
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
+    NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)          \
     NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)        \
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_SIMD_INSTANTIATE
+#undef NR_MINMAX_STEP
 #undef NR_MINMAX_KERNEL
 #undef NR_COLS_KERNEL
 #undef NR_FIND_KERNEL
@@ -365,9 +368,8 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
         }                                                                        \
     }
 #define NR_COMMA ,
-NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
-            (const T *x, long long n, T *lo, T *hi, T *nan, long long *done),
-            <T NR_COMMA SKIP>(x, n, lo, hi, nan, done))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax, (const T *x, long long n, T *lo, T *hi, T *nan),
+            <T NR_COMMA SKIP>(x, n, lo, hi, nan))
 NR_DISPATCH(template <class T>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T>(lo, hi, x, rows, cols, stride))

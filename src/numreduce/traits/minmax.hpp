@@ -76,12 +76,13 @@ struct MinMaxOf {
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             constexpr int L = simd::minmax_lanes<T>();
             T lo[L], hi[L], nan[L];
-            if (simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nan, &k)) {
+            if (const int lanes = simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nan)) {
+                k = n;  // the kernel covers the whole stream
                 // Usually no lane is marked (no NaN seen; skipping: every
                 // lane saw a number): fold the lanes with plain compares.
                 bool marked = false;
                 T l = lo[0], h = hi[0];
-                for (int j = 0; j < L; j++) {
+                for (int j = 0; j < lanes; j++) {
                     marked = marked | is_nan(nan[j]);
                     l = lo[j] < l ? lo[j] : l;
                     h = hi[j] > h ? hi[j] : h;
@@ -89,7 +90,7 @@ struct MinMaxOf {
                 if (!marked) {
                     acc = combine(acc, acc_t{{l, h}});
                 } else {
-                    for (int j = 0; j < L; j++) {
+                    for (int j = 0; j < lanes; j++) {
                         const bool lane_has_numbers = !SKIP_NAN || !is_nan(nan[j]);
                         if (lane_has_numbers) acc = combine(acc, acc_t{{lo[j], hi[j]}});
                         if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
