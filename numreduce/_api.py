@@ -82,13 +82,20 @@ def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=Tru
 # argmin / argmax
 # ---------------------------------------------------------------------------
 
+def _arg_rows(rows, skip_nan):
+    """(argmin, argmax) per row of a 2-D array; -1 (NaN-skipping, all NaN)
+    raises as NumPy does."""
+    lo, hi = _core._argminmax(rows, skip_nan)
+    if skip_nan and ((lo < 0).any() or (hi < 0).any()):
+        raise ValueError("All-NaN slice encountered")
+    return lo, hi
+
+
 def _argminmax(a, axis, keepdims, out, skip_nan, name):
     a = np.asarray(a)
     if axis is None and out is None and not keepdims and a.ndim == 1 and a.size:
         # The common call, without the general path's bookkeeping.
-        lo, hi = _core._argminmax(a.reshape(1, -1), skip_nan)
-        if skip_nan and (lo[0] < 0 or hi[0] < 0):
-            raise ValueError("All-NaN slice encountered")
+        lo, hi = _arg_rows(a.reshape(1, -1), skip_nan)
         return lo[0], hi[0]
     zero_d = a.ndim == 0
     if zero_d:
@@ -125,9 +132,7 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
         # element; one contiguous copy lets every row take the vector kernels
         # (np.argmin copies likewise).
         rows = np.ascontiguousarray(rows)
-    lo, hi = _core._argminmax(rows, skip_nan)
-    if skip_nan and ((lo < 0).any() or (hi < 0).any()):
-        raise ValueError("All-NaN slice encountered")
+    lo, hi = _arg_rows(rows, skip_nan)
     results = []
     for r, o in zip((lo, hi), outs):
         r = r.reshape(shape)
