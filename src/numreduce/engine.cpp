@@ -389,31 +389,32 @@ struct DirectCall {
         ctx.descriptors = descrs;
         return 1;
     }
-    // (ufunc, a) of the 2-D paths: 1 = ready, 0 = not for this path (the
+    // The 2-D paths' start: (ufunc, a) parsed, and nout new 1-D outputs
+    // with one entry per element of the kept axis (the tuple in *ret, their
+    // data pointers in outs[]).  1 = ready, 0 = not for this path (the
     // caller returns None), -1 = error.  The reduced `axis` must not be empty.
-    int parse_2d(PyObject *args, PyObject **ufunc, PyArrayObject **a, int axis) {
-        if (!PyArg_ParseTuple(args, "OO!", ufunc, &PyArray_Type, a)) return -1;
+    int start_2d(PyObject *args, int axis, PyArrayObject **a, char **outs, PyObject **ret) {
+        PyObject *ufunc;
+        if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, a)) return -1;
         if (PyArray_NDIM(*a) != 2 || PyArray_DIM(*a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(*a)) {
             return 0;
         }
-        return init(*ufunc, *a);
-    }
-    // A tuple of nout new 1-D arrays of `length` (the output dtype); their
-    // data pointers in outs[].  nullptr on error.
-    PyObject *new_outputs(npy_intp length, char **outs) {
-        PyObject *ret = PyTuple_New(nout);
-        for (int i = 0; ret != nullptr && i < nout; i++) {
+        const int ok = init(ufunc, *a);
+        if (ok <= 0) return ok;
+        npy_intp length = PyArray_DIM(*a, 1 - axis);
+        *ret = PyTuple_New(nout);
+        for (int i = 0; *ret != nullptr && i < nout; i++) {
             Py_INCREF(out);
             PyObject *o = PyArray_NewFromDescr(&PyArray_Type, out, 1, &length, nullptr, nullptr, 0,
                                                nullptr);
             if (o == nullptr) {
-                Py_CLEAR(ret);
+                Py_CLEAR(*ret);
                 break;
             }
-            PyTuple_SET_ITEM(ret, i, o);
+            PyTuple_SET_ITEM(*ret, i, o);
             outs[i] = PyArray_BYTES((PyArrayObject *)o);
         }
-        return ret;
+        return *ret == nullptr ? -1 : 1;
     }
     // Start values into one accumulator set: 1 = the loop's initials, 0 =
     // none (the caller copies a first element, of the same type), -1 = error.
@@ -533,10 +534,11 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
 // reduction-loop call per row (its row-walk fast path) or the traits' own
 // row-block algorithm.  Returns None (general path) for anything unusual.
 PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
-    PyObject *ufunc;
     PyArrayObject *a;
+    char *outs[NPY_MAXARGS];
+    PyObject *ret;
     DirectCall call;
-    const int ok = call.parse_2d(args, &ufunc, &a, 0);
+    const int ok = call.start_2d(args, 0, &a, outs, &ret);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
@@ -544,9 +546,6 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
     const int nout = call.nout;
     const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
     const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
-    char *outs[NPY_MAXARGS];
-    PyObject *ret = call.new_outputs(cols, outs);
-    if (ret == nullptr) return nullptr;
 
     // Start values: the initials broadcast along the row, or row 0 itself.
     const char *x = PyArray_BYTES(a);
@@ -589,10 +588,11 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
 // one stride-0 loop call per row (no iterator), without options.  Returns
 // None (general path) for anything unusual.
 PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
-    PyObject *ufunc;
     PyArrayObject *a;
+    char *outs[NPY_MAXARGS];
+    PyObject *ret;
     DirectCall call;
-    const int ok = call.parse_2d(args, &ufunc, &a, 1);
+    const int ok = call.start_2d(args, 1, &a, outs, &ret);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
@@ -600,9 +600,6 @@ PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
     const int nout = call.nout;
     const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
     const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
-    char *outs[NPY_MAXARGS];
-    PyObject *ret = call.new_outputs(rows, outs);
-    if (ret == nullptr) return nullptr;
     int r = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (npy_intp row = 0; row < rows && r == 0; row++) {
