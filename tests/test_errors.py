@@ -130,3 +130,19 @@ def test_out_dtype_is_cast_unsafely_like_native_multi_output_reduce(reduce_path)
     reduce_path(MM, a, axis=0, out=(lo, hi))
     np.testing.assert_array_equal(lo, a.min(0).astype(np.int8))
     np.testing.assert_array_equal(hi, a.max(0).astype(np.float32))
+
+
+# --- issue 10: an `out` axis of length 1 is not a second reduction --------
+
+A12 = np.arange(12.0).reshape(3, 4)
+
+
+def test_engine_core_refuses_size1_out_axis_itself():
+    """The C++ engine checks the out shape too (its NpyIter marks the reduced
+    axes NPY_ITER_REDUCTION_AXIS(-1)), not only the Python half."""
+    outs = (np.full(1, 7.0), None)
+    descrs = nr._engine._resolve(MM, A12.dtype, outs, None, 2)
+    with pytest.raises(ValueError, match=r"out\[0\] has shape \(1,\), but the result has shape "
+                                         r"\(4,\)"):
+        nr._core._reduce(MM, A12, outs, None, (0,), 2, (np.inf, -np.inf), descrs)
+    assert outs[0][0] == 7

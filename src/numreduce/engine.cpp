@@ -16,6 +16,13 @@
 
 #include "ufuncs.hpp"
 
+// NumPy's flag for an op_axes entry that is a reduction axis (NumPy's
+// private common.h; the encoding is part of NpyIter_AdvancedNew's op_axes
+// contract since NumPy 1.21, and NumPy's own reduce passes it this way).
+#ifndef NPY_ITER_REDUCTION_AXIS
+#define NPY_ITER_REDUCTION_AXIS(axis) ((axis) + (1 << (NPY_BITSOF_INT - 2)))
+#endif
+
 namespace nr {
 
 // Threads for whole-array reductions (numreduce.set_num_threads): chunks of
@@ -225,23 +232,37 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         op_dtypes[nout + 1] = PyArray_DESCR((PyArrayObject *)where);
         op_flags[nout + 1] = NPY_ITER_READONLY;
     }
+    // Reduced axes are NPY_ITER_REDUCTION_AXIS(-1), as in NumPy's wrapper:
+    // the iterator then reduces over those axes only, and an output axis of
+    // length 1 where the result axis is longer is an error, not a second
+    // reduction (the explicit check below names `out` and both shapes).
     int result_axes[NPY_MAXDIMS];
     int *op_axes[NPY_MAXARGS] = {};
     for (int i = 0; i < nout; i++) op_axes[i] = result_axes;
+    npy_intp result_shape[NPY_MAXDIMS];
     int cur = 0;
     for (int i = 0; i < ndim; i++) {
         if (axis_flags[i]) {
-            result_axes[i] = -1;
+            result_axes[i] = NPY_ITER_REDUCTION_AXIS(-1);
         } else {
+            result_shape[cur] = PyArray_DIM(operand, i);
             result_axes[i] = cur++;
         }
     }
     for (int i = 0; i < nout; i++) {
-        if (op[i] != nullptr && PyArray_NDIM(op[i]) != cur) {
-            PyErr_Format(PyExc_ValueError,
-                         "output parameter for reduction operation %s has the wrong number of "
-                         "dimensions: Found %d but expected %d",
-                         name, PyArray_NDIM(op[i]), cur);
+        if (op[i] == nullptr) continue;
+        bool same = PyArray_NDIM(op[i]) == cur;
+        for (int d = 0; same && d < cur; d++) same = PyArray_DIM(op[i], d) == result_shape[d];
+        if (!same) {
+            PyObject *got = PyArray_IntTupleFromIntp(PyArray_NDIM(op[i]), PyArray_DIMS(op[i]));
+            PyObject *want = PyArray_IntTupleFromIntp(cur, result_shape);
+            if (got != nullptr && want != nullptr) {
+                PyErr_Format(PyExc_ValueError,
+                             "%s: out[%d] has shape %S, but the result has shape %S", name, i,
+                             got, want);
+            }
+            Py_XDECREF(got);
+            Py_XDECREF(want);
             return nullptr;
         }
     }
