@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-import operator
 import warnings
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
-
 from . import _core
+from ._args import axis_index, check_outs, keepdims_flag, normalize_axes, where_mask
 from ._engine import NoValue, reduce
 
 __all__ = ["argminmax", "fsum", "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax",
@@ -93,10 +91,11 @@ def _arg_rows(rows, skip_nan):
 
 def _argminmax(a, axis, keepdims, out, skip_nan, name):
     a = np.asarray(a)
-    if axis is None and out is None and not keepdims and a.ndim == 1 and a.size:
+    if axis is None and out is None and keepdims is False and a.ndim == 1 and a.size:
         # The common call, without the general path's bookkeeping.
         lo, hi = _arg_rows(a.reshape(1, -1), skip_nan)
         return lo[0], hi[0]
+    keepdims = keepdims_flag(keepdims)
     zero_d = a.ndim == 0
     if zero_d:
         a = a.reshape(1)  # NumPy treats a 0-d array as 1-d here (axis 0 / -1 / None)
@@ -104,7 +103,7 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
         rows = a.reshape(1, -1)
         shape = (1,) * a.ndim if keepdims else ()
     else:
-        ax = normalize_axis_index(operator.index(axis), a.ndim)
+        ax = axis_index(axis, a.ndim)
         moved = np.moveaxis(a, ax, -1)
         rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
         shape = moved.shape[:-1]
@@ -113,20 +112,16 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
     if zero_d:
         shape = ()
     outs = (None, None) if out is None else out
-    if not (isinstance(outs, tuple) and len(outs) == 2):
+    if not (type(outs) is tuple and len(outs) == 2):
         raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries)")
-    for o in outs:
-        if o is not None:
-            if not isinstance(o, np.ndarray):
-                raise TypeError(f"{name}: out entries must be arrays")
-            if o.shape != shape:
-                raise ValueError(f"{name}: output array has shape {o.shape}, expected {shape}")
-            if not np.can_cast(o.dtype, np.intp, casting="safe"):  # np.argmin's rule
-                raise TypeError(f"{name}: cannot store indices in an array of dtype {o.dtype}")
-            if not o.flags.writeable:
-                raise ValueError("output array is read-only")
+    check_outs(outs, shape, name)
+    for i, o in enumerate(outs):
+        if o is not None and not np.can_cast(o.dtype, np.intp, casting="safe"):
+            # np.argmin's rule
+            raise TypeError(f"{name}: cannot store indices in out[{i}] of dtype {o.dtype}")
     if rows.shape[1] == 0:
-        raise ValueError(f"attempt to get {name} of an empty sequence")
+        # NumPy's message (np.argmin and np.nanargmin alike).
+        raise ValueError("attempt to get argmin of an empty sequence")
     if rows.shape[1] >= 64 and rows.strides[1] != rows.itemsize:
         # Strided rows (a reduction over a leading axis) step element by
         # element; one contiguous copy lets every row take the vector kernels
@@ -212,9 +207,13 @@ def _moments(ufunc, a, axis, keepdims, where, dtype=None):
         a = a.astype(dtype)  # dtype=longdouble: accumulate in long double too
     # np.mean / np.var validate the axis against the array (no 0-d special
     # case as ufunc.reduce has).
-    axes = tuple(range(a.ndim)) if axis is None else normalize_axis_tuple(axis, a.ndim)
-    if where is not True:
-        where = np.broadcast_to(np.asarray(where, dtype=bool), a.shape)
+    axes = normalize_axes(axis, a.ndim, scalar_rule=False)
+    keepdims = keepdims_flag(keepdims)
+    where = where_mask(where, a.shape)
+    if where is None:
+        where = True
+    else:
+        where = np.broadcast_to(where, a.shape)
     leading = tuple(range(len(axes)))
     if (axes and where is True and sorted(axes) == list(leading) and len(axes) < a.ndim
             and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
@@ -308,7 +307,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """
     arr = np.asarray(a)
     ufunc = _core.nanmoments if arr.dtype.kind == "f" else _core.moments
-    if arr.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+    if arr.ndim == 0 and type(axis) is int and axis in (0, -1):
         axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
     arr, count, mean, m2 = _moments(ufunc, arr, axis, keepdims, where, dtype)
     # np.nanvar is np.var for non-float data (inf, not NaN, where ddof >= count)

@@ -9,12 +9,10 @@ runs in ``numreduce._core._reduce`` on NpyIter with the registered loops.
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_index
-
 from . import _core
+from ._args import check_out_dtypes, check_outs, keepdims_flag, normalize_axes, where_mask
 
 __all__ = ["reduce", "NoValue"]
 
@@ -42,21 +40,6 @@ _NUMPY_NOVALUE = getattr(np, "_NoValue", NoValue)
 
 # numreduce's multi-output ufuncs -> number of outputs (filled by __init__).
 MULTI_OUTPUT: dict = {}
-
-
-def _normalize_axes(axis, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, tuple):
-        axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError("duplicate value in 'axis'")
-        return axes
-    ax = operator.index(axis)
-    if ndim == 0 and ax in (0, -1):
-        # NumPy's backwards-compatible special case for scalars.
-        return ()
-    return (normalize_axis_index(ax, ndim),)
 
 
 def _parse_out(out, nout: int):
@@ -90,19 +73,10 @@ def _parse_initial(initial, nout: int):
     return 2, (initial,) * nout
 
 
-def _squeeze_outs(outs, axes, ndim, name):
-    """keepdims=True: views of the given outputs without the reduced axes."""
-    squeezed = []
-    for o in outs:
-        if o is not None:
-            if o.ndim != ndim:
-                raise ValueError(
-                    f"output parameter for reduction operation {name} has the wrong number "
-                    f"of dimensions: Found {o.ndim} but expected {ndim} (must match the "
-                    "operand's when keepdims=True)")
-            o = o.squeeze(axis=axes)
-        squeezed.append(o)
-    return tuple(squeezed)
+def _squeeze_outs(outs, axes):
+    """keepdims=True: views of the given outputs (already checked against the
+    keepdims result shape) without the reduced axes."""
+    return tuple(o if o is None else o.squeeze(axis=axes) for o in outs)
 
 
 def _resolve(ufunc, arr_dtype, outs, dtype, nout):
@@ -126,7 +100,7 @@ def _contiguous_axes_fast_path(ufunc, array, axis, keepdims):
     2-D array: the column-blocked C++ path) or its trailing axes (one
     iterator-free loop call per row); None where neither applies."""
     try:
-        axes = sorted(_normalize_axes(axis, array.ndim))
+        axes = sorted(normalize_axes(axis, array.ndim))
     except (TypeError, ValueError, IndexError):
         return None  # let the general path raise the proper error
     k, ndim = len(axes), array.ndim
@@ -165,7 +139,8 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     dtype : dtype, optional
         Loop dtype for every output (the input is cast to it).
     out : tuple of (ndarray or None), optional
-        One entry per output.
+        One entry per output, each of exactly the result's shape (no
+        broadcasting), writeable, and sharing no memory with another entry.
     keepdims : bool
     initial : scalar or tuple, optional
         A scalar seeds every output, a tuple gives one value per output,
@@ -183,12 +158,15 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     (np.float64(1.0), np.float64(9.0))
     """
     nout = MULTI_OUTPUT.get(ufunc)
+    if keepdims is not False and keepdims is not True:
+        keepdims = keepdims_flag(keepdims)
     if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
             and where is True and initial is NoValue):
         # No options: the iterator-free C++ paths (each returns None when the
         # array is not plain native data of the layout it handles).
         res = None
-        if not keepdims and (axis is None or (array.ndim == 1 and axis in (0, -1))):
+        if not keepdims and (axis is None or (array.ndim == 1 and type(axis) is int
+                                              and axis in (0, -1))):
             res = _core._reduce_all(ufunc, array)
         elif array.ndim >= 2 and array.flags.c_contiguous and axis is not None:
             res = _contiguous_axes_fast_path(ufunc, array, axis, keepdims)
@@ -201,15 +179,21 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
         return ufunc.reduce(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                             where=where, **kwargs)
 
+    # Every check below runs before the engine writes anything.
+    name = ufunc.__name__
     return_scalar = out is not Ellipsis
     outs = _parse_out(None if out is Ellipsis else out, nout)
     arr = np.asarray(array)
-    axes = _normalize_axes(axis, arr.ndim)
+    axes = normalize_axes(axis, arr.ndim)
     mode, initials = _parse_initial(initial, nout)
-    mask = None if where is True else np.asarray(where, dtype=bool)
+    mask = where_mask(where, arr.shape)
+    if any(o is not None for o in outs):
+        shape = tuple(1 if i in axes else n for i, n in enumerate(arr.shape)) if keepdims \
+            else tuple(n for i, n in enumerate(arr.shape) if i not in axes)
+        check_outs(outs, shape, name)
     descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
-    keepdims = bool(keepdims)
-    core_outs = _squeeze_outs(outs, axes, arr.ndim, ufunc.__name__) if keepdims else outs
+    check_out_dtypes(outs, descrs[1:], name)
+    core_outs = _squeeze_outs(outs, axes) if keepdims else outs
     results = _core._reduce(ufunc, arr, core_outs, mask, axes, mode, initials, descrs)
     if keepdims:
         results = tuple(o if o is not None else np.expand_dims(r, axes)

@@ -134,7 +134,53 @@ def test_out_dtype_is_cast_unsafely_like_native_multi_output_reduce(reduce_path)
 
 # --- issue 10: an `out` axis of length 1 is not a second reduction --------
 
+ALL_UFUNCS = [nr.minimummaximum, nr.fminfmax, nr.moments, nr.nanmoments, nr.maxsumexp,
+              nr.twosum]
 A12 = np.arange(12.0).reshape(3, 4)
+
+
+def _numpy_error(a, axis, out_shape, keepdims=False):
+    """NumPy's own exception for the single-output equivalent (the reference)."""
+    with pytest.raises(Exception) as info:
+        np.add.reduce(a, axis=axis, keepdims=keepdims, out=np.zeros(out_shape), initial=0.0)
+    return type(info.value)
+
+
+@pytest.mark.parametrize("ufunc", ALL_UFUNCS, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("shape,axis,keepdims,out_shape,result_shape", [
+    ((3, 4), 0, False, (1,), (4,)),
+    ((3, 4), 1, False, (1,), (3,)),
+    ((3, 4), 0, True, (1, 1), (1, 4)),
+    ((2, 3, 4), 1, False, (2, 1), (2, 4)),
+    ((2, 3, 4), 1, False, (1, 4), (2, 4)),
+    ((2, 3, 4), (0, 2), True, (1, 1, 1), (1, 3, 1)),
+    ((2, 3, 4), 2, False, (1, 1), (2, 3)),
+])
+@pytest.mark.parametrize("initial", ["loop", "given", "none"])
+def test_out_with_size1_axis_is_refused(ufunc, shape, axis, keepdims, out_shape, result_shape,
+                                        initial):
+    """nr.minmax(A, axis=0, out=(np.zeros(1),) * 2, initial=...) returned the
+    reduction over *both* axes; NumPy raises ValueError."""
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    outs = tuple(np.full(out_shape, 7.0) for _ in range(ufunc.nout))
+    kw = {"loop": {}, "given": {"initial": 0.0}, "none": {"initial": None}}[initial]
+    with pytest.raises(ValueError) as info:
+        nr.reduce(ufunc, a, axis=axis, keepdims=keepdims, out=outs, **kw)
+    msg = str(info.value)
+    assert "out[0]" in msg and str(out_shape) in msg and str(result_shape) in msg, msg
+    assert issubclass(_numpy_error(a, axis, out_shape, keepdims), ValueError)
+    for o in outs:
+        assert (o == 7).all()
+
+
+def test_minmax_out_size1_axis_issue_example():
+    lo, hi = np.zeros(1), np.zeros(1)
+    with pytest.raises(ValueError, match=r"out\[0\] has shape \(1,\), but the result has shape "
+                                         r"\(4,\)"):
+        nr.minmax(A12, axis=0, out=(lo, hi), initial=(np.inf, -np.inf))
+    assert lo[0] == 0 and hi[0] == 0
+    with pytest.raises(ValueError):
+        np.minimum.reduce(A12, axis=0, out=np.zeros(1), initial=np.inf)
 
 
 def test_engine_core_refuses_size1_out_axis_itself():
@@ -146,3 +192,89 @@ def test_engine_core_refuses_size1_out_axis_itself():
                                          r"\(4,\)"):
         nr._core._reduce(MM, A12, outs, None, (0,), 2, (np.inf, -np.inf), descrs)
     assert outs[0][0] == 7
+
+
+def test_out_of_the_right_shape_still_works():
+    lo, hi = np.empty(4), np.empty(4)
+    r = nr.reduce(MM, A12, axis=0, out=(lo, hi), initial=(np.inf, -np.inf))
+    assert r[0] is lo and r[1] is hi
+    np.testing.assert_array_equal(lo, np.min(A12, axis=0))
+    np.testing.assert_array_equal(hi, np.max(A12, axis=0))
+    c, m, s = (np.empty((1, 4)) for _ in range(3))
+    nr.reduce(nr.moments, A12, axis=0, keepdims=True, out=(c, m, s))
+    np.testing.assert_array_equal(c, [[3, 3, 3, 3]])
+    np.testing.assert_allclose(m, np.mean(A12, axis=0, keepdims=True))
+
+
+# --- issue 10: aliased outputs --------------------------------------------
+
+def test_argminmax_same_out_twice():
+    o = np.full(4, 7, dtype=np.intp)
+    for f in (nr.argminmax, nr.nanargminmax):
+        with pytest.raises(ValueError, match=r"out\[0\] and out\[1\] share memory"):
+            f(A12, axis=0, out=(o, o))
+        assert (o == 7).all()
+
+
+@pytest.mark.parametrize("ufunc", ALL_UFUNCS, ids=lambda u: u.__name__)
+def test_reduce_overlapping_outs(ufunc):
+    buf = np.full(4 + ufunc.nout, 7.0)
+    outs = tuple(buf[i:i + 4] for i in range(ufunc.nout))
+    with pytest.raises(ValueError, match="share memory"):
+        nr.reduce(ufunc, A12, axis=0, out=outs)
+    assert (buf == 7).all()
+
+
+def test_interleaved_outs_that_do_not_overlap_are_fine():
+    buf = np.empty(8)
+    lo, hi = buf[::2], buf[1::2]  # same bounds, disjoint elements
+    assert np.may_share_memory(lo, hi) and not np.shares_memory(lo, hi)
+    nr.minmax(A12, axis=0, out=(lo, hi))
+    np.testing.assert_array_equal(lo, np.min(A12, axis=0))
+    np.testing.assert_array_equal(hi, np.max(A12, axis=0))
+
+
+def test_out_may_alias_the_input():
+    """Input/output overlap is NumPy's COPY_IF_OVERLAP case, not an error."""
+    a = A12.copy()
+    lo = a[0]
+    hi = np.empty(4)
+    nr.reduce(MM, a, axis=0, out=(lo, hi))
+    np.testing.assert_array_equal(lo, np.min(A12, axis=0))
+    np.testing.assert_array_equal(hi, np.max(A12, axis=0))
+
+
+# --- issue 10: argument conversion as NumPy -------------------------------
+
+def test_where_python_scalars_and_lists_convert_as_numpy():
+    """ufunc.reduce converts a non-array `where` with dtype=bool (1, 1.0,
+    lists of ints); only arrays must cast safely."""
+    for w in (1, 1.0, np.int64(1), [1, 0, 2, 1]):
+        got = nr.minmax(A12, axis=0, where=w, initial=(np.inf, -np.inf))
+        want = (np.minimum.reduce(A12, axis=0, where=w, initial=np.inf),
+                np.maximum.reduce(A12, axis=0, where=w, initial=-np.inf))
+        np.testing.assert_array_equal(got, want)
+
+
+def test_keepdims_int_and_index_types_accepted_as_numpy():
+    for kd in (1, np.int64(1)):
+        got = nr.minmax(A12, axis=0, keepdims=kd)
+        np.testing.assert_array_equal(got[0], np.min(A12, axis=0, keepdims=kd))
+        np.testing.assert_array_equal(nr.meanvar(A12, axis=0, keepdims=kd)[0],
+                                      np.mean(A12, axis=0, keepdims=kd))
+
+
+def test_axis_0d_integer_array_accepted_as_numpy():
+    ax = np.array(1)
+    np.testing.assert_array_equal(nr.minmax(A12, axis=ax)[0], np.min(A12, axis=ax))
+    np.testing.assert_array_equal(nr.meanvar(A12, axis=ax)[0], np.mean(A12, axis=ax))
+    np.testing.assert_array_equal(nr.argminmax(A12, axis=ax)[0], np.argmin(A12, axis=ax))
+
+
+def test_plain_1d_axis_fast_path_with_array_axis():
+    """The 1-D fast path's `axis in (0, -1)` raised the ambiguous-truth
+    ValueError for an array axis."""
+    with pytest.raises(TypeError, match="axis"):
+        nr.reduce(MM, np.arange(5.0), axis=np.array([0, 1]))
+    with pytest.raises(TypeError):
+        np.minimum.reduce(np.arange(5.0), axis=np.array([0, 1]))
