@@ -123,16 +123,20 @@ def check_outs(outs, shape, name: str) -> None:
 def check_out_dtypes(outs, descrs, name: str) -> None:
     """Results are cast into ``out`` unsafely, as every ufunc.reduce, but
     only between numbers (bool, integer, float, complex) or into object
-    arrays; a string, void, datetime or timedelta ``out`` for a result of
-    another kind (a float result into ``<U5``, datetimes into float) is a
-    TypeError, where NumPy finds no loop either (``UFuncTypeError``).
+    arrays, within datetime64 or timedelta64, and between timedelta64 and
+    integers (as NumPy); a string, void, datetime or timedelta ``out`` for
+    a result of another kind (a float result into ``<U5``, datetimes into
+    float) is a TypeError, where NumPy finds no loop either
+    (``UFuncTypeError``).
     ``descrs``: the loop's output descriptors, one per entry of ``outs``."""
     for i, (o, d) in enumerate(zip(outs, descrs)):
         if o is None:
             continue
         k, ok = d.kind, o.dtype.kind
-        if ok == "O" or (k in "biufc" and ok in "biufc") or (k == ok and k in "mM"):
+        if (ok == "O" or (k in "biufc" and ok in "biufc") or (k == ok and k in "mM")
+                or (k + ok) in ("mi", "im")):  # timedelta <-> signed integer ticks
             continue
         raise TypeError(f"{name}: cannot cast the result of dtype {d} into out[{i}] of dtype "
                         f"{o.dtype} (results are cast only between numeric dtypes, into "
-                        "object, or within datetime64 / timedelta64)")
+                        "object, within datetime64 / timedelta64, or between timedelta64 and "
+                        "integers)")

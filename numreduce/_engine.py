@@ -191,7 +191,14 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
         shape = tuple(1 if i in axes else n for i, n in enumerate(arr.shape)) if keepdims \
             else tuple(n for i, n in enumerate(arr.shape) if i not in axes)
         check_outs(outs, shape, name)
-    descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
+    try:
+        descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
+    except TypeError as e:
+        if all(o is None for o in outs):
+            raise
+        given = ", ".join(f"out[{i}]: {o.dtype}" for i, o in enumerate(outs) if o is not None)
+        raise TypeError(f"{name}: no loop for input dtype {arr.dtype} with the given out "
+                        f"dtypes ({given}): {e}") from e
     check_out_dtypes(outs, descrs[1:], name)
     core_outs = _squeeze_outs(outs, axes) if keepdims else outs
     results = _core._reduce(ufunc, arr, core_outs, mask, axes, mode, initials, descrs)

@@ -278,3 +278,40 @@ def test_plain_1d_axis_fast_path_with_array_axis():
         nr.reduce(MM, np.arange(5.0), axis=np.array([0, 1]))
     with pytest.raises(TypeError):
         np.minimum.reduce(np.arange(5.0), axis=np.array([0, 1]))
+
+
+OUT_DTYPE_PAIRS = [(i, o) for i in ("f8", "i8", "?", "M8[s]", "m8[s]")
+                   for o in ("f8", "f4", "i1", "u8", "?", "c16", "O", "U5", "S3", "M8[ms]",
+                             "m8[ms]")]
+# NumPy accepts these through its datetime/timedelta promoters; numreduce
+# refuses them (docs/semantics.md: only numeric <-> numeric, object, within
+# datetime64 / timedelta64 and timedelta64 <-> signed integer; the loop
+# resolution finds no datetime loop with an object out).
+STRICTER_OUT_DTYPES = {("M8[s]", "m8[ms]"), ("m8[s]", "M8[ms]"), ("M8[s]", "O"), ("m8[s]", "O"),
+                       ("m8[s]", "?"), ("?", "m8[ms]")}
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("in_dt,out_dt", OUT_DTYPE_PAIRS)
+def test_out_dtype_refused_where_numpy_refuses(in_dt, out_dt):
+    """A float result cast into a '<U5' (or datetime) out was accepted
+    silently; refuse where np.minimum.reduce finds no loop either."""
+    a = np.arange(12).reshape(3, 4).astype(in_dt)
+    try:
+        np.minimum.reduce(a, axis=0, out=np.zeros(4, out_dt))
+        numpy_ok = True
+    except TypeError:
+        numpy_ok = False
+    lo = np.zeros(4, out_dt)
+    before = lo.copy()
+    try:
+        nr.minmax(a, axis=0, out=(lo, None))
+        ours_ok = True
+    except TypeError as e:
+        assert "out[0]" in str(e)
+        np.testing.assert_array_equal(lo, before)
+        ours_ok = False
+    if (in_dt, out_dt) in STRICTER_OUT_DTYPES:
+        assert not ours_ok
+    else:
+        assert ours_ok == numpy_ok
