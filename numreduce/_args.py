@@ -14,7 +14,8 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-__all__ = ["axis_index", "check_out_dtypes", "check_outs", "keepdims_flag", "normalize_axes", "where_mask"]
+__all__ = ["axis_index", "check_out_dtypes", "check_outs", "keepdims_flag", "normalize_axes",
+           "where_mask"]
 
 
 def axis_index(ax, ndim: int) -> int:
