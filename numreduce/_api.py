@@ -451,7 +451,12 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     ``|fsum - exact| <= eps |exact| + n eps**2 sum|x|`` -- within about 1 ulp
     of ``math.fsum`` unless ``n * eps * sum|x| / |sum x|`` exceeds 1.
     Accumulates in float64 for bool/integers, float32 for float16, the input
-    dtype otherwise (``dtype=`` chooses).  NaN/inf behave as in ``np.sum``.
+    dtype otherwise; complex data sum their real and imaginary parts, each
+    compensated.  ``dtype=`` chooses a float or complex accumulator (float16:
+    accumulated in float32, rounded to float16); an integer, bool or object
+    ``dtype=`` raises ``TypeError`` (``np.sum`` would do exact integer or
+    object arithmetic), as do datetime64 and timedelta64 data.  NaN/inf
+    behave as in ``np.sum``.
 
     Examples
     --------
@@ -461,8 +466,60 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     10.0
     """
     arr = np.asarray(a)
-    s, e = reduce(_core.twosum, arr, axis=axis, dtype=dtype, keepdims=keepdims)
+    acc, rdt = _fsum_dtype(arr.dtype, dtype)
+    if arr.dtype.kind == "O":
+        arr = arr.astype(rdt)  # the element cast np.sum(a, dtype=...) makes
+    parts = [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]
+    sums = [_fsum_part(p, axis, acc, keepdims) for p in parts]
+    if rdt is None:
+        res = sums[0]
+    elif len(sums) == 2:
+        res = np.empty(np.shape(sums[0]), dtype=rdt)
+        res.real, res.imag = sums
+    else:
+        res = np.asarray(sums[0], dtype=rdt)
+    return res[()] if res.ndim == 0 else res
+
+
+def _fsum_dtype(in_dtype, dtype):
+    """np.sum's ``dtype=`` rules as far as compensated floating-point
+    summation can follow them: (acc, res), the real dtype the twosum
+    reduction runs in (None: the loop's choice for the input -- float64 for
+    bool/integers, float32 for float16) and the result dtype (None: the
+    accumulator's).  Complex data and complex ``dtype=`` sum the real and
+    imaginary parts separately.  A TypeError naming the argument for what it
+    cannot follow (docs/differences.md)."""
+    kind = in_dtype.kind
+    dt = _dtype_arg("fsum", dtype)
+    if kind == "m":
+        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (np.sum of timedelta64 is "
+                        "exact integer arithmetic; use np.sum)")
+    if kind == "M":
+        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (datetime64 values cannot "
+                        "be added; np.sum raises too)")
+    if kind not in "biufcO":
+        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (need bool, integer, "
+                        "floating point or complex)")
+    if kind == "O" and (dt is None or dt.kind not in "fc"):
+        raise TypeError("fsum: object arrays need a floating-point or complex dtype= (the "
+                        "elements are then cast, as np.sum(a, dtype=...) casts them)")
+    if dt is None:
+        return None, (in_dtype.newbyteorder("=") if kind == "c" else None)
+    if dt.kind in "biuO":
+        raise TypeError(f"fsum: dtype={dt} is not supported: compensated summation runs in "
+                        f"floating point (np.sum(a, dtype={dt}) is {dt} arithmetic)")
+    if dt.kind not in "fc":
+        raise TypeError(f"fsum: cannot sum in dtype={dt}")
+    if kind == "c" and dt.kind == "f":
+        raise TypeError(f"fsum: dtype={dt} would drop the imaginary part of {in_dtype} data "
+                        "(NumPy warns ComplexWarning); pass a complex dtype, or a.real")
+    real = np.finfo(dt).dtype
+    return (np.dtype(np.float32) if real == np.float16 else real), dt
+
+
+def _fsum_part(arr, axis, acc, keepdims):
+    """The compensated sum s + e of real data, in the accumulator's dtype."""
+    s, e = reduce(_core.twosum, arr, axis=axis, dtype=acc, keepdims=keepdims)
     with np.errstate(invalid="ignore", over="ignore"):
         res = np.where(np.isfinite(s) & (e != 0), np.add(s, e), s)
-    res = np.asarray(res, dtype=np.asarray(s).dtype)
-    return res[()] if res.ndim == 0 else res
+    return np.asarray(res, dtype=np.asarray(s).dtype)

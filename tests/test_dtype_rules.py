@@ -47,6 +47,7 @@ FUNCS = {
     "meanvar": (nr.meanvar, (np.mean, np.var)),
     "meanstd": (nr.meanstd, (np.mean, np.std)),
     "nanmeanvar": (nr.nanmeanvar, (np.nanmean, np.nanvar)),
+    "fsum": (nr.fsum, (np.sum,)),
 }
 
 
@@ -158,17 +159,74 @@ def test_integer_and_object_accumulation_is_refused(fn, dtype):
         fn(np.array([1, 2, 4]), dtype=dtype)
 
 
-@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar])
+@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar, nr.fsum])
 @pytest.mark.parametrize("dtype", [str, "S", "m8[s]", "M8[D]", "V8"])
 def test_non_numeric_dtype_raises(fn, dtype):
     with pytest.raises(TypeError, match="dtype"):
         fn(np.array([1.5, 2.5]), dtype=dtype)
 
 
-@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar])
+@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar, nr.fsum])
 def test_not_a_dtype_raises(fn):
     with pytest.raises(TypeError, match="dtype"):
         fn(np.array([1.5, 2.5]), dtype="not a dtype")
+
+
+def test_fsum_datetime64_raises_like_np_sum():
+    d = np.array(["2020-01-01", "2020-01-03"], "M8[D]")
+    with pytest.raises(TypeError):
+        np.sum(d, dtype=np.float64)
+    for dtype in (None, np.float64, np.longdouble):
+        with pytest.raises(TypeError, match="datetime64"):
+            nr.fsum(d, dtype=dtype)
+
+
+def test_fsum_timedelta64_refused():
+    t = np.array([1, 2], "m8[s]")
+    assert np.sum(t, dtype=np.float64) == np.timedelta64(3, "s")   # NumPy ignores dtype=
+    for dtype in (None, np.float64):
+        with pytest.raises(TypeError, match="timedelta64"):
+            nr.fsum(t, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [int, np.int8, bool, np.uint64, object])
+def test_fsum_integer_dtype_refused(dtype):
+    with pytest.raises(TypeError, match="dtype"):
+        nr.fsum(np.array([1.5, 2.5]), dtype=dtype)
+
+
+def test_fsum_float16_dtype_rounds_a_compensated_float32_sum():
+    x = np.array([2048.0, 1.0, 1.0, -2048.0] * 8)      # float16 alone loses the ones
+    got = nr.fsum(x, dtype=np.float16)
+    assert got.dtype == np.float16 and got == 16.0
+    assert np.sum(x, dtype=np.float16).dtype == np.float16
+
+
+def test_fsum_complex_is_compensated_per_part():
+    rng = np.random.default_rng(7)
+    re = rng.standard_normal(1000) * 1e10
+    im = rng.standard_normal(1000) * 1e12
+    re[500:] = -re[:500]
+    im[500:] = -im[:500]
+    re[0] += 1.0
+    im[3] += 2.0
+    for cdt, rdt in ((np.complex128, np.float64), (np.complex64, np.float32),
+                     (np.clongdouble, np.longdouble)):
+        z = (re + 1j * im).astype(cdt)
+        got = nr.fsum(z)
+        assert got.dtype == np.dtype(cdt) and type(got) is np.dtype(cdt).type
+        for part, g in ((z.real, got.real), (z.imag, got.imag)):
+            exact = sum((Fraction(*v.as_integer_ratio()) for v in part.astype(np.longdouble)),
+                        Fraction(0))
+            assert abs(Fraction(*g.as_integer_ratio()) - exact) <= abs(exact) * Fraction(
+                *np.finfo(rdt).eps.as_integer_ratio()), (cdt, g, float(exact))
+    z = (re + 1j * im).reshape(10, 100)
+    got = nr.fsum(z, axis=1, keepdims=True)
+    assert got.shape == (10, 1) and got.dtype == np.complex128
+    np.testing.assert_allclose(got.real[:, 0], [np.sum(r) for r in z.real], rtol=1e-6, atol=1e-2)
+    # a real input with a complex dtype: NumPy's result type
+    got = nr.fsum(re, dtype=np.complex64)
+    assert got.dtype == np.complex64 and got.imag == 0
 
 
 # ---------------------------------------------------------------------------
@@ -285,7 +343,7 @@ def test_complex_dtype_on_complex_data_gives_complex_var_like_numpy(dtype):
             np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar])
+@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar, nr.fsum])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.longdouble])
 def test_complex_data_real_dtype_refused(fn, dtype):
     # NumPy warns ComplexWarning and drops the imaginary parts (np.var then
