@@ -340,8 +340,13 @@ def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False)
         if std:
             var = np.sqrt(var)
     if len(means) == 2:
-        mean = np.empty(np.shape(means[0]), dtype=mean_dt)
-        mean.real, mean.imag = means
+        re, im = means
+        with np.errstate(invalid="ignore"):
+            # np.mean divides the complex sum by the count as a complex
+            # number: an inf or NaN in one part makes the other NaN (inf * 0)
+            re, im = re + im * 0, im - re * 0
+        mean = np.empty(np.shape(re), dtype=mean_dt)
+        mean.real, mean.imag = re, im
     else:
         mean = np.asarray(means[0], dtype=mean_dt)
     var = np.asarray(var, dtype=var_dt)

@@ -422,3 +422,55 @@ def test_ddof_array_raises_valueerror(fn, ddof):
 def test_ddof_array_valueerror_is_numpys_type(ddof):
     with pytest.raises(ValueError):
         np.var(np.array([1.0, 2.0, 4.0]), ddof=ddof)
+
+
+# ---------------------------------------------------------------------------
+# complex data with special values, random shapes and views (hypothesis)
+# ---------------------------------------------------------------------------
+
+from hypothesis import given, settings                    # noqa: E402
+from hypothesis import strategies as st                   # noqa: E402
+
+from helpers import COMPLEX_DTYPES, arrays, axes_for      # noqa: E402
+
+
+def _same(g, w, tol):
+    g, w = np.asarray(g), np.asarray(w)
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+    for part in ((g.real, w.real), (g.imag, w.imag)) if g.dtype.kind == "c" else ((g, w),):
+        pg, pw = (p.astype(np.longdouble) for p in part)
+        np.testing.assert_array_equal(np.isnan(pg), np.isnan(pw))
+        inf = np.isinf(pg) | np.isinf(pw)
+        np.testing.assert_array_equal(pg[inf], pw[inf])
+        fin = np.isfinite(pg) & np.isfinite(pw)
+        scale = float(np.max(np.abs(pw[fin]), initial=0.0))
+        np.testing.assert_allclose(pg[fin], pw[fin], rtol=tol, atol=tol * scale)
+
+
+@settings(max_examples=60)
+@given(data=st.data())
+def test_complex_differential_with_specials(data):
+    a = data.draw(arrays(dtypes=COMPLEX_DTYPES, max_dims=3))
+    axis = data.draw(axes_for(a.ndim))
+    if a.ndim == 0 and isinstance(axis, int):
+        axis = None
+    ddof = data.draw(st.sampled_from([0, 1]))
+    kw = {"axis": axis}
+    if data.draw(st.booleans()):
+        kw["where"] = np.array(data.draw(st.lists(st.booleans(), min_size=a.size,
+                                                  max_size=a.size)), bool).reshape(a.shape)
+    tol = 1e-4 if a.dtype.itemsize == 8 else 1e-9   # complex64, either byte order
+    for fn, (fm, fv) in ((nr.meanvar, (np.mean, np.var)), (nr.meanstd, (np.mean, np.std)),
+                         (nr.nanmeanvar, (np.nanmean, np.nanvar))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = fm(a, **kw), fv(a, ddof=ddof, **kw)
+            except Exception as e:                          # noqa: BLE001
+                with pytest.raises(_builtin_base(type(e))):
+                    fn(a, ddof=ddof, **kw)
+                continue
+            got = fn(a, ddof=ddof, **kw)
+        for g, w in zip(got, want):
+            assert type(g) is type(w)
+            _same(g, w, tol)
