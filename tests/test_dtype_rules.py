@@ -474,3 +474,53 @@ def test_complex_differential_with_specials(data):
         for g, w in zip(got, want):
             assert type(g) is type(w)
             _same(g, w, tol)
+
+
+# ---------------------------------------------------------------------------
+# adapted from NumPy's own tests (test_nanfunctions.py,
+# TestNanFunctions_MeanVarStd / TestNanFunctions_SumProd: test_dtype_from_dtype,
+# test_dtype_from_char, test_dtype_from_input, test_dtype_error)
+# ---------------------------------------------------------------------------
+
+PEER_FUNCS = [(nr.meanvar, (np.mean, np.var)), (nr.meanstd, (np.mean, np.std)),
+              (nr.nanmeanvar, (np.nanmean, np.nanvar)), (nr.fsum, (np.sum,))]
+
+
+def _types(res):
+    return [np.asarray(r).dtype.type for r in (res if isinstance(res, tuple) else (res,))]
+
+
+@pytest.mark.parametrize("fn,refs", PEER_FUNCS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("c", "efdgFDG")
+def test_numpy_peer_dtype_from_dtype_and_char(fn, refs, c):
+    mat = np.eye(3)
+    for dtype in (np.dtype(c), c):
+        for axis in (1, None):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # NumPy's ComplexWarning (gh-8000)
+                want = tuple(r(mat, dtype=dtype, axis=axis) for r in refs)
+            got = fn(mat, dtype=dtype, axis=axis)
+            assert _types(got) == _types(want), (c, axis)
+            for g, w in zip(got if isinstance(got, tuple) else (got,), want):
+                np.testing.assert_allclose(g, w, rtol=1e-3)
+
+
+@pytest.mark.parametrize("fn,refs", PEER_FUNCS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("c", "efdgFDG")
+def test_numpy_peer_dtype_from_input(fn, refs, c):
+    mat = np.eye(3, dtype=c)
+    for axis in (1, None):
+        want = tuple(r(mat, axis=axis) for r in refs)
+        if fn is nr.fsum and c == "e":
+            want = tuple(w.astype(np.float32) for w in want)   # documented: float32 accumulator
+        got = fn(mat, axis=axis)
+        assert _types(got) == _types(want), (c, axis)
+
+
+@pytest.mark.parametrize("fn", [nr.nanmeanvar])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int_, np.object_])
+def test_numpy_peer_dtype_error(fn, dtype):
+    _ndat = np.array([[0.6244, np.nan, 0.2692, 0.0116, np.nan, 0.1170],
+                      [0.5351, -0.9403, np.nan, 0.2100, 0.4759, 0.2833]])
+    with pytest.raises(TypeError):
+        fn(_ndat, axis=1, dtype=dtype)
