@@ -212,8 +212,11 @@ def _result_dtype(name, in_dtype, dtype, nan=False):
     See docs/differences.md."""
     kind = in_dtype.kind
     if kind not in "biufc":
+        why = {"m": "; a timedelta64 variance would have squared time units (np.var raises "
+                    "too), use np.mean for the mean",
+               "O": "; object arrays have no C loop, cast them first (a.astype(float))"}
         raise TypeError(f"{name}: unsupported input dtype {in_dtype} (need bool, integer, "
-                        "floating point or complex)")
+                        f"floating point or complex){why.get(kind, '')}")
     dt = _dtype_arg(name, dtype)
     if dt is None:
         if kind in "biu":

@@ -524,3 +524,15 @@ def test_numpy_peer_dtype_error(fn, dtype):
                       [0.5351, -0.9403, np.nan, 0.2100, 0.4759, 0.2833]])
     with pytest.raises(TypeError):
         fn(_ndat, axis=1, dtype=dtype)
+
+
+@pytest.mark.parametrize("fn", [nr.meanvar, nr.meanstd, nr.nanmeanvar])
+def test_timedelta_and_object_input_refused_clearly(fn):
+    t = np.array([1, 2, 4], "m8[s]")
+    assert np.mean(t) == np.timedelta64(2, "s")      # NumPy's mean works ...
+    with pytest.raises(TypeError):
+        np.var(t)                                    # ... its variance does not
+    with pytest.raises(TypeError, match="timedelta64.*squared time units"):
+        fn(t)
+    with pytest.raises(TypeError, match=r"object.*astype\(float\)"):
+        fn(np.array([1.5, 2.5], dtype=object))
