@@ -19,6 +19,8 @@ maxsumexp: np.ufunc  # -> (max, sum of exp(x - max))
 twosum: np.ufunc  # -> (sum, error)
 
 _Axis = int | tuple[int, ...] | None
+# a real number (floats and negative values allowed, as np.var; also a 0-d array)
+_DDof = float | np.integer[Any] | np.floating[Any] | np.bool_
 
 def reduce(
     ufunc: np.ufunc,
@@ -62,7 +64,7 @@ def meanvar(
     a: ArrayLike,
     axis: _Axis = None,
     dtype: DTypeLike | None = None,
-    ddof: float = 0,
+    ddof: _DDof = 0,
     keepdims: bool = False,
     where: ArrayLike = True,
 ) -> tuple[Any, Any]: ...
@@ -70,7 +72,7 @@ def meanstd(
     a: ArrayLike,
     axis: _Axis = None,
     dtype: DTypeLike | None = None,
-    ddof: float = 0,
+    ddof: _DDof = 0,
     keepdims: bool = False,
     where: ArrayLike = True,
 ) -> tuple[Any, Any]: ...
@@ -78,7 +80,7 @@ def nanmeanvar(
     a: ArrayLike,
     axis: _Axis = None,
     dtype: DTypeLike | None = None,
-    ddof: float = 0,
+    ddof: _DDof = 0,
     keepdims: bool = False,
     where: ArrayLike = True,
 ) -> tuple[Any, Any]: ...

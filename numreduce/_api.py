@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -182,16 +183,72 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
 # mean and variance
 # ---------------------------------------------------------------------------
 
-def _result_dtype(in_dtype, dtype):
-    """np.mean / np.var's result dtype."""
-    if dtype is not None:
+def _dtype_arg(name, dtype):
+    """``np.dtype(dtype)``, or None; a TypeError naming ``dtype`` otherwise."""
+    if dtype is None:
+        return None
+    try:
         return np.dtype(dtype)
-    if in_dtype.kind in "biu":
-        return np.dtype(np.float64)
-    return in_dtype.newbyteorder("=")
+    except TypeError as e:
+        raise TypeError(f"{name}: dtype={dtype!r} is not a data type") from e
 
 
-def _moments(ufunc, a, axis, keepdims, where, dtype=None):
+def _result_dtype(name, in_dtype, dtype, nan=False):
+    """np.mean / np.var's (np.nanmean / np.nanvar's) result dtypes (mean_dt,
+    var_dt) for `in_dtype` data and the ``dtype=`` argument, or a TypeError
+    naming the argument.
+
+    NumPy's rules: bool/integer data give float64, float data their own type,
+    complex data a complex mean and a real variance; ``dtype=`` sets both.
+    Refused (TypeError) where NumPy computes what the float accumulators
+    cannot reproduce: an integer/bool/object ``dtype=`` (NumPy casts every
+    element to it and truncates each division), and a real ``dtype=`` on
+    complex data (NumPy drops the imaginary parts with a ComplexWarning).
+    See docs/differences.md."""
+    kind = in_dtype.kind
+    if kind not in "biufc":
+        why = {"m": "; a timedelta64 variance would have squared time units (np.var raises "
+                    "too), use np.mean for the mean",
+               "O": "; object arrays have no C loop, cast them first (a.astype(float))"}
+        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (need bool, integer, "
+                        f"floating point or complex){why.get(kind, '')}")
+    dt = _dtype_arg(name, dtype)
+    if dt is None:
+        if kind in "biu":
+            return np.dtype(np.float64), np.dtype(np.float64)
+        native = in_dtype.newbyteorder("=")
+        return native, (np.finfo(native).dtype if kind == "c" else native)
+    if nan and kind in "fc" and dt.kind not in "fc":
+        # np.nanmean / np.nanvar's own check and message
+        raise TypeError(f"{name}: If a is inexact, then dtype must be inexact (got dtype={dt})")
+    if dt.kind in "biuO":
+        raise TypeError(f"{name}: dtype={dt} is not supported: np.mean/np.var accumulate in "
+                        f"{dt} (each element cast, each division truncated), numreduce in "
+                        "floating point; pass a floating-point dtype and cast the results")
+    if dt.kind not in "fc":
+        raise TypeError(f"{name}: cannot compute a mean or variance in dtype={dt}")
+    if kind == "c" and dt.kind == "f":
+        raise TypeError(f"{name}: dtype={dt} would drop the imaginary part of {in_dtype} data "
+                        "(NumPy warns ComplexWarning); pass a complex dtype, or a.real")
+    return dt, dt
+
+
+def _ddof_arg(name, ddof):
+    """``ddof`` as a real scalar (np.var accepts floats and negative values);
+    TypeError for anything that is not a real number, ValueError for arrays."""
+    if isinstance(ddof, numbers.Real) and not isinstance(ddof, (np.ndarray, np.generic)):
+        return ddof if isinstance(ddof, (int, float)) else float(ddof)
+    if not isinstance(ddof, (np.ndarray, np.generic, list, tuple)):
+        raise TypeError(f"{name}: ddof must be a real number, got {ddof!r}")
+    arr = np.asarray(ddof)
+    if arr.ndim:
+        raise ValueError(f"{name}: ddof must be a scalar, got an array of shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: ddof must be a real number, got {ddof!r} (dtype {arr.dtype})")
+    return arr[()]
+
+
+def _moments(ufunc, a, axis, keepdims, where):
     """(count, mean, M2) over `axis`, always through one of the moments'
     blocked two-pass paths: the leading axes of C-ordered data go to the
     column-parallel row-block path; otherwise the reduced axes are moved last
@@ -200,11 +257,6 @@ def _moments(ufunc, a, axis, keepdims, where, dtype=None):
     accumulators would fall back to Welford's update, which loses accuracy on
     data with a large offset (see docs/accuracy.md)."""
     a = np.asarray(a)
-    if a.dtype.kind not in "biuf":
-        raise TypeError(f"{ufunc.__name__}: unsupported dtype {a.dtype} (need bool, integer "
-                        "or real floating point)")
-    if dtype is not None and np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize > 8:
-        a = a.astype(dtype)  # dtype=longdouble: accumulate in long double too
     # np.mean / np.var validate the axis against the array (no 0-d special
     # case as ufunc.reduce has).
     axes = normalize_axes(axis, a.ndim, scalar_rule=False)
@@ -238,22 +290,68 @@ def _moments(ufunc, a, axis, keepdims, where, dtype=None):
     return a, count, mean, m2
 
 
-def _finish_meanvar(a, count, mean, m2, dtype, ddof, std, nan_dof=False):
-    rdt = _result_dtype(a.dtype, dtype)
+def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
+    """The meanvar family: dtype and ddof checks (before any work), then one
+    moments reduction per real part -- complex data reduce their real and
+    imaginary parts separately, var = (M2(re) + M2(im)) / dof, which is
+    np.var's mean of |z - mean|^2."""
+    a = np.asarray(a)
+    ddof = _ddof_arg(name, ddof)
+    mean_dt, var_dt = _result_dtype(name, a.dtype, dtype, nan)
+    if nan and a.ndim == 0 and type(axis) is int and axis in (0, -1):
+        axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
+    inexact = a.dtype.kind in "fc"
+    if a.dtype.kind == "c":
+        parts = [a.real, a.imag]
+        if nan:
+            # np.nanmean skips an element whose real *or* imaginary part is
+            # NaN: make both parts NaN there, so both skip the same elements.
+            bad = np.isnan(a)
+            if bad.any():
+                parts = [np.where(bad, np.nan, p) for p in parts]
+    else:
+        parts = [a]
+    work = np.finfo(mean_dt).dtype  # the real type of the dtype= precision
+    if work.itemsize > 8:
+        # dtype=longdouble (or long double data): accumulate in long double
+        parts = [p.astype(work, copy=False) for p in parts]
+    ufunc = _core.nanmoments if nan and inexact else _core.moments
+    res = [_moments(ufunc, p, axis, keepdims, where)[1:] for p in parts]
+    count = res[0][0]
+    m2 = res[0][2] if len(res) == 1 else np.add(res[0][2], res[1][2])
+    # np.nanvar is np.var for non-inexact data (inf, not NaN, where ddof >= count)
+    return _finish_meanvar(count, [r[1] for r in res], m2, mean_dt, var_dt, ddof, std,
+                           nan_dof=nan and inexact)
+
+
+def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False):
+    """(mean, var or std) from the reductions: `means` holds one mean per real
+    part (the real and imaginary parts of complex data)."""
     if np.any(count == 0):
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
     dof = np.maximum(count - ddof, 0)
     if np.any(dof <= 0):
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+        # np.nanvar's message ends with a period, np.var's does not
+        warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
+                      RuntimeWarning, stacklevel=4)
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(count > 0, mean, np.nan)
+        means = [np.where(count > 0, m, np.nan) for m in means]
         var = np.true_divide(m2, dof)
         if nan_dof:  # np.nanvar: NaN (not inf) where ddof >= count
             var = np.where(dof > 0, var, np.nan)
         if std:
             var = np.sqrt(var)
-    mean = np.asarray(mean, dtype=rdt)
-    var = np.asarray(var, dtype=rdt)
+    if len(means) == 2:
+        re, im = means
+        with np.errstate(invalid="ignore"):
+            # np.mean divides the complex sum by the count as a complex
+            # number: an inf or NaN in one part makes the other NaN (inf * 0)
+            re, im = re + im * 0, im - re * 0
+        mean = np.empty(np.shape(re), dtype=mean_dt)
+        mean.real, mean.imag = re, im
+    else:
+        mean = np.asarray(means[0], dtype=mean_dt)
+    var = np.asarray(var, dtype=var_dt)
     return (mean[()] if mean.ndim == 0 else mean), (var[()] if var.ndim == 0 else var)
 
 
@@ -264,8 +362,13 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     accumulators for bool/integer/float16/float32 data (long double for long
     double), exact counts, Chan's merge, and a shifted blocked two-pass
     algorithm on contiguous data, so it is at least as accurate as ``np.var``
-    on data with a large offset.  Result dtypes follow ``np.mean``/``np.var``
-    (``dtype=`` sets them).  Empty slices give NaN with NumPy's warnings.
+    on data with a large offset.  Complex data: the real and imaginary parts
+    are reduced separately; the variance is the mean of ``|z - mean|**2``
+    (real), as ``np.var``'s.  Result dtypes follow ``np.mean``/``np.var``
+    (``dtype=`` sets them; it must be a floating-point or complex dtype --
+    an integer, bool or object ``dtype=`` raises ``TypeError``).  ``ddof`` is
+    a real scalar (floats and negative values allowed).  Empty slices give
+    NaN with NumPy's warnings.
 
     Examples
     --------
@@ -274,15 +377,16 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     (np.float64(2.5), np.float64(1.25))
     >>> nr.meanvar(np.array([[1, 2], [3, 5]]), axis=0, ddof=1)
     (array([2. , 3.5]), array([2. , 4.5]))
+    >>> nr.meanvar(np.array([1 + 1j, 3 - 1j]))
+    (np.complex128(2+0j), np.float64(2.0))
     """
-    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where, dtype)
-    return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=False)
+    return _meanvar("meanvar", a, axis, dtype, ddof, keepdims, where, std=False)
 
 
 def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
-    Same accumulation as :func:`meanvar`.
+    Same accumulation and dtype/ddof rules as :func:`meanvar`.
 
     Examples
     --------
@@ -290,14 +394,17 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.meanstd(np.array([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
     (np.float64(5.0), np.float64(2.0))
     """
-    a, count, mean, m2 = _moments(_core.moments, a, axis, keepdims, where, dtype)
-    return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=True)
+    return _meanvar("meanstd", a, axis, dtype, ddof, keepdims, where, std=True)
 
 
 def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
-    All-NaN slices give NaN with NumPy's warnings.
+    All-NaN slices give NaN with NumPy's warnings.  A complex element is
+    skipped when its real or imaginary part is NaN (as ``np.nanmean``).  As
+    ``np.nanmean``, float and complex data need a float or complex
+    ``dtype=`` (``TypeError: If a is inexact, then dtype must be inexact``);
+    otherwise the dtype/ddof rules of :func:`meanvar`.
 
     Examples
     --------
@@ -305,14 +412,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.nanmeanvar(np.array([1.0, np.nan, 3.0]))
     (np.float64(2.0), np.float64(1.0))
     """
-    arr = np.asarray(a)
-    ufunc = _core.nanmoments if arr.dtype.kind == "f" else _core.moments
-    if arr.ndim == 0 and type(axis) is int and axis in (0, -1):
-        axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
-    arr, count, mean, m2 = _moments(ufunc, arr, axis, keepdims, where, dtype)
-    # np.nanvar is np.var for non-float data (inf, not NaN, where ddof >= count)
-    return _finish_meanvar(arr, count, mean, m2, dtype, ddof, std=False,
-                           nan_dof=arr.dtype.kind == "f")
+    return _meanvar("nanmeanvar", a, axis, dtype, ddof, keepdims, where, std=False, nan=True)
 
 
 # ---------------------------------------------------------------------------
@@ -358,7 +458,12 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     ``|fsum - exact| <= eps |exact| + n eps**2 sum|x|`` -- within about 1 ulp
     of ``math.fsum`` unless ``n * eps * sum|x| / |sum x|`` exceeds 1.
     Accumulates in float64 for bool/integers, float32 for float16, the input
-    dtype otherwise (``dtype=`` chooses).  NaN/inf behave as in ``np.sum``.
+    dtype otherwise; complex data sum their real and imaginary parts, each
+    compensated.  ``dtype=`` chooses a float or complex accumulator (float16:
+    accumulated in float32, rounded to float16); an integer, bool or object
+    ``dtype=`` raises ``TypeError`` (``np.sum`` would do exact integer or
+    object arithmetic), as do datetime64 and timedelta64 data.  NaN/inf
+    behave as in ``np.sum``.
 
     Examples
     --------
@@ -368,8 +473,60 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     10.0
     """
     arr = np.asarray(a)
-    s, e = reduce(_core.twosum, arr, axis=axis, dtype=dtype, keepdims=keepdims)
+    acc, rdt = _fsum_dtype(arr.dtype, dtype)
+    if arr.dtype.kind == "O":
+        arr = arr.astype(rdt)  # the element cast np.sum(a, dtype=...) makes
+    parts = [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]
+    sums = [_fsum_part(p, axis, acc, keepdims) for p in parts]
+    if rdt is None:
+        res = sums[0]
+    elif len(sums) == 2:
+        res = np.empty(np.shape(sums[0]), dtype=rdt)
+        res.real, res.imag = sums
+    else:
+        res = np.asarray(sums[0], dtype=rdt)
+    return res[()] if res.ndim == 0 else res
+
+
+def _fsum_dtype(in_dtype, dtype):
+    """np.sum's ``dtype=`` rules as far as compensated floating-point
+    summation can follow them: (acc, res), the real dtype the twosum
+    reduction runs in (None: the loop's choice for the input -- float64 for
+    bool/integers, float32 for float16) and the result dtype (None: the
+    accumulator's).  Complex data and complex ``dtype=`` sum the real and
+    imaginary parts separately.  A TypeError naming the argument for what it
+    cannot follow (docs/differences.md)."""
+    kind = in_dtype.kind
+    dt = _dtype_arg("fsum", dtype)
+    if kind == "m":
+        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (np.sum of timedelta64 is "
+                        "exact integer arithmetic; use np.sum)")
+    if kind == "M":
+        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (datetime64 values cannot "
+                        "be added; np.sum raises too)")
+    if kind not in "biufcO":
+        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (need bool, integer, "
+                        "floating point or complex)")
+    if kind == "O" and (dt is None or dt.kind not in "fc"):
+        raise TypeError("fsum: object arrays need a floating-point or complex dtype= (the "
+                        "elements are then cast, as np.sum(a, dtype=...) casts them)")
+    if dt is None:
+        return None, (in_dtype.newbyteorder("=") if kind == "c" else None)
+    if dt.kind in "biuO":
+        raise TypeError(f"fsum: dtype={dt} is not supported: compensated summation runs in "
+                        f"floating point (np.sum(a, dtype={dt}) is {dt} arithmetic)")
+    if dt.kind not in "fc":
+        raise TypeError(f"fsum: cannot sum in dtype={dt}")
+    if kind == "c" and dt.kind == "f":
+        raise TypeError(f"fsum: dtype={dt} would drop the imaginary part of {in_dtype} data "
+                        "(NumPy warns ComplexWarning); pass a complex dtype, or a.real")
+    real = np.finfo(dt).dtype
+    return (np.dtype(np.float32) if real == np.float16 else real), dt
+
+
+def _fsum_part(arr, axis, acc, keepdims):
+    """The compensated sum s + e of real data, in the accumulator's dtype."""
+    s, e = reduce(_core.twosum, arr, axis=axis, dtype=acc, keepdims=keepdims)
     with np.errstate(invalid="ignore", over="ignore"):
         res = np.where(np.isfinite(s) & (e != 0), np.add(s, e), s)
-    res = np.asarray(res, dtype=np.asarray(s).dtype)
-    return res[()] if res.ndim == 0 else res
+    return np.asarray(res, dtype=np.asarray(s).dtype)
