@@ -575,6 +575,53 @@ class TestFsum:
 
 
 # ---------------------------------------------------------------------------
+# Threaded whole-array reductions against NumPy (numreduce.set_num_threads)
+# ---------------------------------------------------------------------------
+
+_CHUNK = 2**21  # docs/api.md: threads split into chunks of at least 2**21 elements
+
+
+@pytest.fixture(scope="module")
+def big():
+    return np.random.default_rng(1).standard_normal(3 * _CHUNK + 123)
+
+
+@pytest.fixture
+def threads():
+    old = nr.get_num_threads()
+    yield nr.set_num_threads
+    nr.set_num_threads(old)
+
+
+class TestThreads:
+    @pytest.mark.parametrize("n", [1, 2, 3, 4])
+    def test_extremes_and_nan_at_chunk_edges(self, big, threads, n):
+        threads(n)
+        b = big.copy()
+        for pos in (0, _CHUNK, 2 * _CHUNK - 1, b.size - 1):
+            b[pos] = np.nan
+            assert np.isnan(nr.minmax(b)).all()
+            assert nr.argminmax(b) == (pos, pos)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert nr.nanminmax(b) == (np.nanmin(b), np.nanmax(b))
+            assert nr.nanargminmax(b) == (np.nanargmin(b), np.nanargmax(b))
+            b[pos] = 100.0
+            assert nr.minmax(b) == (np.min(b), np.max(b))
+            assert nr.argminmax(b) == (np.argmin(b), np.argmax(b))
+            b[pos] = big[pos]
+        i8 = (big * 50).astype(np.int8)
+        assert nr.minmax(i8) == (i8.min(), i8.max())
+        assert nr.argminmax(i8) == (i8.argmin(), i8.argmax())
+
+    def test_fsum_same_for_every_thread_count(self, big, threads):
+        exact = math.fsum(big)
+        for n in (1, 2, 3, 4):
+            threads(n)
+            assert nr.fsum(big) == exact
+
+
+# ---------------------------------------------------------------------------
 # Cases in areas other engineers are fixing right now (strict xfails)
 # ---------------------------------------------------------------------------
 
@@ -629,3 +676,22 @@ class TestBeingFixedElsewhere:
         for c, s in zip(contiguous, strided):
             np.testing.assert_array_equal(s, c[::2])
         assert not (strided[2] < 0).any()
+
+    @xfail_fixed_on("thread determinism", "meanvar bitwise identical for any thread count")
+    def test_meanvar_same_for_every_thread_count(self, big, threads):
+        threads(1)
+        want = nr.meanvar(big), nr.nanmeanvar(big)
+        for n in (2, 3, 4):
+            threads(n)
+            got = nr.meanvar(big), nr.nanmeanvar(big)
+            assert got == want, n
+
+    @xfail_fixed_on("thread determinism", "logsumexp differs in the last bit between 1 and 2 "
+                    "threads (the engine's thread-count-dependent chunk merges)")
+    def test_logsumexp_same_for_every_thread_count(self, big, threads):
+        a = big[:2 * _CHUNK + 5]  # 1 thread: ...c2eadp+3, 2-4 threads: ...c2eaep+3
+        threads(1)
+        want = nr.logsumexp(a)
+        for n in (2, 3, 4):
+            threads(n)
+            assert nr.logsumexp(a) == want, n
