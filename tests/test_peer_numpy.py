@@ -454,6 +454,34 @@ class TestReduceOptions:
                               lambda a, out, **k: np.max(a, out=out[1], **k)),
                   a, axis=0, out=(bad, bad.copy()))
 
+    @pytest.mark.parametrize("axis", [(0, 2), (1,), (0, 1, 2)])
+    def test_out_keepdims_axis_tuple(self, axis):
+        # test_nanfunctions' keepdims+out cases, with an axis tuple
+        a = np.arange(60.0).reshape(3, 4, 5) % 7
+        a[0, 1, 2] = np.nan
+        shape = np.nanmin(a, axis=axis, keepdims=True).shape
+        for f, refs in [(nr.nanminmax, NANMINMAX), (nr.minmax, MINMAX)]:
+            o = (np.full(shape, -1.0), np.full(shape, -1.0))
+            res = f(a, axis=axis, keepdims=True, out=o)
+            assert res[0] is o[0] and res[1] is o[1]
+            for r, ref in zip(o, refs):
+                np.testing.assert_array_equal(r, ref(a, axis=axis, keepdims=True), strict=True)
+
+    def test_out_casts_like_numpy(self):
+        # a float32 or int64 out for float64 data: NumPy casts into out
+        a = np.arange(6.0).reshape(3, 2) + 0.5
+        for dt in (np.float32, np.int64, ">f8"):
+            o = (np.zeros(3, dt), np.zeros(3, dt))
+            nr.minmax(a, axis=1, out=o)
+            np.testing.assert_array_equal(o[0], np.min(a, axis=1, out=np.zeros(3, dt)),
+                                          strict=True)
+            np.testing.assert_array_equal(o[1], np.max(a, axis=1, out=np.zeros(3, dt)),
+                                          strict=True)
+        o = (np.zeros(3, np.int32), np.zeros(3, np.int32))
+        nr.argminmax(a, axis=1, out=o)
+        np.testing.assert_array_equal(o[0], np.argmin(a, axis=1, out=np.zeros(3, np.int32)),
+                                      strict=True)
+
     def test_noncontiguous_and_byteswapped(self):
         a = (np.arange(120.0) * 7 % 13).reshape(4, 5, 6)
         a[2, 3, 1] = np.nan
