@@ -7,7 +7,10 @@
 // parallel update; the contiguous fast path (block_reduce) works on data
 // shifted by a reference value in L1-sized blocks with the corrected
 // two-pass formula, which is what makes it as accurate as np.var on data
-// with a large offset (see docs/accuracy.md).
+// with a large offset (see docs/accuracy.md).  Finite data whose squared
+// deviations overflow give M2 = +inf and a finite mean on every path (the
+// weighted mean where a difference overflows; the halved frame where a
+// shifted value or mean would), never a negative or NaN M2.
 #pragma once
 #include "common.hpp"
 #include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
