@@ -60,13 +60,14 @@ def set_num_threads(n: int) -> int:
     """Use up to ``n`` threads for large whole-array reductions; returns the
     previous setting.
 
-    Threads split an option-free whole-array reduction of a contiguous array
-    (``minmax(a)``, ``logsumexp(a)``, ``fsum(a)``, ...) into chunks of at least
-    2**21 elements, reduced in parallel with the GIL released and merged with
-    the reduction's ``combine``.  The default is 1 (or the environment
-    variable ``NUMREDUCE_NUM_THREADS`` at import).  The moments reduction
-    (``meanvar``) reduces its chunks in one shifted frame chosen for the
-    whole array and merges them there, as accurately as one thread.
+    An option-free whole-array reduction of a contiguous array
+    (``minmax(a)``, ``logsumexp(a)``, ``fsum(a)``, ...) of more than 2**21
+    elements is cut into fixed chunks of 2**21 elements, merged in index
+    order; up to ``n`` threads compute the chunks with the GIL released, so
+    the result is bitwise the same for any ``n``.  The default is 1 (or the
+    environment variable ``NUMREDUCE_NUM_THREADS`` at import).  The moments
+    reduction (``meanvar``) reduces its chunks in one shifted frame chosen
+    from the data and merges them there, as accurately as one piece.
     """
     return _core._set_num_threads(int(n))
 

@@ -760,3 +760,102 @@ def test_axis0_one_pass_blocks_and_their_fallback(rows, dtype):
             assert_at_least_as_accurate(nr.meanvar(col, dtype=np.float64)[1],
                                         np.var(col, dtype=np.float64), v_exact, what=f"1-D col {c}")
     np.testing.assert_allclose(v[6:], np_v[6:], rtol=1e-9, atol=0)
+
+
+# -- finite data spanning more than the double range, on every path ----------
+
+_SPANNING = [
+    [-1e308, 1e308],                       # the issue's column
+    [-1e308] + [1e308] * 1000,             # a shifted mean beyond the double range
+    [1e308] * 600 + [-1e308] * 1000,       # the same across a block boundary
+    [-1.7e308, 1.7e308, 1.7e308],
+    [1e308, 1e308, -1e308, -1e308, 1e308],
+    [0.0] * 700 + [1.5e308, -1.5e308] * 300 + [1e300],
+]
+
+
+def _moment_paths(ufunc, col):
+    """(name, (count, mean, M2)) of one column through every internal path:
+    _reduce_all, the strided gather, _reduce_rows (one and several columns),
+    _reduce_trailing, F order, strided accumulators (Welford on the general
+    NpyIter path: out= / where=), and the elementwise fold."""
+    c = np.asarray(col, dtype=np.float64)
+    cols = np.repeat(c[:, None], 3, axis=1)
+    first = lambda r: tuple(np.asarray(v).reshape(-1)[0] for v in r)  # noqa: E731
+    outs = lambda k: tuple(np.empty(k) for _ in range(3))  # noqa: E731
+    yield "1-D", nr.reduce(ufunc, c)
+    yield "1-D strided", nr.reduce(ufunc, np.repeat(c, 2)[::2])
+    yield "1-D reversed", nr.reduce(ufunc, c[::-1].copy()[::-1])
+    yield "rows, 1 column", first(nr.reduce(ufunc, c[:, None], axis=0))
+    yield "rows, 3 columns", first(nr.reduce(ufunc, cols, axis=0))
+    yield "rows strided", first(nr.reduce(ufunc, np.repeat(cols, 2, axis=1)[:, ::2], axis=0))
+    yield "trailing", first(nr.reduce(ufunc, cols.T.copy(), axis=1))
+    yield "F order", first(nr.reduce(ufunc, np.asfortranarray(cols), axis=0))
+    yield "iter out=", first(nr.reduce(ufunc, cols, axis=0, out=outs(3)))
+    yield "iter where=", first(nr.reduce(ufunc, cols, axis=0, where=np.ones(cols.shape, bool)))
+    yield "iter strided out=", first(nr.reduce(ufunc, cols[:, ::2], axis=0, out=outs(2)))
+
+
+def _welford_tol(col):
+    return len(col) * Fraction(float(np.finfo(np.float64).eps)) * max(abs(Fraction(v)) for v in col)
+
+
+@pytest.mark.parametrize("ufunc", [nr.moments, nr.nanmoments], ids=["moments", "nanmoments"])
+@pytest.mark.parametrize("col", _SPANNING, ids=lambda d: f"{d[0]:g}..x{len(d)}")
+def test_moments_spanning_the_double_range_agree_on_every_path(ufunc, col):
+    """The issue's case (strided moments gave mean inf and M2 -inf): finite
+    data whose spread overflows.  Rule on every path: the count is exact, the
+    mean is finite, also where np.mean's own sum overflows (the stream and
+    column paths: within 8 ulp of the exact mean plus 4 eps max|x|, the
+    conditioning of a cancelling sum; Welford's update on
+    strided accumulators, the "iter" paths: within n eps max|x|, its usual
+    bound), M2 is +inf (the exact M2 exceeds the double range) -- never
+    negative, never NaN."""
+    ex_m, ex_v = exact_meanvar(col)
+    assert ex_v * len(col) > Fraction(np.finfo(np.float64).max)
+    tol = 8 * ulp(ex_m) + 4 * _welford_tol(col) / len(col)
+    for name, (n, m, m2) in _moment_paths(ufunc, col):
+        assert n == len(col), name
+        assert m2 == np.inf, (name, m2)
+        t = _welford_tol(col) if name.startswith("iter") else tol
+        assert abs(Fraction(float(m)) - ex_m) <= t, (name, m, float(ex_m))
+    # the elementwise fold of the issue's pair, and the user functions
+    a = np.array(col)
+    m, v = nr.meanvar(a)
+    assert v == np.inf and abs(Fraction(float(m)) - ex_m) <= tol
+    m, v = nr.nanmeanvar(np.concatenate([a, [np.nan]]))
+    assert v == np.inf and abs(Fraction(float(m)) - ex_m) <= tol
+
+
+def test_moments_strided_issue_example():
+    """Issue 10, item 5c, verbatim: contiguous and strided agree with NumPy."""
+    A = np.tile([[-1e308], [1e308]], (1, 5))
+    want = nr.reduce(nr.moments, A, axis=0)
+    with np.errstate(over="ignore"):
+        np_var = np.var(A, axis=0)
+    for got in (nr.reduce(nr.moments, A[:, ::2], axis=0),
+                nr.reduce(nr.moments, A, axis=0, out=tuple(np.empty(5) for _ in range(3)))):
+        n = got[0].size
+        assert np.array_equal(got[0], want[0][:n])
+        assert np.array_equal(got[1], np.mean(A, axis=0)[:n])  # 0: NumPy's (exact) mean
+        assert np.array_equal(got[2] / 2, np_var[:n])            # inf, as np.var
+    assert np.array_equal(want[1], np.mean(A, axis=0))
+    assert np.array_equal(want[2] / 2, np_var)
+
+
+@settings(max_examples=60)
+@given(st.lists(st.sampled_from([1e308, -1e308, 1.7e308, -1.7e308, 1e300, -1e300, 0.0, 1.0,
+                                 5e307, -5e307]), min_size=1, max_size=40))
+def test_moments_huge_values_never_negative_or_nan_m2(vals):
+    """Huge finite values on the Welford (strided accumulators), column and
+    stream paths: M2 is NaN for no finite input and never negative; the mean
+    is within the bounds of the test above."""
+    ex_m, ex_v = exact_meanvar(vals)
+    big = ex_v * len(vals) > Fraction(np.finfo(np.float64).max)
+    for name, (n, m, m2) in _moment_paths(nr.moments, vals):
+        assert not np.isnan(m2) and m2 >= 0, (name, m2)
+        if big:
+            assert m2 == np.inf, name
+        t = (_welford_tol(vals) if name.startswith("iter")
+             else 8 * ulp(ex_m) + 4 * _welford_tol(vals) / len(vals))
+        assert abs(Fraction(float(m)) - ex_m) <= t, (name, m)

@@ -9,6 +9,7 @@
 #include "engine.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -25,16 +26,16 @@
 
 namespace nr {
 
-// Threads for whole-array reductions (numreduce.set_num_threads): chunks of
-// at least kMinChunk elements, at most g_num_threads of them.
+// Whole-array reductions of more than kChunk elements are split into
+// chunks of kChunk elements (the last one shorter), whatever the thread
+// count; the chunks' partial results merge pairwise in index order.  The
+// pieces and the merge tree depend on the array's size alone, so a result
+// is bitwise the same for any numreduce.set_num_threads: threads only
+// decide who computes which chunk (at most g_num_threads of them).
 static int g_num_threads = 1;
-static const npy_intp kMinChunk = npy_intp(1) << 21;
+static const npy_intp kChunk = npy_intp(1) << 21;
 
-int threads_for(npy_intp n) {
-    npy_intp t = n / kMinChunk;
-    if (t < 1) t = 1;
-    return t < g_num_threads ? (int)t : g_num_threads;
-}
+static npy_intp chunks_for(npy_intp n) { return n > kChunk ? (n + kChunk - 1) / kChunk : 1; }
 
 PyObject *engine_set_num_threads(PyObject *, PyObject *arg) {
     long n = PyLong_AsLong(arg);
@@ -477,35 +478,39 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     const int nout = call.nout;
     const npy_intp isize = PyArray_DESCR(a)->elsize, osize = call.out->elsize;
 
-    // Split large reductions into one contiguous chunk per thread; each chunk
+    // Large reductions: chunks of kChunk elements (chunks_for); each chunk
     // starts like the whole reduction (initials, or its own first element)
-    // and the partial results merge in order with the traits' combine().
-    // Traits with a working frame (the moments' shift) reduce every chunk
-    // in the one frame chosen for the whole stream and merge inside it.
+    // and the partial results merge pairwise in index order with the
+    // traits' combine().  Traits with a working frame (the moments' shift)
+    // reduce every chunk in the one frame chosen from the data for the
+    // whole stream and merge inside it, in index order with the compensated
+    // merge; where the merged result asks for a new frame (rescale: the
+    // moments' overflow), all chunks are redone in it.
     const FrameHooks *frame = call.entry->frame;
-    const int nthreads = frame == nullptr || call.entry->initials != nullptr ? threads_for(n) : 1;
-    if (nthreads == 1) frame = nullptr;
-    const npy_intp chunk = (n + nthreads - 1) / nthreads;
-    std::vector<std::array<char, 32>> part((size_t)nthreads * nout);  // clongdouble fits
-    std::vector<int> status((size_t)nthreads, 0);
+    const npy_intp nchunks = frame == nullptr || call.entry->initials != nullptr ? chunks_for(n) : 1;
+    if (nchunks == 1) frame = nullptr;
+    const int nthreads = nchunks < g_num_threads ? (int)nchunks : g_num_threads;
+    std::vector<std::array<char, 32>> part((size_t)nchunks * nout);  // clongdouble fits
+    std::vector<int> status((size_t)nchunks, 0);
     alignas(16) char frame_buf[kFrameBytes];
-    auto accs = [&](int t, char **acc) {
-        for (int i = 0; i < nout; i++) acc[i] = part[(size_t)t * nout + i].data();
+    bool redo = false;
+    auto accs = [&](npy_intp c, char **acc) {
+        for (int i = 0; i < nout; i++) acc[i] = part[(size_t)c * nout + i].data();
     };
-    auto run_chunk = [&](int t) {
-        const npy_intp lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    auto run_chunk = [&](npy_intp c) {
+        const npy_intp lo = c * kChunk, hi = lo + kChunk < n ? lo + kChunk : n;
         char *acc[NPY_MAXARGS];
-        accs(t, acc);
+        accs(c, acc);
         const char *x = PyArray_BYTES(a) + lo * isize;
-        npy_intp count = hi - lo;
-        if (frame != nullptr) {  // chunk 0's initials already are in the frame
-            if (t > 0 && (status[t] = call.initials(acc)) >= 0) frame->enter(acc, frame_buf);
-            if (status[t] >= 0) frame->reduce(acc, x, count, frame_buf);
+        npy_intp count = nchunks == 1 ? n : hi - lo;
+        if (frame != nullptr) {  // the first try's chunk 0 is in the frame already
+            if ((c > 0 || redo) && (status[c] = call.initials(acc)) >= 0) frame->enter(acc, frame_buf);
+            if (status[c] >= 0) frame->reduce(acc, x, count, frame_buf);
             return;
         }
         const int have = call.initials(acc);
         if (have < 0) {
-            status[t] = -1;
+            status[c] = -1;
             return;
         }
         if (have == 0) {  // start from the chunk's first element
@@ -513,7 +518,7 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
             x += isize;
             count -= 1;
         }
-        status[t] = call.run(acc, 0, x, count);
+        status[c] = call.run(acc, 0, x, count);
     };
     char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
     accs(0, acc);
@@ -521,22 +526,50 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
         if (call.initials(acc) < 0) return nullptr;
         frame->choose(acc, PyArray_BYTES(a), n, frame_buf);
     }
-    if (n > 50000) {
-        Py_BEGIN_ALLOW_THREADS;
-        std::vector<std::thread> pool;
-        for (int t = 1; t < nthreads; t++) pool.emplace_back(run_chunk, t);
-        run_chunk(0);
-        for (std::thread &th : pool) th.join();
-        Py_END_ALLOW_THREADS;
-    } else {
-        run_chunk(0);
-    }
-    for (int t = 0; t < nthreads; t++) {
-        if (status[t] < 0) return PyErr_Occurred() ? nullptr : PyErr_Format(PyExc_RuntimeError, "numreduce: reduction loop failed");
-    }
-    for (int t = 1; t < nthreads; t++) {
-        accs(t, b);
-        call.entry->combine(acc, b);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (nthreads > 1) {
+            std::atomic<npy_intp> next(0);
+            auto worker = [&]() {
+                for (npy_intp c; (c = next.fetch_add(1)) < nchunks;) run_chunk(c);
+            };
+            Py_BEGIN_ALLOW_THREADS;
+            std::vector<std::thread> pool;
+            for (int t = 1; t < nthreads; t++) pool.emplace_back(worker);
+            worker();
+            for (std::thread &th : pool) th.join();
+            Py_END_ALLOW_THREADS;
+        } else if (n > 50000) {
+            Py_BEGIN_ALLOW_THREADS;
+            for (npy_intp c = 0; c < nchunks; c++) run_chunk(c);
+            Py_END_ALLOW_THREADS;
+        } else {
+            run_chunk(0);
+        }
+        for (npy_intp c = 0; c < nchunks; c++) {
+            if (status[c] < 0) return PyErr_Occurred() ? nullptr : PyErr_Format(PyExc_RuntimeError, "numreduce: reduction loop failed");
+        }
+        accs(0, acc);
+        if (frame != nullptr) {
+            // In the frame: in index order with the compensated merge, as
+            // the blocks of one stream (as accurate as one piece).
+            alignas(16) char err[kFrameBytes] = {};
+            for (npy_intp c = 1; c < nchunks; c++) {
+                accs(c, b);
+                frame->merge(acc, b, err);
+            }
+            frame->settle(acc, err);
+        } else {
+            for (npy_intp step = 1; step < nchunks; step *= 2) {  // pairwise, in index order
+                for (npy_intp c = 0; c + step < nchunks; c += 2 * step) {
+                    accs(c, acc);
+                    accs(c + step, b);
+                    call.entry->combine(acc, b);
+                }
+            }
+            accs(0, acc);
+        }
+        if (frame == nullptr || redo || !frame->rescale(acc, frame_buf)) break;
+        redo = true;
     }
     if (frame != nullptr) frame->leave(acc, frame_buf);
     PyObject *ret = PyTuple_New(nout);

@@ -222,7 +222,10 @@ void combine_buffers(char *const *a, char *const *b) {
 
 // Traits whose contiguous-stream accuracy rests on a working frame (the
 // moments' shift) expose it: frame_t, frame(acc, x, n), to_frame(acc, f),
-// from_frame(acc, f) and block_reduce_framed(acc, x, n, f).  A stream split
+// from_frame(acc, f), block_reduce_framed(acc, x, n, f), rescaled(acc, f)
+// (true, f changed, where a result reduced in f must be redone in the new
+// f: the moments' overflow), merge(a, b, err) (a compensated combine, its
+// error collected in err) and settle(a, err) (the error folded in).  A stream split
 // into chunks is then reduced chunk by chunk inside one frame chosen for
 // the whole stream, and the chunks merge there with combine() -- as exactly
 // as the stream in one piece (FrameHooks, ufuncs.hpp, type-erase it for
@@ -260,7 +263,28 @@ struct framed {
     static void leave(char *const *acc, const void *frame) {
         store_acc<Tr>(Tr::from_frame(load_acc<Tr>(acc), get(frame)), acc);
     }
-    static constexpr FrameHooks hooks{&choose, &enter, &reduce, &leave};
+    static bool rescale(const char *const *acc, void *frame) {
+        F f = get(frame);
+        if (!Tr::rescaled(load_acc<Tr>(const_cast<char *const *>(acc)), f)) return false;
+        std::memcpy(frame, &f, sizeof(F));
+        return true;
+    }
+    // a = merge(a, b) in the frame, the traits' compensated merge (its
+    // running error in `err`, zeroed by the caller), and the error folded
+    // into a at the end: chunks merged in order so are as accurate as the
+    // blocks of one stream.
+    static void merge(char *const *a, char *const *b, void *err) {
+        typename Tr::out_t e;
+        std::memcpy(&e, err, sizeof(e));
+        store_acc<Tr>(Tr::merge(load_acc<Tr>(a), load_acc<Tr>(b), e), a);
+        std::memcpy(err, &e, sizeof(e));
+    }
+    static void settle(char *const *a, const void *err) {
+        typename Tr::out_t e;
+        std::memcpy(&e, err, sizeof(e));
+        store_acc<Tr>(Tr::settle(load_acc<Tr>(a), e), a);
+    }
+    static constexpr FrameHooks hooks{&choose, &enter, &reduce, &leave, &rescale, &merge, &settle};
 };
 template <class Tr>
 constexpr const FrameHooks *frame_hooks() {

@@ -19,6 +19,13 @@ struct FrameHooks {
     // acc (in the frame) reduced with the contiguous, aligned x[0..n).
     void (*reduce)(char *const *acc, const char *x, npy_intp n, const void *frame);
     void (*leave)(char *const *acc, const void *frame);
+    // true (and the frame changed) where the merged result `acc` (in the
+    // frame) must be recomputed in the new frame, from the start.
+    bool (*rescale)(const char *const *acc, void *frame);
+    // a = combine(a, b) in the frame, compensated: the running error in
+    // `err` (kFrameBytes, zeroed first), folded into a by settle().
+    void (*merge)(char *const *a, char *const *b, void *err);
+    void (*settle)(char *const *a, const void *err);
 };
 constexpr std::size_t kFrameBytes = 32;
 

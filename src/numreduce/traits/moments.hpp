@@ -7,7 +7,10 @@
 // parallel update; the contiguous fast path (block_reduce) works on data
 // shifted by a reference value in L1-sized blocks with the corrected
 // two-pass formula, which is what makes it as accurate as np.var on data
-// with a large offset (see docs/accuracy.md).
+// with a large offset (see docs/accuracy.md).  Finite data whose squared
+// deviations overflow give M2 = +inf and a finite mean on every path (the
+// weighted mean where a difference overflows; the halved frame where a
+// shifted value or mean would), never a negative or NaN M2.
 #pragma once
 #include "common.hpp"
 #include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
@@ -21,6 +24,11 @@ struct Moments {
     static constexpr int nout = 3;
     struct acc_t {
         A v[3];  // count, mean, M2
+    };
+    // The working frame of contiguous streams (see frame() below).
+    struct frame_t {
+        A K;
+        A S;
     };
 
     NR_HD static bool skip(in_t x) { return SKIP_NAN && is_nan(to_real<A>(x)); }
@@ -43,6 +51,11 @@ struct Moments {
             return {{n, a.v[1] + x, (x - x) + (a.v[1] - a.v[1])}};
         }
         A d = x - a.v[1];
+        if (!is_finite(d)) {
+            // Finite values further apart than the largest double: the mean
+            // is the weighted one (no overflow), M2 >= d^2 / 2 overflows.
+            return {{n, a.v[1] * (a.v[0] / n) + x / n, -neg_inf<A>()}};
+        }
         A mean = a.v[1] + d / n;
         return {{n, mean, a.v[2] + d * (x - mean)}};
     }
@@ -74,20 +87,23 @@ struct Moments {
 
     // A block whose shifted sum is not finite: with inf/NaN data the mean is
     // the plain (inf/NaN) sum and M2 NaN, as np.mean/np.var.  With finite
-    // data spanning more than the double range (x - K overflowed), summarise
-    // it in a frame scaled by 2^-600 (exact) and scale back: the mean is
-    // finite, M2 overflows to inf as np.var's does.  Returned in the frame
-    // shifted by K, as the callers expect.
-    NR_HD static acc_t overflowed_block(const in_t *xb, long long m, A K, A mb, A cnt) {
+    // data (x - K, or the sum of the shifted values, overflowed), summarise
+    // it again, by the same formula, in the frame scaled by 2^-600 more
+    // (exact, where nothing finite overflows) and scale back.  Returned in
+    // the frame f, as the callers expect.  Where even the block's shifted
+    // mean overflows, the frame cannot hold the block (its data spans more
+    // than the double range, so M2 is +inf exactly): M2 is +inf, the mean a
+    // finite placeholder, and the callers redo the stream in the halved
+    // frame (rescaled()), where no shifted value or mean overflows.
+    NR_HD static acc_t overflowed_block(const in_t *xb, long long m, frame_t f, A mb, A cnt) {
         bool finite = true;
         for (long long j = 0; j < m; j++) finite = finite && (skip(xb[j]) || is_finite(to_real<A>(xb[j])));
-        if (!finite) return {{cnt, mb, mb - mb}};
         const A scale = A(1.0 / 4.149515568880993e+180);  // 2^-600
-        acc_t r = {{A(0), A(0), A(0)}};
-        for (long long j = 0; j < m; j++) {
-            if (!skip(xb[j])) r = step_real(r, to_real<A>(xb[j]) * scale - K * scale);
-        }
-        return {{r.v[0], r.v[1] / scale, r.v[2] / scale / scale}};
+        if (!finite || f.S < A(1e-100)) return {{cnt, mb, mb - mb}};
+        const acc_t r = block_stats<true>(xb, m, frame_t{f.K, f.S * scale});
+        const A mean = r.v[1] / scale;
+        if (!is_finite(mean)) return {{r.v[0], A(0), -neg_inf<A>()}};
+        return {{r.v[0], mean, r.v[2] / scale / scale}};
     }
 
     // Rows of a C-ordered block reduced over axis 0 (one accumulator per
@@ -110,7 +126,7 @@ struct Moments {
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
                                              long long cols, long long stride) {
         A *cnt = acc[0], *mean = acc[1], *m2 = acc[2];
-        A K[CB], sc[CB], sm[CB], sq[CB], err[CB], last[CB], kb[CB], s1[CB], s2[CB], bn[CB];
+        A K[CB], cnt0[CB], mean0[CB], m20[CB], sc[CB], sm[CB], sq[CB], err[CB], last[CB], kb[CB], s1[CB], s2[CB], bn[CB];
         for (long long c0 = 0; c0 < cols; c0 += CB) {
             const long long cb = cols - c0 < CB ? cols - c0 : CB;
             for (long long c = 0; c < cb; c++) {
@@ -120,6 +136,9 @@ struct Moments {
                     k = to_real<A>(x[r * stride + c0 + c]);
                 }
                 K[c] = is_finite(k) ? k : A(0);
+                cnt0[c] = cnt[c0 + c];
+                mean0[c] = mean[c0 + c];
+                m20[c] = m2[c0 + c];
                 sc[c] = cnt[c0 + c];
                 sm[c] = cnt[c0 + c] > A(0) ? mean[c0 + c] - K[c] : A(0);
                 sq[c] = m2[c0 + c];
@@ -165,7 +184,7 @@ struct Moments {
                     } else {  // gather the column's block: the exact stream algorithm
                         in_t col[RB];
                         for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
-                        blk = block_reduce_framed(acc_t{{A(0), A(0), A(0)}}, col, rb, frame_t{K[c]});
+                        blk = block_reduce_framed(acc_t{{A(0), A(0), A(0)}}, col, rb, frame_t{K[c], A(1)});
                     }
                     const bool fresh = sc[c] == A(0);
                     const acc_t m = merge(acc_t{{sc[c], sm[c], sq[c]}}, blk, err[c]);
@@ -186,11 +205,38 @@ struct Moments {
                 }
             }
             for (long long c = 0; c < cb; c++) {
+                if (sq[c] == -neg_inf<A>()) {
+                    // M2 overflowed: the column's frame may have too (see
+                    // frame_t); redo it as one stream, in the halved frame.
+                    const acc_t a0 = {{cnt0[c], mean0[c], m20[c]}};
+                    const acc_t r = column_scaled(a0, x + c0 + c, rows, stride);
+                    cnt[c0 + c] = r.v[0];
+                    mean[c0 + c] = r.v[1];
+                    m2[c0 + c] = r.v[2];
+                    continue;
+                }
                 cnt[c0 + c] = sc[c];
                 mean[c0 + c] = K[c] + sm[c];
                 m2[c0 + c] = is_finite(sq[c]) ? sq[c] + err[c] : sq[c];
             }
         }
+    }
+
+    // One column (elements `stride` apart) reduced onto acc as a stream in
+    // its halved frame, gathered in blocks (rows_reduce's overflow case).
+    static acc_t column_scaled(acc_t acc, const in_t *x, long long rows, long long stride) {
+        in_t col[RB];
+        long long k = 0;
+        while (k < rows && skip(x[k * stride])) k++;
+        frame_t f = frame(acc, k < rows ? x + k * stride : x, k < rows ? 1 : 0);
+        f.S = A(0.5);
+        acc_t sh = to_frame(acc, f);
+        for (long long r0 = 0; r0 < rows; r0 += RB) {
+            const long long rb = rows - r0 < RB ? rows - r0 : RB;
+            for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride];
+            sh = block_reduce_framed(sh, col, rb, f);
+        }
+        return from_frame(sh, f);
     }
 
     // combine(sh, blk) in a frame, the M2 sum compensated (TwoSum, the
@@ -208,24 +254,44 @@ struct Moments {
         return combine(sh, blk);
     }
 
+    // The error collected by merge() folded into M2.
+    NR_HD static acc_t settle(acc_t a, A m2_err) {
+        return {{a.v[0], a.v[1], is_finite(a.v[2]) ? a.v[2] + m2_err : a.v[2]}};
+    }
+
     // Contiguous streams work in a frame shifted by K: the running mean if
     // there is one, else the first element not skipped (0 if that is not
     // finite: the result is non-finite anyway and combine() propagates it).
     // In the frame the means are small and their differences exact, so
     // chunks of one stream reduced apart (threads, loops.hpp's FrameHooks)
     // merge with combine() as exactly as the stream in one piece.
-    struct frame_t {
-        A K;
-    };
+    // The frame also scales by S, a power of two: y = (x - K) S, the means
+    // scaled by S, M2 by S^2.  S = 1 always first; S = 1/2 only where the
+    // S = 1 result came out with M2 = +inf (finite data spanning more than
+    // about 1e154): there x - K, or a shifted mean, may have overflowed the
+    // frame, while with S = 1/2 no shifted value, mean or difference of
+    // means can overflow.  Scaling by a power of two is exact, so both
+    // frames round alike (apart from subnormals).
     NR_HD static frame_t frame(acc_t acc, const in_t *x, long long n) {
-        if (acc.v[0] > A(0)) return {is_finite(acc.v[1]) ? acc.v[1] : A(0)};
+        if (acc.v[0] > A(0)) return {is_finite(acc.v[1]) ? acc.v[1] : A(0), A(1)};
         long long k = 0;
         while (k < n && skip(x[k])) k++;
         const A K = k < n ? to_real<A>(x[k]) : A(0);
-        return {is_finite(K) ? K : A(0)};
+        return {is_finite(K) ? K : A(0), A(1)};
     }
-    NR_HD static acc_t to_frame(acc_t a, frame_t f) { return {{a.v[0], a.v[1] - f.K, a.v[2]}}; }
-    NR_HD static acc_t from_frame(acc_t a, frame_t f) { return {{a.v[0], f.K + a.v[1], a.v[2]}}; }
+    NR_HD static acc_t to_frame(acc_t a, frame_t f) {
+        return {{a.v[0], a.v[1] * f.S - f.K * f.S, a.v[2] * (f.S * f.S)}};
+    }
+    NR_HD static acc_t from_frame(acc_t a, frame_t f) {
+        return {{a.v[0], (f.K * f.S + a.v[1]) / f.S, a.v[2] / (f.S * f.S)}};
+    }
+    // true (and f halved) where a result reduced in f must be redone in
+    // the halved frame: see frame_t.
+    NR_HD static bool rescaled(acc_t a, frame_t &f) {
+        if (f.S != A(1) || a.v[2] != -neg_inf<A>()) return false;
+        f.S = A(0.5);
+        return true;
+    }
 
     // Contiguous stream into one accumulator, in the frame f: summarised
     // per block of up to BLOCK elements with the corrected two-pass formula
@@ -236,20 +302,43 @@ struct Moments {
         return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
     }
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
-        const frame_t f = frame(acc, x, n);
-        return from_frame(block_reduce_framed(to_frame(acc, f), x, n, f), f);
+        frame_t f = frame(acc, x, n);
+        acc_t r = block_reduce_framed(to_frame(acc, f), x, n, f);
+        if (rescaled(r, f)) r = block_reduce_framed(to_frame(acc, f), x, n, f);
+        return from_frame(r, f);
     }
     NR_HD static acc_t block_reduce_framed(acc_t sh, const in_t *x, long long n, frame_t f) {
-        const A K = f.K;
+        if (f.S == A(1)) return block_reduce_framed_s<false>(sh, x, n, f);
+        return block_reduce_framed_s<true>(sh, x, n, f);
+    }
+    // y = (x - K) S; SCALED = false: S = 1, y = x - K.
+    template <bool SCALED>
+    NR_HD static A shifted(in_t x, frame_t f) {
+        if constexpr (SCALED) {
+            return to_real<A>(x) * f.S - f.K * f.S;
+        } else {
+            return to_real<A>(x) - f.K;
+        }
+    }
+    template <bool SCALED>
+    NR_HD static acc_t block_reduce_framed_s(acc_t sh, const in_t *x, long long n, frame_t f) {
         A m2_err = A(0);  // compensation of the M2 sum
         for (long long k = 0; k < n; k += BLOCK) {
             const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
-            const in_t *xb = x + k;
+            const acc_t blk = block_stats<SCALED>(x + k, m, f);
+            if (blk.v[0] > A(0)) sh = merge(sh, blk, m2_err);
+        }
+        return settle(sh, m2_err);
+    }
+    // One block of m <= BLOCK elements summarised in the frame f.
+    template <bool SCALED>
+    NR_HD static acc_t block_stats(const in_t *xb, long long m, frame_t f) {
+        {
             A cnt = A(0), s = A(0);
             long long j0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SKIP_NAN && same_type<T, double>::value && same_type<A, double>::value) {
-                j0 = simd::shifted_sum(xb, m, K, &s);
+            if constexpr (!SCALED && !SKIP_NAN && same_type<T, double>::value && same_type<A, double>::value) {
+                j0 = simd::shifted_sum(xb, m, f.K, &s);
                 cnt = A(j0);
             }
 #endif
@@ -260,24 +349,24 @@ struct Moments {
             for (; j + L <= m; j += L) {
                 for (int u = 0; u < L; u++) {
                     const bool use = !skip(xb[j + u]);
-                    sl[u] += use ? to_real<A>(xb[j + u]) - K : A(0);
+                    sl[u] += use ? shifted<SCALED>(xb[j + u], f) : A(0);
                     cl[u] += use ? A(1) : A(0);
                 }
             }
             for (int u = 0; j < m; j++, u++) {
                 const bool use = !skip(xb[j]);
-                sl[u] += use ? to_real<A>(xb[j]) - K : A(0);
+                sl[u] += use ? shifted<SCALED>(xb[j], f) : A(0);
                 cl[u] += use ? A(1) : A(0);
             }
             s += lanes_sum(sl);
             cnt += lanes_sum(cl);
-            if (cnt == A(0)) continue;
+            if (cnt == A(0)) return {{A(0), A(0), A(0)}};
             const A mb = s / cnt;
             A s1 = A(0), s2 = A(0);
             j0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SKIP_NAN && same_type<T, double>::value && same_type<A, double>::value) {
-                j0 = simd::dev_sums(xb, m, K, mb, &s1, &s2);
+            if constexpr (!SCALED && !SKIP_NAN && same_type<T, double>::value && same_type<A, double>::value) {
+                j0 = simd::dev_sums(xb, m, f.K, mb, &s1, &s2);
             }
 #endif
             // (the squares' lanes folded every 64 elements, as dev_sums)
@@ -285,7 +374,7 @@ struct Moments {
             j = j0;
             for (; j + L <= m; j += L) {
                 for (int u = 0; u < L; u++) {
-                    const A dy = skip(xb[j + u]) ? A(0) : (to_real<A>(xb[j + u]) - K) - mb;
+                    const A dy = skip(xb[j + u]) ? A(0) : (shifted<SCALED>(xb[j + u], f)) - mb;
                     l1[u] += dy;
                     l2[u] += dy * dy;
                 }
@@ -295,19 +384,20 @@ struct Moments {
                 }
             }
             for (int u = 0; j < m; j++, u++) {
-                const A dy = skip(xb[j]) ? A(0) : (to_real<A>(xb[j]) - K) - mb;
+                const A dy = skip(xb[j]) ? A(0) : (shifted<SCALED>(xb[j], f)) - mb;
                 l1[u] += dy;
                 l2[u] += dy * dy;
             }
             s1 += lanes_sum(l1);
             s2 += t2 + lanes_sum(l2);
-            // (s1^2 / n <= s2 by Cauchy-Schwarz: an overflowed s2 stays inf.)
-            acc_t blk = is_finite(mb) ? acc_t{{cnt, mb + s1 / cnt,
-                                              is_finite(s2) ? s2 - s1 * s1 / cnt : s2}}
-                                      : overflowed_block(xb, m, K, mb, cnt);
-            sh = merge(sh, blk, m2_err);
+            // (s1^2 / n <= s2 by Cauchy-Schwarz; the clamp keeps rounding
+            // from making M2 negative.)
+            const A m2b = s2 - s1 * (s1 / cnt);
+            // (an overflowed deviation: M2 is +inf, the mean the block's)
+            return is_finite(mb) ? acc_t{{cnt, is_finite(s1) ? mb + s1 / cnt : mb,
+                                          is_finite(s2) ? (m2b > A(0) ? m2b : A(0)) : s2}}
+                                 : overflowed_block(xb, m, f, mb, cnt);
         }
-        return {{sh.v[0], sh.v[1], is_finite(sh.v[2]) ? sh.v[2] + m2_err : sh.v[2]}};
     }
 };
 
