@@ -10,12 +10,14 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from . import _core
+from ._dispatch import masked_arg, masked_fill, masked_moments, masked_where, public_function
 from ._engine import NoValue, reduce
 
 __all__ = ["argminmax", "fsum", "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax",
            "nanmeanvar", "nanminmax"]
 
 
+@public_function(masked_where(_core.minimummaximum))
 def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Minimum and maximum of an array in one pass.
 
@@ -56,6 +58,7 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
 # NaN-skipping min/max
 # ---------------------------------------------------------------------------
 
+@public_function(masked_where(_core.fminfmax))
 def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Minimum and maximum ignoring NaNs (NaT), in one pass.
 
@@ -144,6 +147,7 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
     return tuple(results)
 
 
+@public_function(masked_arg, wrap_scalars=False)
 def argminmax(a, axis=None, keepdims=False, out=None):
     """Indices of the minimum and maximum in one pass.
 
@@ -164,6 +168,7 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     return _argminmax(a, axis, keepdims, out, False, "argminmax")
 
 
+@public_function(masked_arg, wrap_scalars=False)
 def nanargminmax(a, axis=None, keepdims=False, out=None):
     """``(np.nanargmin(a, axis), np.nanargmax(a, axis))`` in one pass.
 
@@ -258,6 +263,7 @@ def _finish_meanvar(a, count, mean, m2, dtype, ddof, std, nan_dof=False):
     return (mean[()] if mean.ndim == 0 else mean), (var[()] if var.ndim == 0 else var)
 
 
+@public_function(masked_moments(nan=False))
 def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
 
@@ -280,6 +286,7 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=False)
 
 
+@public_function(masked_moments(nan=False))
 def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
@@ -295,6 +302,7 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _finish_meanvar(a, count, mean, m2, dtype, ddof, std=True)
 
 
+@public_function(masked_moments(nan=True))
 def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
@@ -320,6 +328,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
 # log-sum-exp and compensated sums
 # ---------------------------------------------------------------------------
 
+@public_function(masked_fill(-np.inf, float_ints=True))
 def logsumexp(a, axis=None, keepdims=False):
     """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
     semantics.
@@ -351,6 +360,7 @@ def logsumexp(a, axis=None, keepdims=False):
     return res[()] if res.ndim == 0 else res
 
 
+@public_function(masked_fill(0))
 def fsum(a, axis=None, dtype=None, keepdims=False):
     """Compensated sum along an axis (Neumaier / Kahan-Babuska, one pass).
 

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core
+from ._dispatch import masked_where, public_function
 
 __all__ = ["reduce", "NoValue"]
 
@@ -148,6 +149,8 @@ def _contiguous_axes_fast_path(ufunc, array, axis, keepdims):
     return tuple(r.reshape(shape) for r in res)
 
 
+@public_function(masked_where(), array="array",
+                 passthrough=lambda ufunc: ufunc not in MULTI_OUTPUT)
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
            where=True):
     """``ufunc.reduce`` for multi-output ufuncs on every NumPy >= 2.0.
