@@ -147,7 +147,7 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
     return tuple(results)
 
 
-@public_function(masked_arg, wrap_scalars=False)
+@public_function(masked_arg(nan=False), wrap_scalars=False)
 def argminmax(a, axis=None, keepdims=False, out=None):
     """Indices of the minimum and maximum in one pass.
 
@@ -168,7 +168,7 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     return _argminmax(a, axis, keepdims, out, False, "argminmax")
 
 
-@public_function(masked_arg, wrap_scalars=False)
+@public_function(masked_arg(nan=True), wrap_scalars=False)
 def nanargminmax(a, axis=None, keepdims=False, out=None):
     """``(np.nanargmin(a, axis), np.nanargmax(a, axis))`` in one pass.
 

@@ -187,6 +187,8 @@ def _subclass(impl, qualname, array, arguments, a, wrap_scalars):
             "np.asarray(x) (or its plain values) explicitly")
     arguments[array] = a.view(_ndarray)
     results = impl(**arguments)
+    if not isinstance(results, tuple):  # logsumexp, fsum
+        return _wrap(a, results, wrap_scalars)
     out = arguments.get("out")
     outs = out if type(out) is tuple else (None,) * len(results)
     return tuple(r if o is not None else _wrap(a, r, wrap_scalars)
@@ -336,8 +338,13 @@ def masked_where(ufunc=None):
         data, mask = _split(m)
         keep = _keep(mask, arguments["where"], qualname)
         arguments[array] = data
+        user_where = arguments["where"]
         arguments["where"] = keep
-        if _not_given(arguments["initial"]):
+        if _not_given(arguments["initial"]) and data.size == 0:
+            # np.ma.min of an empty array raises as np.min does: nothing to
+            # mask, so the function's own rules (no initial: ValueError)
+            arguments["where"] = True if user_where is True else keep
+        elif _not_given(arguments["initial"]):
             dt = data.dtype if arguments.get("dtype") is None else np.dtype(arguments["dtype"])
             initials = _mask_initials(u, dt)
             if initials is not None:
@@ -404,23 +411,34 @@ def masked_fill(fill, float_ints=False):
     return handler
 
 
-def masked_arg(impl, qualname, array, arguments, m):
-    """Handler for argminmax / nanargminmax: np.ma.argmin / argmax's rule --
-    masked elements are filled with np.ma.minimum_fill_value (for the argmin)
-    and maximum_fill_value (for the argmax), then the indices of the filled
-    data are returned as plain arrays (the function runs once per fill; once
-    without a mask)."""
-    data, mask = _split(m)
-    if not mask.any():
-        arguments[array] = data
-        return impl(**arguments)
-    arguments[array] = np.asarray(m.filled(np.ma.minimum_fill_value(m)))
-    lo, hi0 = impl(**arguments)  # checks and writes both outs
-    out = arguments.get("out")
-    arguments["out"] = None
-    arguments[array] = np.asarray(m.filled(np.ma.maximum_fill_value(m)))
-    _, hi = impl(**arguments)
-    if out is not None and out[1] is not None:
-        out[1][...] = hi
-        hi = out[1]
-    return lo, hi
+def masked_arg(nan):
+    """Handler for argminmax (``nan=False``) / nanargminmax (``nan=True``):
+    np.ma.argmin / argmax's rule -- masked elements are filled with
+    np.ma.minimum_fill_value (for the argmin) and maximum_fill_value (for the
+    argmax), then the indices of the filled data are returned as plain arrays
+    (the function runs once per fill; once without a mask).  nanargminmax
+    raises "All-NaN slice encountered" where every unmasked element of a
+    slice is NaN, as np.nanargmin does on masked arrays."""
+
+    def handler(impl, qualname, array, arguments, m):
+        data, mask = _split(m)
+        if not mask.any():
+            arguments[array] = data
+            return impl(**arguments)
+        arguments[array] = np.asarray(m.filled(np.ma.minimum_fill_value(m)))
+        lo, _ = impl(**arguments)  # checks (and writes) both outs
+        out = arguments.get("out")
+        if nan and data.dtype.kind in "fc":
+            axis = arguments["axis"]
+            gone = mask | np.isnan(data)
+            if np.any(np.logical_and.reduce(gone, axis=axis) & ~np.logical_and.reduce(mask, axis=axis)):
+                raise ValueError("All-NaN slice encountered")
+        arguments["out"] = None
+        arguments[array] = np.asarray(m.filled(np.ma.maximum_fill_value(m)))
+        _, hi = impl(**arguments)
+        if out is not None and out[1] is not None:
+            out[1][...] = hi
+            hi = out[1]
+        return lo, hi
+
+    return handler
