@@ -13,6 +13,10 @@ from . import _core
 from ._dispatch import masked_arg, masked_fill, masked_moments, masked_where, public_function
 from ._engine import NoValue, reduce
 
+# The bodies below get arrays that their own entry already dispatched (the
+# policy in _dispatch.py): they call the engine's reduce without a second check.
+reduce = reduce.__wrapped__
+
 __all__ = ["argminmax", "fsum", "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax",
            "nanmeanvar", "nanminmax"]
 
