@@ -431,7 +431,8 @@ def masked_arg(nan):
         if nan and data.dtype.kind in "fc":
             axis = arguments["axis"]
             gone = mask | np.isnan(data)
-            if np.any(np.logical_and.reduce(gone, axis=axis) & ~np.logical_and.reduce(mask, axis=axis)):
+            all_gone = np.logical_and.reduce(gone, axis=axis)
+            if np.any(all_gone & ~np.logical_and.reduce(mask, axis=axis)):
                 raise ValueError("All-NaN slice encountered")
         arguments["out"] = None
         arguments[array] = np.asarray(m.filled(np.ma.maximum_fill_value(m)))

@@ -308,7 +308,8 @@ def test_reduce_moments_like_np_ma(m, data):
             warnings.simplefilter("ignore", RuntimeWarning)
             np.testing.assert_array_equal(np.ma.filled(count, 0),
                                           np.ma.filled(np.ma.masked_array(want_count, empty), 0))
-            np.testing.assert_allclose(np.ma.filled(mean, 0), np.ma.filled(np.ma.mean(m, axis=axis), 0),
+            np.testing.assert_allclose(np.ma.filled(mean, 0),
+                                       np.ma.filled(np.ma.mean(m, axis=axis), 0),
                                        rtol=1e-9, atol=1e-9)
             np.testing.assert_allclose(np.ma.filled(m2, 0),
                                        np.ma.filled(np.ma.var(m, axis=axis) * want_count, 0),
@@ -344,7 +345,8 @@ def test_masked_with_where_and_initial():
     m = np.ma.masked_array([[4.0, 1.0, 7.0], [2.0, 8.0, 3.0]], mask=[[0, 1, 0], [0, 0, 0]])
     w = np.array([True, True, False])
     want = np.ma.masked_array(m.data, mask=m.mask | ~w)
-    for g, r in zip(nr.minmax(m, axis=1, where=w), (np.ma.min(want, axis=1), np.ma.max(want, axis=1))):
+    refs = (np.ma.min(want, axis=1), np.ma.max(want, axis=1))
+    for g, r in zip(nr.minmax(m, axis=1, where=w), refs):
         assert_ma_equal(g, r)
     lo, hi = nr.minmax(m, axis=0, where=[[True, True, True], [True, False, True]])
     assert lo.mask.tolist() == [False, True, False]
@@ -601,7 +603,8 @@ def test_lists_tuples_scalars():
     assert nr.minmax((3.0, -1.0)) == (-1.0, 3.0)
     assert nr.minmax(5.0) == (5.0, 5.0)
     assert nr.minmax(np.float32(2)) == (np.float32(2), np.float32(2))
-    assert nr.meanvar([1.0, 2.0, 3.0, 4.0]) == (np.mean([1.0, 2.0, 3.0, 4.0]), np.var([1.0, 2.0, 3.0, 4.0]))
+    x = [1.0, 2.0, 3.0, 4.0]
+    assert nr.meanvar(x) == (np.mean(x), np.var(x))
     assert nr.argminmax([[1, 5], [0, 2]], axis=1)[1].tolist() == [1, 1]
     lo, hi = nr.reduce(nr.minimummaximum, [[1, 5], [0, 2]])
     assert lo.tolist() == [0, 2] and hi.tolist() == [1, 5]
