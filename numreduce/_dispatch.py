@@ -295,6 +295,11 @@ def _mask_initials(ufunc, dtype):
     if ufunc is _core.fminfmax and dtype.kind in "fcmM":
         nan = np.array("NaT" if dtype.kind in "mM" else np.nan, dtype=dtype)[()]
         return (nan, nan)
+    if ufunc in (_core.minimummaximum, _core.fminfmax) and dtype.kind in "mM":
+        # the int64 extremes but NaT (NumPy < 2.1's maximum_fill_value is NaT,
+        # which would propagate)
+        i64 = np.iinfo(np.int64)
+        return tuple(np.array(v).astype(dtype)[()] for v in (i64.max, i64.min + 1))
     if ufunc in (_core.minimummaximum, _core.fminfmax):
         probe = np.empty(0, dtype)
         return tuple(np.array(f).astype(dtype)[()] for f in
