@@ -254,12 +254,14 @@ def _masked_result(m, r, newmask, o):
     return res
 
 
-def _outs(arguments, n, qualname):
-    """The `out` entries (None where not given)."""
+def _outs(impl, arguments, n, qualname):
+    """The `out` entries (None where not given); a malformed `out` gets the
+    function's own error."""
     out = arguments.get("out")
     if out is None or out is Ellipsis:
         return (None,) * n
     if type(out) is not tuple or len(out) != n:
+        impl(**arguments)
         raise TypeError(f"{qualname}: out must be a tuple of {n} arrays (or None entries)")
     return out
 
@@ -354,7 +356,7 @@ def masked_where(ufunc=None):
             initials = _mask_initials(u, dt)
             if initials is not None:
                 arguments["initial"] = initials
-        outs = _outs(arguments, u.nout, qualname)
+        outs = _outs(impl, arguments, u.nout, qualname)
         newmask = _empty_slices(impl, arguments, keep, arguments["axis"], arguments["keepdims"])
         masks = (newmask,) * u.nout
         _check_outs(outs, masks, qualname)

@@ -376,6 +376,14 @@ def test_masked_out():
     with pytest.raises(np.ma.MaskError, match="out"):
         nr.minmax(m.astype(np.int64), axis=1, out=(oi, None))
     assert oi.tolist() == [7, 7]
+    # a malformed out: the same error as for plain data, nothing written
+    o3 = np.zeros(2)
+    for bad in ((o3,), (o3, o3, o3)):
+        with pytest.raises(ValueError):
+            nr.minmax(m.data, axis=1, out=bad)
+        with pytest.raises(ValueError):
+            nr.minmax(m, axis=1, out=bad)
+    assert o3.tolist() == [0.0, 0.0]
     lo = np.zeros(2, np.intp)
     nr.argminmax(m, axis=1, out=(lo, None))
     np.testing.assert_array_equal(lo, m.argmin(axis=1))
