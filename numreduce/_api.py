@@ -9,12 +9,18 @@ import warnings
 import numpy as np
 from . import _core
 from ._args import axis_index, check_outs, keepdims_flag, normalize_axes, where_mask
+from ._dispatch import masked_arg, masked_fill, masked_moments, masked_where, public_function
 from ._engine import NoValue, reduce
+
+# The bodies below get arrays that their own entry already dispatched (the
+# policy in _dispatch.py): they call the engine's reduce without a second check.
+reduce = reduce.__wrapped__
 
 __all__ = ["argminmax", "fsum", "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax",
            "nanmeanvar", "nanminmax"]
 
 
+@public_function(masked_where(_core.minimummaximum))
 def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Minimum and maximum of an array in one pass.
 
@@ -55,6 +61,7 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
 # NaN-skipping min/max
 # ---------------------------------------------------------------------------
 
+@public_function(masked_where(_core.fminfmax))
 def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Minimum and maximum ignoring NaNs (NaT), in one pass.
 
@@ -140,6 +147,7 @@ def _argminmax(a, axis, keepdims, out, skip_nan, name):
     return tuple(results)
 
 
+@public_function(masked_arg(nan=False), wrap_scalars=False)
 def argminmax(a, axis=None, keepdims=False, out=None):
     """Indices of the minimum and maximum in one pass.
 
@@ -160,6 +168,7 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     return _argminmax(a, axis, keepdims, out, False, "argminmax")
 
 
+@public_function(masked_arg(nan=True), wrap_scalars=False)
 def nanargminmax(a, axis=None, keepdims=False, out=None):
     """``(np.nanargmin(a, axis), np.nanargmax(a, axis))`` in one pass.
 
@@ -355,6 +364,7 @@ def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False)
     return (mean[()] if mean.ndim == 0 else mean), (var[()] if var.ndim == 0 else var)
 
 
+@public_function(masked_moments(nan=False))
 def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
 
@@ -383,6 +393,7 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _meanvar("meanvar", a, axis, dtype, ddof, keepdims, where, std=False)
 
 
+@public_function(masked_moments(nan=False))
 def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
@@ -397,6 +408,7 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _meanvar("meanstd", a, axis, dtype, ddof, keepdims, where, std=True)
 
 
+@public_function(masked_moments(nan=True))
 def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
@@ -419,6 +431,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
 # log-sum-exp and compensated sums
 # ---------------------------------------------------------------------------
 
+@public_function(masked_fill(-np.inf, float_ints=True))
 def logsumexp(a, axis=None, keepdims=False):
     """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
     semantics.
@@ -450,6 +463,7 @@ def logsumexp(a, axis=None, keepdims=False):
     return res[()] if res.ndim == 0 else res
 
 
+@public_function(masked_fill(0))
 def fsum(a, axis=None, dtype=None, keepdims=False):
     """Compensated sum along an axis (Neumaier / Kahan-Babuska, one pass).
 

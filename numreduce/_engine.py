@@ -13,6 +13,7 @@ import math
 import numpy as np
 from . import _core
 from ._args import check_out_dtypes, check_outs, keepdims_flag, normalize_axes, where_mask
+from ._dispatch import masked_where, public_function
 
 __all__ = ["reduce", "NoValue"]
 
@@ -122,6 +123,8 @@ def _contiguous_axes_fast_path(ufunc, array, axis, keepdims):
     return tuple(r.reshape(shape) for r in res)
 
 
+@public_function(masked_where(), array="array",
+                 passthrough=lambda ufunc: ufunc not in MULTI_OUTPUT)
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
            where=True):
     """``ufunc.reduce`` for multi-output ufuncs on every NumPy >= 2.0.

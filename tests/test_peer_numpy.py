@@ -650,15 +650,14 @@ class TestThreads:
 
 
 # ---------------------------------------------------------------------------
-# Cases in areas other engineers are fixing right now (strict xfails)
+# Cases that failed before the issue-10 fixes (regression tests)
 # ---------------------------------------------------------------------------
 
 class _MyNDArray(np.ndarray):
     pass
 
 
-class TestBeingFixedElsewhere:
-    @xfail_fixed_on("masked arrays/subclasses", "np.nanmin keeps an ndarray subclass")
+class TestIssue10Regressions:
     def test_subclass_kept(self):
         # test_nanfunctions' test_subclass: the class survives np.nanmin.
         a = np.array([[1.0, np.nan], [3.0, 4.0]]).view(_MyNDArray)
@@ -668,7 +667,6 @@ class TestBeingFixedElsewhere:
             assert type(hi) is type(np.nanmax(a, axis=axis))
         assert type(nr.minmax(a, axis=0)[0]) is _MyNDArray
 
-    @xfail_fixed_on("masked arrays/subclasses", "the mask of a masked array is honoured")
     def test_masked_array(self):
         # test_nanfunctions calls np.nanmin on masked arrays.
         m = np.ma.masked_array([5.0, -100.0, 3.0, 50.0, 1.0], mask=[0, 1, 0, 1, 0])

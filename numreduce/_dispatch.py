@@ -1,0 +1,452 @@
+"""One array-type policy, decided once at the entry of every public function.
+
+``@public_function(...)`` wraps a public function (``minmax``, ...,
+``reduce``).  The input array -- and the ``out`` entries, where the function
+has ``out`` -- decide what happens (docs/semantics.md, "Array types"):
+
+============================================  =================================
+input                                          what happens
+============================================  =================================
+plain ``ndarray``                              the function itself (one
+                                               ``type(a) is np.ndarray`` test)
+type overriding ``__array_function__``         NEP 18: ``type(x).__array_function__``
+(duck arrays, dask, astropy ``Quantity``)      with the public function as
+                                               ``func``; ``TypeError`` when all
+                                               return ``NotImplemented``
+``__array_ufunc__ = None``                     ``TypeError``
+``np.ma.MaskedArray``                          mask -> ``where`` (or a neutral
+                                               fill), results masked where
+                                               nothing was left, as ``np.ma``
+plain ``ndarray`` subclass                     computed on the base array, the
+                                               results wrapped with the input's
+                                               ``__array_wrap__`` (as ``np.min``)
+``np.matrix``, subclasses overriding           ``TypeError``
+``__array_ufunc__``
+anything else (lists, scalars, pandas)         ``np.asarray``; an object-dtype
+                                               result is a ``TypeError``
+============================================  =================================
+
+The wrapped function's ``_implementation`` is the policy without the NEP 18
+step, which ``ndarray.__array_function__`` calls when a subclass defers to it
+(``super().__array_function__``), as for NumPy's own functions.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["public_function", "masked_where", "masked_moments", "masked_fill", "masked_arg"]
+
+_ndarray = np.ndarray
+_MaskedArray = np.ma.MaskedArray
+_ND_ARRAY_FUNCTION = np.ndarray.__array_function__
+_ND_ARRAY_UFUNC = np.ndarray.__array_ufunc__
+_NOVALUES = {getattr(np, "_NoValue", None)}
+
+
+def public_function(masked, array="a", wrap_scalars=True, passthrough=None):
+    """Decorator: the array-type policy for one public function.
+
+    masked        handler for ``np.ma.MaskedArray`` input (``masked_*`` below)
+    array         name of the array parameter (``reduce``'s is ``array``)
+    wrap_scalars  a full reduction of a subclass gives a 0-d subclass array
+                  (``np.min``); False keeps NumPy scalars (``np.argmin``)
+    passthrough   ``f(first_argument) -> bool``: True hands the call unchanged
+                  to the function (``reduce`` of NumPy's own ufuncs, which
+                  apply their own dispatch)
+    """
+
+    def decorate(impl):
+        sig = inspect.signature(impl)
+        names = list(sig.parameters)
+        pos = names.index(array)
+        qualname = f"numreduce.{impl.__name__}"
+        policy = functools.partial(_policy, impl, sig, array, qualname, masked, wrap_scalars)
+        public = _make_entry(impl, sig, names[:pos + 1], names[pos + 1:], array, policy,
+                             passthrough)
+        functools.update_wrapper(public, impl)
+        public.__signature__ = sig
+        # ndarray.__array_function__ calls func._implementation(*args, **kwargs).
+        public._implementation = functools.wraps(impl)(
+            lambda *args, **kwargs: policy(public, False, args, kwargs))
+        return public
+
+    return decorate
+
+
+def _make_entry(impl, sig, head, tail, array, policy, passthrough):
+    """The entry function, generated with the function's own signature so
+    that the plain-ndarray call forwards its arguments positionally (no
+    *args/**kwargs repacking): one `type(a) is np.ndarray` test (and `out is
+    None`) is all the policy costs there."""
+    params = sig.parameters
+    ns = {"_ndarray": _ndarray, "_impl": impl, "_policy": policy, "_passthrough": passthrough}
+    header = []
+    for n in head + tail:
+        if params[n].default is inspect.Parameter.empty:
+            header.append(n)
+        else:
+            ns[f"_d_{n}"] = params[n].default
+            header.append(f"{n}=_d_{n}")
+    fast = f"type({array}) is _ndarray" + (" and out is None" if "out" in params else "")
+    if passthrough is not None:
+        fast = f"({fast}) or _passthrough({head[0]})"
+    call = ", ".join(head + tail)
+    src = (f"def {impl.__name__}({', '.join(header)}):\n"
+           f"    if {fast}:\n"
+           f"        return _impl({call})\n"
+           f"    return _policy({impl.__name__}, True, ({', '.join(head)},),\n"
+           f"                   {{{', '.join(f'{n!r}: {n}' for n in tail)}}})\n")
+    exec(src, ns)  # noqa: S102 - generated from the function's own signature
+    return ns[impl.__name__]
+
+
+def _overrides(x) -> bool:
+    f = getattr(type(x), "__array_function__", None)
+    return f is not None and f is not _ND_ARRAY_FUNCTION
+
+
+def _policy(impl, sig, array, qualname, masked, wrap_scalars, public, nep18, args, kwargs):
+    bound = sig.bind(*args, **kwargs)  # a wrong call raises TypeError here, as impl would
+    bound.apply_defaults()
+    arguments = bound.arguments
+    a = arguments[array]
+    out = arguments.get("out")
+    outs = tuple(out) if type(out) is tuple else ()
+    relevant = (a,) + tuple(o for o in outs if o is not None)
+
+    if nep18 and any(_overrides(x) for x in relevant):
+        return _array_function(public, qualname, relevant, args, kwargs)
+    for x in relevant:
+        if getattr(type(x), "__array_ufunc__", _ND_ARRAY_UFUNC) is None:
+            raise TypeError(f"{qualname}: operand of type {type(x).__name__!r} does not "
+                            "support ufuncs (__array_ufunc__=None)")
+    if type(a) is _ndarray:
+        return impl(**arguments)
+    if isinstance(a, _MaskedArray):
+        return masked(impl, qualname, array, arguments, a)
+    if isinstance(a, _ndarray):
+        return _subclass(impl, qualname, array, arguments, a, wrap_scalars)
+    # array_like (lists, scalars, pandas objects ...): np.asarray, as NumPy does.
+    arr = np.asarray(a)
+    if arr.dtype == object:
+        src = type(a).__name__
+        if getattr(a, "dtype", None) is not None:
+            src += f" of dtype {a.dtype}"
+        raise TypeError(
+            f"{qualname}: unsupported input: {src} converts to an array of dtype object "
+            "(np.asarray), which numreduce does not reduce; convert it to a numeric, bool, "
+            "datetime64 or timedelta64 array first (for a tz-aware pandas Series, e.g. "
+            "s.dt.tz_convert(None).to_numpy())")
+    arguments[array] = arr
+    return impl(**arguments)
+
+
+def _array_function(public, qualname, relevant, args, kwargs):
+    """NEP 18: try each overriding argument type, subclasses before superclasses."""
+    types, overloaded = [], []
+    for x in relevant:
+        t = type(x)
+        if t in types or getattr(t, "__array_function__", None) is None:
+            continue
+        types.append(t)
+        if _overrides(x):
+            index = len(overloaded)
+            for i, other in enumerate(overloaded):
+                if issubclass(t, type(other)):
+                    index = i
+                    break
+            overloaded.insert(index, x)
+    types = tuple(types)
+    for x in overloaded:
+        result = type(x).__array_function__(x, public, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    raise TypeError(f"no implementation found for '{qualname}' on types that implement "
+                    f"__array_function__: {[type(x) for x in overloaded]}")
+
+
+# ---------------------------------------------------------------------------
+# ndarray subclasses
+# ---------------------------------------------------------------------------
+
+def _subclass(impl, qualname, array, arguments, a, wrap_scalars):
+    if isinstance(a, np.matrix):
+        raise TypeError(f"{qualname}: np.matrix is not supported (its reductions keep two "
+                        "dimensions); pass np.asarray(m)")
+    if getattr(type(a), "__array_ufunc__", _ND_ARRAY_UFUNC) is not _ND_ARRAY_UFUNC:
+        raise TypeError(
+            f"{qualname}: {type(a).__name__} overrides __array_ufunc__, so a result computed "
+            "on its plain data could be wrong for it (units, for example); pass "
+            "np.asarray(x) (or its plain values) explicitly")
+    arguments[array] = a.view(_ndarray)
+    results = impl(**arguments)
+    if not isinstance(results, tuple):  # logsumexp, fsum
+        return _wrap(a, results, wrap_scalars)
+    out = arguments.get("out")
+    outs = out if type(out) is tuple else (None,) * len(results)
+    return tuple(r if o is not None else _wrap(a, r, wrap_scalars)
+                 for r, o in zip(results, outs))
+
+
+def _wrap(a, r, wrap_scalars):
+    if isinstance(r, np.generic) and not wrap_scalars:
+        return r
+    arr = np.asarray(r)
+    try:
+        return a.__array_wrap__(arr, None, True)
+    except TypeError:  # an __array_wrap__ without return_scalar
+        return a.__array_wrap__(arr, None)
+
+
+# ---------------------------------------------------------------------------
+# masked arrays
+# ---------------------------------------------------------------------------
+
+def _split(m):
+    """(plain data, full boolean mask) of a masked array."""
+    return m.view(_ndarray), np.ma.getmaskarray(m)
+
+
+def _keep(mask, where, qualname):
+    """Elements that take part: unmasked and selected by the user's `where`."""
+    keep = ~mask
+    if where is True:
+        return keep
+    w = np.asarray(where)
+    if w.dtype != bool:
+        raise TypeError(f"{qualname}: 'where' must be a boolean array, got dtype {w.dtype}")
+    return np.logical_and(keep, w)
+
+
+def _empty_slices(impl, arguments, keep, axis, keepdims):
+    """Mask of the results that nothing was left for (np.ma's "all masked").
+    An invalid axis is reported by the function itself."""
+    try:
+        return ~np.logical_or.reduce(keep, axis=axis, keepdims=bool(keepdims))
+    except Exception:
+        impl(**arguments)  # raises the function's own error for this axis
+        raise
+
+
+def _masked_result(m, r, newmask, o):
+    """One result as np.ma returns it: a MaskedArray, np.ma.masked for an
+    all-masked full reduction, or the value; an `out` gets the mask (a
+    MaskedArray) or NaN (a plain float array)."""
+    if o is not None:
+        if isinstance(o, _MaskedArray):
+            o.mask = newmask
+        elif np.any(newmask):
+            np.copyto(o, np.nan, where=newmask)
+        return o
+    if np.ndim(r) == 0 and not isinstance(r, _ndarray):
+        return np.ma.masked if newmask else r
+    res = np.asarray(r).view(type(m))
+    res.mask = newmask
+    if np.any(newmask):
+        np.copyto(res.view(_ndarray), res.fill_value, where=newmask, casting="unsafe")
+    return res
+
+
+def _outs(impl, arguments, n, qualname):
+    """The `out` entries (None where not given); a malformed `out` gets the
+    function's own error."""
+    out = arguments.get("out")
+    if out is None or out is Ellipsis:
+        return (None,) * n
+    if type(out) is not tuple or len(out) != n:
+        impl(**arguments)
+        raise TypeError(f"{qualname}: out must be a tuple of {n} arrays (or None entries)")
+    return out
+
+
+def _check_outs(outs, masks, qualname):
+    """np.ma's rule, before anything is written: a masked result cannot go
+    into a plain integer (or bool, datetime) `out` (np.ma.MaskError)."""
+    for o, mk in zip(outs, masks):
+        if (o is not None and not isinstance(o, _MaskedArray) and isinstance(o, _ndarray)
+                and o.dtype.kind not in "fc" and np.any(mk)):
+            raise np.ma.MaskError(
+                f"{qualname}: masked results cannot be stored in an 'out' array of dtype "
+                f"{o.dtype} (masked data information would be lost); pass a MaskedArray "
+                "or a float array")
+
+
+def _out_data(out):
+    """The data of MaskedArray `out` entries (the function writes the values,
+    the handler the masks)."""
+    if type(out) is not tuple:
+        return out
+    return tuple(o.view(_ndarray) if isinstance(o, _MaskedArray) else o for o in out)
+
+
+def _mask_initials(ufunc, dtype):
+    """Initials that let `where` stand for the mask, or None where the
+    reduction's own initials do (moments, maxsumexp, twosum).
+
+    minimummaximum: np.ma's fill values (np.ma.minimum_fill_value /
+    maximum_fill_value: +-inf, the integer extremes, ...); fminfmax: NaN (NaT),
+    which fmin/fmax skip, so that an all-NaN slice stays NaN (np.nanmin's
+    rule), else the fill values."""
+    if ufunc is _core.fminfmax and dtype.kind in "fcmM":
+        nan = np.array("NaT" if dtype.kind in "mM" else np.nan, dtype=dtype)[()]
+        return (nan, nan)
+    if ufunc in (_core.minimummaximum, _core.fminfmax) and dtype.kind in "mM":
+        # the int64 extremes but NaT (NumPy < 2.1's maximum_fill_value is NaT,
+        # which would propagate)
+        i64 = np.iinfo(np.int64)
+        return tuple(np.array(v).astype(dtype)[()] for v in (i64.max, i64.min + 1))
+    if ufunc in (_core.minimummaximum, _core.fminfmax):
+        probe = np.empty(0, dtype)
+        return tuple(np.array(f).astype(dtype)[()] for f in
+                     (np.ma.minimum_fill_value(probe), np.ma.maximum_fill_value(probe)))
+    return None
+
+
+def _quiet(impl, arguments):
+    """Run `impl`, holding back its warnings (empty slices that the mask
+    emptied are masked, not warned about)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = impl(**arguments)
+    return results, caught
+
+
+def _replay(caught, results, masks):
+    """Re-issue held-back warnings: RuntimeWarnings only when an unmasked
+    result is NaN (an all-NaN or empty slice that the mask did not hide, as
+    np.nanmin warns), the others always."""
+    nan_left = any(np.any(np.isnan(r) & ~mk) for r, mk in zip(results, masks)
+                   if np.asarray(r).dtype.kind in "fc")
+    for w in caught:
+        if nan_left or not issubclass(w.category, RuntimeWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _not_given(x):
+    from ._engine import NoValue
+    return x is NoValue or any(x is v for v in _NOVALUES)
+
+
+def masked_where(ufunc=None):
+    """Handler for minmax / nanminmax / reduce: the mask becomes `where`
+    (and-ed with the user's `where`), `initial` defaults to
+    ``_mask_initials``; every output is masked where no element was left.
+    ``ufunc=None`` takes the `ufunc` argument (reduce)."""
+
+    def handler(impl, qualname, array, arguments, m):
+        u = arguments["ufunc"] if ufunc is None else ufunc
+        data, mask = _split(m)
+        keep = _keep(mask, arguments["where"], qualname)
+        arguments[array] = data
+        user_where = arguments["where"]
+        arguments["where"] = keep
+        if _not_given(arguments["initial"]) and data.size == 0:
+            # np.ma.min of an empty array raises as np.min does: nothing to
+            # mask, so the function's own rules (no initial: ValueError)
+            arguments["where"] = True if user_where is True else keep
+        elif _not_given(arguments["initial"]):
+            dt = data.dtype if arguments.get("dtype") is None else np.dtype(arguments["dtype"])
+            initials = _mask_initials(u, dt)
+            if initials is not None:
+                arguments["initial"] = initials
+        outs = _outs(impl, arguments, u.nout, qualname)
+        newmask = _empty_slices(impl, arguments, keep, arguments["axis"], arguments["keepdims"])
+        masks = (newmask,) * u.nout
+        _check_outs(outs, masks, qualname)
+        arguments["out"] = _out_data(arguments["out"])
+        results, caught = _quiet(impl, arguments)
+        _replay(caught, results, masks)
+        return tuple(_masked_result(m, r, mk, o) for r, mk, o in zip(results, masks, outs))
+
+    return handler
+
+
+def masked_moments(nan):
+    """Handler for meanvar / meanstd (``nan=False``) and nanmeanvar
+    (``nan=True``): the mask becomes `where`.  The mean is masked where no
+    element was left; the variance, as np.ma.var, where count - ddof <= 0
+    (meanvar, meanstd), or as np.nanvar on a masked array where no element
+    was left (nanmeanvar: NaN with a warning where ddof >= the count of
+    non-NaN values)."""
+
+    def handler(impl, qualname, array, arguments, m):
+        data, mask = _split(m)
+        keep = _keep(mask, arguments["where"], qualname)
+        arguments[array] = data
+        arguments["where"] = keep
+        results, caught = _quiet(impl, arguments)  # validates axis, ddof, dtype
+        axis, keepdims = arguments["axis"], bool(arguments["keepdims"])
+        count = np.add.reduce(keep, axis=axis, keepdims=keepdims, dtype=np.intp)
+        empty = count == 0
+        masks = (empty, empty if nan else count - arguments["ddof"] <= 0)
+        _replay(caught, results, masks)
+        return tuple(_masked_result(m, r, mk, None) for r, mk in zip(results, masks))
+
+    return handler
+
+
+def masked_fill(fill, float_ints=False):
+    """Handler for reductions with a neutral element (logsumexp: -inf, fsum:
+    0, np.ma.sum's fill): the masked elements are filled with it; results
+    are masked where every element was masked.  ``float_ints``: bool and
+    integer data are converted to float64 first (logsumexp's result dtype)."""
+
+    def handler(impl, qualname, array, arguments, m):
+        _, mask = _split(m)
+        if float_ints and m.dtype.kind in "biu":
+            m = m.astype(np.float64)
+        try:
+            filled = np.asarray(m.filled(fill))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{qualname}: masked arrays of dtype {m.dtype} are not "
+                            f"supported ({e})") from None
+        arguments[array] = filled
+        results = impl(**arguments)
+        axis, keepdims = arguments["axis"], bool(arguments["keepdims"])
+        newmask = np.logical_and.reduce(mask, axis=axis, keepdims=keepdims)
+        if isinstance(results, tuple):
+            return tuple(_masked_result(m, r, newmask, None) for r in results)
+        return _masked_result(m, results, newmask, None)
+
+    return handler
+
+
+def masked_arg(nan):
+    """Handler for argminmax (``nan=False``) / nanargminmax (``nan=True``):
+    np.ma.argmin / argmax's rule -- masked elements are filled with
+    np.ma.minimum_fill_value (for the argmin) and maximum_fill_value (for the
+    argmax), then the indices of the filled data are returned as plain arrays
+    (the function runs once per fill; once without a mask).  nanargminmax
+    raises "All-NaN slice encountered" where every unmasked element of a
+    slice is NaN, as np.nanargmin does on masked arrays."""
+
+    def handler(impl, qualname, array, arguments, m):
+        data, mask = _split(m)
+        if not mask.any():
+            arguments[array] = data
+            return impl(**arguments)
+        arguments[array] = np.asarray(m.filled(np.ma.minimum_fill_value(m)))
+        lo, _ = impl(**arguments)  # checks (and writes) both outs
+        out = arguments.get("out")
+        if nan and data.dtype.kind in "fc":
+            axis = arguments["axis"]
+            gone = mask | np.isnan(data)
+            all_gone = np.logical_and.reduce(gone, axis=axis)
+            if np.any(all_gone & ~np.logical_and.reduce(mask, axis=axis)):
+                raise ValueError("All-NaN slice encountered")
+        arguments["out"] = None
+        arguments[array] = np.asarray(m.filled(np.ma.maximum_fill_value(m)))
+        _, hi = impl(**arguments)
+        if out is not None and out[1] is not None:
+            out[1][...] = hi
+            hi = out[1]
+        return lo, hi
+
+    return handler
