@@ -331,9 +331,6 @@ def test_layouts_agree_twosum_sum_and_moments_count():
     assert _paths_disagree(nr.nanmoments, (0,), _layout_cases()) == []
 
 
-@xfail_new_bug("reduce(twosum) error output where the sum is not finite depends on the path: "
-               "x = [1, 2, inf, 3, 1e-17] * 30 gives e = 6e-17 contiguous 1-D and 0.0 as a "
-               "column of a C array; elementwise twosum documents e = 0 there")
 def test_layouts_agree_twosum_error_output():
     x = np.array([1.0, 2.0, np.inf, 3.0, 1e-17] * 30)
     assert nr.reduce(nr.twosum, x)[1] == 0.0

@@ -22,11 +22,13 @@ struct TwoSum {
         A v[2];  // sum, accumulated error
     };
 
-    // The error of a non-finite sum is 0 (inf + x = inf exactly; NaN is NaN).
+    // The error of a non-finite sum is 0 (inf + x = inf exactly; NaN is NaN),
+    // whatever was accumulated before: once s is inf or NaN it stays so, and
+    // e = 0 on every path (stream, lanes, columns, chunks), as elementwise.
     NR_HD static acc_t add(A s0, A x, A e0) {
         A s, e;
         two_sum(s0, x, s, e);
-        return {{s, is_finite(s) ? e0 + e : e0}};
+        return {{s, is_finite(s) ? e0 + e : A(0)}};
     }
     NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(0)}}; }
     NR_HD static acc_t step(acc_t a, in_t x) { return add(a.v[0], to_real<A>(x), a.v[1]); }
