@@ -324,28 +324,38 @@ def logsumexp(a, axis=None, keepdims=False):
     """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
     semantics.
 
-    Accumulates (running max, sum of exp(x - max)) in float64 (long double
-    for long double) with a vectorised exp; +inf wins, NaN propagates, all
-    -inf or empty gives -inf.  Result dtype: SciPy's -- the input's float
-    dtype (float16, float32, float64, long double), float64 for bool and
-    integers.
+    Accumulates (running max ``m``, ``t`` = sum of ``exp(x - m)`` less the
+    maximum's own 1) in float64 (long double for long double) with a
+    vectorised exp and returns ``m + log1p(t)``, so results near 0 keep
+    their precision (``logsumexp([0, -40])`` is ``4.2e-18``, as SciPy).
+    +inf wins, NaN propagates, all -inf or empty gives -inf.  Result dtype:
+    SciPy's -- the input's float dtype (float16, float32, float64, long
+    double), float64 for bool and integers.  Complex input raises
+    ``TypeError`` (see docs/differences.md).
 
     Examples
     --------
     >>> import numpy as np, numreduce as nr
     >>> float(nr.logsumexp(np.array([1000.0, 1000.0])))  # no overflow
     1000.6931471805599
+    >>> float(nr.logsumexp(np.array([0.0, -40.0])))      # no cancellation
+    4.248354255291589e-18
     >>> nr.logsumexp(np.zeros((2, 3)), axis=1)
     array([1.09861229, 1.09861229])
     """
     arr = np.asarray(a)
+    if arr.dtype.kind == "c":
+        raise TypeError(
+            f"logsumexp: complex input (dtype {arr.dtype}) is not supported; the "
+            "maxsumexp reduction is real-valued. Use scipy.special.logsumexp for "
+            "complex a")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"logsumexp: unsupported dtype {arr.dtype}")
-    mx, s = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
+    mx, t = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = np.add(mx, np.log(s))
-        # +inf max: the sum counts the infinities, log(s) is finite; -inf
-        # max: s >= 1 (or 0 for empty) and -inf + log(s) stays -inf.
+        res = np.add(mx, np.log1p(t))
+        # +inf max: t counts the other infinities, log1p(t) is finite; -inf
+        # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
     rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
     res = np.asarray(res, dtype=rdt)
     return res[()] if res.ndim == 0 else res

@@ -1,7 +1,12 @@
-// (max, sum of exp(x - max)) -- log-sum-exp in one pass, with scipy's
-// semantics: logsumexp = max + log(sum).  +inf wins, NaN propagates, all -inf
-// (and empty) gives -inf.  Accumulates in A (float64 for everything up to
-// float64, long double for long double).
+// (max, sum of exp(x - max) - 1) -- log-sum-exp in one pass, with scipy's
+// semantics: logsumexp = max + log1p(t).  The second output t leaves out the
+// maximum's own exp(0) = 1 (one occurrence of it), so that a sum just above
+// 1 keeps its small part: logsumexp([0, -40]) = log1p(exp(-40)) = 4.2e-18
+// (scipy gh-18295), not log(1.0) = 0.  The empty state is (-inf, -1)
+// (sum 0).  NaN propagates in the max (as np.max) and makes t NaN; +inf
+// wins (t counts the other +infs); all -inf gives max -inf (t = count - 1).
+// Accumulates in A (float64 for everything up to float64, long double for
+// long double).
 #pragma once
 #include "expfn.hpp"
 #include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
@@ -14,62 +19,93 @@ struct MaxSumExp {
     using out_t = A;
     static constexpr int nout = 2;
     struct acc_t {
-        A v[2];  // running max, sum of exp(x - max)
+        A v[2];  // running max m, sum of exp(x - m) over all but one m
     };
 
-    NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(1)}}; }
+    NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(0)}}; }
     // Branch-free (selects only), so a row of accumulators walking an input
-    // row vectorises: a larger x rescales the sum, an equal one (also
-    // +-inf == +-inf) adds 1, a NaN on either side turns the sum NaN.
+    // row vectorises: a larger x rescales the sum (t' = (t + 1) e, the old
+    // maximum's 1 joining the sum), an equal one (also +-inf == +-inf) adds
+    // 1, a smaller one adds exp(x - m); a NaN on either side makes the max
+    // NaN (x != x selects it; a NaN max stays: x > NaN is false) and t NaN.
     NR_HD static acc_t step(acc_t a, in_t xin) {
-        const A x = to_real<A>(xin), m = a.v[0], s = a.v[1];
+        const A x = to_real<A>(xin), m = a.v[0], t = a.v[1];
         const bool up = x > m;
         const A e = x == m ? A(1) : exp_nonpos(up ? m - x : x - m);
-        return {{up ? x : m, up ? s * e + A(1) : s + e}};
+        return {{up || x != x ? x : m, up ? t * e + e : t + e}};
     }
     NR_HD static acc_t combine(acc_t a, acc_t b) {
-        if (a.v[0] == b.v[0]) return {{a.v[0], a.v[1] + b.v[1]}};
-        if (a.v[0] > b.v[0]) return {{a.v[0], a.v[1] + b.v[1] * exp_nonpos(b.v[0] - a.v[0])}};
-        if (b.v[0] > a.v[0]) return {{b.v[0], b.v[1] + a.v[1] * exp_nonpos(a.v[0] - b.v[0])}};
-        return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}};  // a NaN max
+        if (a.v[0] == b.v[0]) return {{a.v[0], (a.v[1] + b.v[1]) + A(1)}};
+        if (a.v[0] > b.v[0]) {
+            const A e = exp_nonpos(b.v[0] - a.v[0]);
+            return {{a.v[0], a.v[1] + (b.v[1] * e + e)}};
+        }
+        if (b.v[0] > a.v[0]) {
+            const A e = exp_nonpos(a.v[0] - b.v[0]);
+            return {{b.v[0], b.v[1] + (a.v[1] * e + e)}};
+        }
+        const A nan = a.v[0] + b.v[0];  // a NaN max on either side
+        return {{nan, nan}};
     }
-    // (-inf, 0) always: the empty log-sum-exp is -inf + log(0) = -inf.
+    // (-inf, -1) always: the empty sum is 0, so t = -1 and the empty
+    // log-sum-exp is -inf + log1p(-1) = -inf.
     NR_HD static bool initials(acc_t &a, bool) {
-        a = {{neg_inf<A>(), A(0)}};
+        a = {{neg_inf<A>(), A(-1)}};
         return true;
     }
 
     // Contiguous stream: per block, pass 1 finds the block max, pass 2 sums
-    // exp(x - max) (vectorised exp); blocks merge with combine().
+    // exp(x - max) over the other elements and counts the ones equal to the
+    // max (t = (count - 1) + sum, one rounding).  The block results merge
+    // pairwise in index order (a binary-counter stack of partial states), so
+    // the rounding error of the merges grows like log2(blocks), not blocks.
     static constexpr int BLOCK = 1024;
+    NR_HD static acc_t reduce_block(const in_t *xb, long long m) {
+        A mx = to_real<A>(xb[0]), s = A(0), cnt = A(0);
+        long long j0 = 1, j1 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+            j0 = simd::max(xb, m, &mx);
+            if (j0 == 0) j0 = 1;
+        }
+#endif
+        for (long long j = j0; j < m; j++) {
+            A v = to_real<A>(xb[j]);
+            mx = v > mx || v != v ? v : mx;  // NaN-propagating
+        }
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+            j1 = simd::sum_exp(xb, m, mx, &s, &cnt);
+        }
+#endif
+        for (long long j = j1; j < m; j++) {
+            A v = to_real<A>(xb[j]);
+            const bool eq = v == mx;  // also for +-inf; never for NaN
+            cnt += eq ? A(1) : A(0);
+            s += eq ? A(0) : exp_nonpos(v - mx);
+        }
+        if (mx != mx) return {{mx, mx}};
+        return {{mx, (cnt - A(1)) + s}};
+    }
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        acc_t stack[64];  // stack[d]: the merge of 2^(levels) blocks
+        int level[64];
+        int top = 0;
         for (long long k = 0; k < n; k += BLOCK) {
             const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
-            const in_t *xb = x + k;
-            A mx = to_real<A>(xb[0]), s = A(0);
-            long long j0 = 1, j1 = 0;
-#if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
-                j0 = simd::max(xb, m, &mx);
-                if (j0 == 0) j0 = 1;
+            acc_t cur = reduce_block(x + k, m);
+            int lv = 0;
+            while (top > 0 && level[top - 1] == lv) {
+                cur = combine(stack[--top], cur);
+                lv++;
             }
-#endif
-            for (long long j = j0; j < m; j++) {
-                A v = to_real<A>(xb[j]);
-                mx = v > mx || mx != mx ? v : mx;
-            }
-#if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
-                j1 = simd::sum_exp(xb, m, mx, &s);
-            }
-#endif
-            for (long long j = j1; j < m; j++) {
-                A v = to_real<A>(xb[j]);
-                s += v == mx ? A(1) : exp_nonpos(v - mx);  // v == mx also for inf
-            }
-            acc = combine(acc, acc_t{{mx, s}});
+            stack[top] = cur;
+            level[top++] = lv;
         }
-        return acc;
+        if (top == 0) return acc;
+        acc_t r = stack[--top];
+        while (top > 0) r = combine(stack[--top], r);
+        return combine(acc, r);
     }
 };
 
