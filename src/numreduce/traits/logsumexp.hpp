@@ -56,9 +56,8 @@ struct MaxSumExp {
 
     // Contiguous stream: per block, pass 1 finds the block max, pass 2 sums
     // exp(x - max) over the other elements and counts the ones equal to the
-    // max (t = (count - 1) + sum, one rounding).  The block results merge
-    // pairwise in index order (a binary-counter stack of partial states), so
-    // the rounding error of the merges grows like log2(blocks), not blocks.
+    // max (t = (count - 1) + sum, one rounding): the state of one block
+    // (1 <= m <= BLOCK elements), merged pairwise by merge_blocks.
     static constexpr int BLOCK = 1024;
     NR_HD static acc_t reduce_block(const in_t *xb, long long m) {
         A mx = to_real<A>(xb[0]), s = A(0), cnt = A(0);
@@ -87,13 +86,18 @@ struct MaxSumExp {
         if (mx != mx) return {{mx, mx}};
         return {{mx, (cnt - A(1)) + s}};
     }
-    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
-        acc_t stack[64];  // stack[d]: the merge of 2^(levels) blocks
+    // acc merged with the states of blocks [k, k + BLOCK) of a stream of n
+    // elements, block(k, m) giving one block's state: a pairwise tree in
+    // index order (a binary-counter stack of partial states), so the merge
+    // error grows like log2(n / BLOCK).  The contiguous stream below and the
+    // gathered strided stream (loops.hpp) share it.
+    template <class F>
+    NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
+        acc_t stack[64];
         int level[64];
         int top = 0;
         for (long long k = 0; k < n; k += BLOCK) {
-            const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
-            acc_t cur = reduce_block(x + k, m);
+            acc_t cur = block(k, (n - k) < BLOCK ? (n - k) : BLOCK);
             int lv = 0;
             while (top > 0 && level[top - 1] == lv) {
                 cur = combine(stack[--top], cur);
@@ -106,6 +110,46 @@ struct MaxSumExp {
         acc_t r = stack[--top];
         while (top > 0) r = combine(stack[--top], r);
         return combine(acc, r);
+    }
+    // Rows of a C-order block reduced over axis 0 (the engine's _reduce_rows;
+    // host only): per column block, runs of R ~ sqrt(rows) rows step into
+    // fresh per-column states (the branch-free step vectorises across the
+    // columns), and each run's states combine() into the accumulators -- a
+    // summation depth of about 2 sqrt(rows) instead of rows.
+    NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                             long long cols, long long stride) {
+        constexpr long long CB = 512;
+        A bm[CB], bt[CB];
+        long long R = 16;
+        while (R * R < rows) R *= 2;
+        for (long long c0 = 0; c0 < cols; c0 += CB) {
+            const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            A *m = acc[0] + c0, *t = acc[1] + c0;
+            for (long long r0 = 0; r0 < rows; r0 += R) {
+                const long long rb = rows - r0 < R ? rows - r0 : R;
+                const in_t *x0 = x + r0 * stride + c0;
+                for (long long c = 0; c < cb; c++) {
+                    bm[c] = to_real<A>(x0[c]);
+                    bt[c] = A(0);
+                }
+                for (long long r = 1; r < rb; r++) {
+                    const in_t *xr = x0 + r * stride;
+                    for (long long c = 0; c < cb; c++) {
+                        const acc_t a = step(acc_t{{bm[c], bt[c]}}, xr[c]);
+                        bm[c] = a.v[0];
+                        bt[c] = a.v[1];
+                    }
+                }
+                for (long long c = 0; c < cb; c++) {
+                    const acc_t a = combine(acc_t{{m[c], t[c]}}, acc_t{{bm[c], bt[c]}});
+                    m[c] = a.v[0];
+                    t[c] = a.v[1];
+                }
+            }
+        }
+    }
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
     }
 };
 
