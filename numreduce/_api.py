@@ -330,8 +330,11 @@ def logsumexp(a, axis=None, keepdims=False):
     their precision (``logsumexp([0, -40])`` is ``4.2e-18``, as SciPy).
     +inf wins, NaN propagates, all -inf or empty gives -inf.  Result dtype:
     SciPy's -- the input's float dtype (float16, float32, float64, long
-    double), float64 for bool and integers.  Complex input raises
-    ``TypeError`` (see docs/differences.md).
+    double), float64 for bool and integers.  Complex input follows SciPy's
+    complex rules (two passes in NumPy, not the one-pass reduction): the
+    shift is the element with the largest real part, the imaginary part of
+    the result is wrapped into (-pi, pi], and non-finite results are
+    ``log(sum(exp(a)))`` computed directly.
 
     Examples
     --------
@@ -345,10 +348,8 @@ def logsumexp(a, axis=None, keepdims=False):
     """
     arr = np.asarray(a)
     if arr.dtype.kind == "c":
-        raise TypeError(
-            f"logsumexp: complex input (dtype {arr.dtype}) is not supported; the "
-            "maxsumexp reduction is real-valued. Use scipy.special.logsumexp for "
-            "complex a")
+        return _logsumexp_complex(arr.astype(arr.dtype.newbyteorder("="), copy=False), axis,
+                                  keepdims)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"logsumexp: unsupported dtype {arr.dtype}")
     mx, t = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
@@ -358,6 +359,46 @@ def logsumexp(a, axis=None, keepdims=False):
         # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
     rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
     res = np.asarray(res, dtype=rdt)
+    return res[()] if res.ndim == 0 else res
+
+
+def _logsumexp_complex(arr, axis, keepdims):
+    """scipy.special.logsumexp's meaning for complex data, in NumPy: shift by
+    the (last) element of largest real part, sum the others' exp, log1p;
+    where that is not finite, log(sum(exp(a))) directly (C99 complex
+    exp/log decide the inf/NaN cases); the imaginary part wrapped into
+    (-pi, pi]."""
+    # the result shape (and the axis check) of the real path: np.sum's
+    shape = np.sum(np.empty(arr.shape, np.int8), axis=axis, keepdims=keepdims).shape
+    a = arr.reshape(1) if arr.ndim == 0 else arr
+    ax = None if axis is None else axis
+    if arr.ndim == 0 and axis is not None:
+        ax = tuple(normalize_axis_tuple(axis, 1))
+    dt = a.dtype
+    if a.size == 0:
+        res = np.full(shape, complex(-np.inf, 0.0), dtype=dt)
+        return res[()] if res.ndim == 0 else res
+    with np.errstate(all="ignore"):
+        direct = np.log(np.sum(np.exp(a), axis=ax, keepdims=True))
+        re = a.real
+        top = np.max(re, axis=ax, keepdims=True)
+        # the last element whose real part is the maximum (none for a NaN
+        # maximum: then every element is "chosen", as in SciPy; the result
+        # is not finite and the direct formula decides)
+        idx = np.where(re == top, np.arange(a.size).reshape(a.shape), -1)
+        chosen = idx == np.max(idx, axis=ax, keepdims=True)
+        shift = np.sum(np.where(chosen, a, 0), axis=ax, keepdims=True, dtype=dt)
+        count = np.sum(chosen, axis=ax, keepdims=True, dtype=dt)
+        rest = np.where(chosen, np.asarray(-np.inf, dtype=dt), a)
+        s = np.sum(np.exp(rest - shift), axis=ax, keepdims=True, dtype=dt)
+        s = np.where(s == 0, s, s / count)
+        out = np.log1p(s) + np.log(count) + shift
+        out = np.where(np.isfinite(out), out, direct)
+        im = out.imag
+        wrapped = -((-im + np.pi) % (2 * np.pi) - np.pi)
+        im = np.where(np.abs(im) < np.pi, im, wrapped)
+        out = out.real + im.astype(dt) * 1j
+    res = np.asarray(out, dtype=dt).reshape(shape)
     return res[()] if res.ndim == 0 else res
 
 
