@@ -22,7 +22,10 @@ struct MaxSumExp {
         A v[2];  // running max m, sum of exp(x - m) over all but one m
     };
 
-    NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(0)}}; }
+    NR_HD static acc_t lift(in_t x) {
+        const A v = to_real<A>(x);
+        return {{v, v != v ? v : A(0)}};  // a NaN max comes with a NaN sum
+    }
     // Branch-free (selects only), so a row of accumulators walking an input
     // row vectorises: a larger x rescales the sum (t' = (t + 1) e, the old
     // maximum's 1 joining the sum), an equal one (also +-inf == +-inf) adds
