@@ -15,7 +15,7 @@ minimummaximum: np.ufunc  # -> (min, max)
 fminfmax: np.ufunc  # -> (fmin, fmax)
 moments: np.ufunc  # -> (count, mean, M2)
 nanmoments: np.ufunc  # -> (count, mean, M2), NaN skipped
-maxsumexp: np.ufunc  # -> (max, sum of exp(x - max))
+maxsumexp: np.ufunc  # -> (max, sum of exp(x - max) - 1)
 twosum: np.ufunc  # -> (sum, error)
 
 _Axis = int | tuple[int, ...] | None

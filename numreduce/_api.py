@@ -436,30 +436,83 @@ def logsumexp(a, axis=None, keepdims=False):
     """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
     semantics.
 
-    Accumulates (running max, sum of exp(x - max)) in float64 (long double
-    for long double) with a vectorised exp; +inf wins, NaN propagates, all
-    -inf or empty gives -inf.  Result dtype: SciPy's -- the input's float
-    dtype (float16, float32, float64, long double), float64 for bool and
-    integers.
+    Accumulates (running max ``m``, ``t`` = sum of ``exp(x - m)`` less the
+    maximum's own 1) in float64 (long double for long double) with a
+    vectorised exp and returns ``m + log1p(t)``, so results near 0 keep
+    their precision (``logsumexp([0, -40])`` is ``4.2e-18``, as SciPy).
+    +inf wins, NaN propagates, all -inf or empty gives -inf.  Result dtype:
+    SciPy's -- the input's float dtype (float16, float32, float64, long
+    double), float64 for bool and integers.  Complex input follows SciPy's
+    complex rules (two passes in NumPy, not the one-pass reduction): the
+    shift is the element with the largest real part, the imaginary part of
+    the result is wrapped into (-pi, pi], and non-finite results are
+    ``log(sum(exp(a)))`` computed directly.
 
     Examples
     --------
     >>> import numpy as np, numreduce as nr
     >>> float(nr.logsumexp(np.array([1000.0, 1000.0])))  # no overflow
     1000.6931471805599
+    >>> float(nr.logsumexp(np.array([0.0, -40.0])))      # no cancellation
+    4.248354255291589e-18
     >>> nr.logsumexp(np.zeros((2, 3)), axis=1)
     array([1.09861229, 1.09861229])
     """
     arr = np.asarray(a)
+    if arr.dtype.kind == "c":
+        return _logsumexp_complex(arr.astype(arr.dtype.newbyteorder("="), copy=False), axis,
+                                  keepdims)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"logsumexp: unsupported dtype {arr.dtype}")
-    mx, s = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
+    mx, t = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = np.add(mx, np.log(s))
-        # +inf max: the sum counts the infinities, log(s) is finite; -inf
-        # max: s >= 1 (or 0 for empty) and -inf + log(s) stays -inf.
+        res = np.add(mx, np.log1p(t))
+        # +inf max: t counts the other infinities, log1p(t) is finite; -inf
+        # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
     rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
     res = np.asarray(res, dtype=rdt)
+    return res[()] if res.ndim == 0 else res
+
+
+def _logsumexp_complex(arr, axis, keepdims):
+    """scipy.special.logsumexp's meaning for complex data, in NumPy: shift by
+    the (last) element of largest real part, sum the others' exp, log1p;
+    where that is not finite, log(sum(exp(a))) directly (C99 complex
+    exp/log decide the inf/NaN cases); the imaginary part wrapped into
+    (-pi, pi]."""
+    normalize_axes(axis, arr.ndim)  # the real path's axis rules and errors
+    keepdims = keepdims_flag(keepdims)
+    # the result shape of the real path: np.sum's
+    shape = np.sum(np.empty(arr.shape, np.int8), axis=axis, keepdims=keepdims).shape
+    a = arr.reshape(1) if arr.ndim == 0 else arr
+    ax = None if axis is None else axis
+    if arr.ndim == 0 and axis is not None:
+        ax = normalize_axes(axis, 1, scalar_rule=False)
+    dt = a.dtype
+    if a.size == 0:
+        res = np.full(shape, complex(-np.inf, 0.0), dtype=dt)
+        return res[()] if res.ndim == 0 else res
+    with np.errstate(all="ignore"):
+        direct = np.log(np.sum(np.exp(a), axis=ax, keepdims=True))
+        re = a.real
+        top = np.max(re, axis=ax, keepdims=True)
+        # the last element whose real part is the maximum (none for a NaN
+        # maximum: then every element is "chosen", as in SciPy; the result
+        # is not finite and the direct formula decides)
+        idx = np.where(re == top, np.arange(a.size).reshape(a.shape), -1)
+        chosen = idx == np.max(idx, axis=ax, keepdims=True)
+        shift = np.sum(np.where(chosen, a, 0), axis=ax, keepdims=True, dtype=dt)
+        count = np.sum(chosen, axis=ax, keepdims=True, dtype=dt)
+        rest = np.where(chosen, np.asarray(-np.inf, dtype=dt), a)
+        s = np.sum(np.exp(rest - shift), axis=ax, keepdims=True, dtype=dt)
+        s = np.where(s == 0, s, s / count)
+        out = np.log1p(s) + np.log(count) + shift
+        out = np.where(np.isfinite(out), out, direct)
+        im = out.imag
+        wrapped = -((-im + np.pi) % (2 * np.pi) - np.pi)
+        im = np.where(np.abs(im) < np.pi, im, wrapped)
+        out = out.real + im.astype(dt) * 1j
+    res = np.asarray(out, dtype=dt).reshape(shape)
     return res[()] if res.ndim == 0 else res
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pytest
 
 
 def run(fn, *args, **kw):
@@ -84,10 +83,3 @@ def check(nr_fn, refs, *args, rtol=0.0, warn=True, **kw):
             f"numreduce={RuntimeWarning in got_w}")
     return got
 
-
-def xfail_fixed_on(area, what):
-    return pytest.mark.xfail(strict=True, reason=f"fixed on branch {area}: {what}")
-
-
-def xfail_new_bug(what):
-    return pytest.mark.xfail(strict=True, reason=f"new bug: {what}")

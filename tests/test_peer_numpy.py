@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import numreduce as nr
-from peer_helpers import check, run, xfail_fixed_on
+from peer_helpers import check, run
 
 MINMAX = (np.min, np.max)
 NANMINMAX = (np.nanmin, np.nanmax)

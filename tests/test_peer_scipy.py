@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import numreduce as nr
-from peer_helpers import xfail_fixed_on
 
 special = pytest.importorskip("scipy.special", reason="SciPy (optional reference) missing")
 mpmath = pytest.importorskip("mpmath", reason="mpmath (optional reference) missing")
@@ -141,11 +140,10 @@ class TestLogSumExp:
 
 
 # ---------------------------------------------------------------------------
-# Cases being fixed on the logsumexp branch (strict xfails)
+# Cases that failed before the issue-10 logsumexp fixes (regression tests)
 # ---------------------------------------------------------------------------
 
-class TestBeingFixedElsewhere:
-    @xfail_fixed_on("logsumexp precision", "result near 0 (SciPy gh-18295, log1p)")
+class TestIssue10Regressions:
     def test_gh18295_result_near_zero(self):
         a = np.array([0.0, -40.0])
         want = np.logaddexp(a[0], a[1])
@@ -153,7 +151,6 @@ class TestBeingFixedElsewhere:
         assert got == pytest.approx(want, rel=1e-15, abs=0)
         assert abs(float(got) - exact(a)) <= 1e-15 * exact(a)
 
-    @xfail_fixed_on("logsumexp precision", "complex input as scipy.special.logsumexp")
     def test_complex_input(self):
         rng = np.random.default_rng(324984329582349862)
         x = rng.uniform(1, 40, (10, 100)) + 1j * rng.uniform(1, 40, (10, 100))
@@ -161,21 +158,18 @@ class TestBeingFixedElsewhere:
         np.testing.assert_allclose(got, np.log(np.sum(np.exp(x), axis=1)), rtol=1e-13)
         assert (np.abs(np.imag(got)) <= np.pi).all()
 
-    @xfail_fixed_on("logsumexp precision", "complex input, small imaginary part (gh-21709)")
     def test_complex_small_imaginary(self):
         x = np.array([0, 0.0 + 2.2204460492503132e-17j])
         got = nr.logsumexp(x)
         assert np.real(got) == pytest.approx(0.6931471805599453, rel=1e-15)
         assert np.imag(got) == pytest.approx(1.1102230246251566e-17, rel=1e-15)
 
-    @xfail_fixed_on("logsumexp precision", "one dominant value in a long array")
     def test_dominant_value_long(self):
         x = np.zeros(10**7)
         x[0] = 1.0
         want = float(mpmath.log(mpmath.e + (10**7 - 1)))
         assert abs(float(nr.logsumexp(x)) - want) <= 4e-16 * want
 
-    @xfail_fixed_on("logsumexp precision", "maxsumexp all-NaN: one rule on every path")
     def test_maxsumexp_all_nan_paths_agree(self):
         row = nr.reduce(nr.maxsumexp, np.array([np.nan]))
         cols = nr.reduce(nr.maxsumexp, np.full((1, 3), np.nan), axis=0)

@@ -63,6 +63,15 @@ struct has_block_reduce : std::false_type {};
 template <class Tr>
 struct has_block_reduce<Tr, std::void_t<decltype(&Tr::block_reduce)>> : std::true_type {};
 
+// Traits whose blocks merge in a tree (merge_blocks(acc, n, block) over
+// block states reduce_block(x, m), m <= BLOCK: log-sum-exp) get the same
+// tree on a gathered strided stream, so strided data is as accurate as
+// contiguous data.
+template <class Tr, class = void>
+struct has_merge_blocks : std::false_type {};
+template <class Tr>
+struct has_merge_blocks<Tr, std::void_t<decltype(&Tr::reduce_block)>> : std::true_type {};
+
 template <class Tr>
 inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_intp n) {
     if constexpr (has_block_reduce<Tr>::value) {
@@ -126,6 +135,16 @@ int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dime
             // Strided, reversed or unaligned stream: gather blocks into a
             // contiguous buffer so the same stream algorithm (and its
             // accuracy) applies.
+            if constexpr (has_merge_blocks<Tr>::value) {
+                in_t buf[Tr::BLOCK];
+                acc = Tr::merge_blocks(acc, n, [&](long long k, long long m) {
+                    const char *p = x + k * sx;
+                    for (long long j = 0; j < m; j++, p += sx) buf[j] = load_in<Tr>(p);
+                    return Tr::reduce_block(buf, m);
+                });
+                store_acc<Tr>(acc, data + N + 1);
+                return 0;
+            }
             constexpr npy_intp B = 512;
             in_t buf[B];
             for (npy_intp k = 0; k < n; k += B) {

@@ -223,7 +223,7 @@ namespace simd {
 // the tail.
 #define NR_F64_KERNELS(SUFFIX, BYTES, ATTR)                                             \
     typedef double vd_##SUFFIX __attribute__((vector_size(BYTES)));                     \
-    typedef long long vi_##SUFFIX __attribute__((vector_size(BYTES)));                  \
+    typedef unsigned long long vu_##SUFFIX __attribute__((vector_size(BYTES)));         \
     /* the lanes of a in order, pairwise */                                             \
     ATTR inline double lanes_sum_##SUFFIX(vd_##SUFFIX a) {                              \
         for (int w = BYTES / 16; w >= 1; w /= 2) {                                      \
@@ -273,7 +273,7 @@ namespace simd {
         *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
         return k;                                                                       \
     }                                                                                   \
-    /* max(x) ignoring NaN (NaN only if all are) */                                     \
+    /* max(x), NaN-propagating (np.max): a NaN lane stays NaN */                      \
     ATTR inline long long max_##SUFFIX(const double *x, long long n, double *out) {     \
         constexpr int L = BYTES / 8;                                                    \
         if (n < 2 * L) return 0;                                                        \
@@ -285,33 +285,38 @@ namespace simd {
             vd_##SUFFIX v0, v1;                                                         \
             std::memcpy(&v0, x + k, BYTES);                                             \
             std::memcpy(&v1, x + k + L, BYTES);                                         \
-            m0 = (v0 > m0) | (m0 != m0) ? v0 : m0;                                      \
-            m1 = (v1 > m1) | (m1 != m1) ? v1 : m1;                                      \
+            m0 = (v0 > m0) | (v0 != v0) ? v0 : m0;                                      \
+            m1 = (v1 > m1) | (v1 != v1) ? v1 : m1;                                      \
         }                                                                               \
         double r = m0[0];                                                               \
         for (int j = 0; j < L; j++) {                                                   \
-            r = (m0[j] > r) | (r != r) ? m0[j] : r;                                     \
-            r = (m1[j] > r) | (r != r) ? m1[j] : r;                                     \
+            r = (m0[j] > r) | (m0[j] != m0[j]) ? m0[j] : r;                             \
+            r = (m1[j] > r) | (m1[j] != m1[j]) ? m1[j] : r;                             \
         }                                                                               \
         *out = r;                                                                       \
         return k;                                                                       \
     }                                                                                   \
-    /* sum((x == mx) ? 1 : exp(x - mx)); four independent vectors per step */        \
-    /* hide the exp polynomial's latency */                                            \
+    /* over x != mx: sum(exp(x - mx)) into *out; over x == mx: their count */          \
+    /* into *cnt (kept apart, so that the caller can drop the maximum's own */         \
+    /* exp(0) = 1 exactly and small terms are not rounded away against it); */         \
+    /* four independent vectors per step hide the exp polynomial's latency */          \
     ATTR inline long long sum_exp_##SUFFIX(const double *x, long long n, double mx,     \
-                                           double *out) {                               \
+                                           double *out, double *cnt) {                  \
         constexpr int L = BYTES / 8;                                                    \
-        vd_##SUFFIX a[4] = {};                                                          \
+        vd_##SUFFIX a[4] = {}, c[4] = {};                                               \
         long long k = 0;                                                                \
         for (; k + 4 * L <= n; k += 4 * L) {                                            \
             for (int u = 0; u < 4; u++) {                                               \
                 vd_##SUFFIX v;                                                          \
                 std::memcpy(&v, x + k + L * u, BYTES);                                  \
-                vd_##SUFFIX e = exp_nonpos_v<vd_##SUFFIX, vi_##SUFFIX>(v - mx);         \
-                a[u] += v == mx ? vd_##SUFFIX{} + 1.0 : e;                              \
+                vd_##SUFFIX e = exp_nonpos_v<vd_##SUFFIX, vu_##SUFFIX>(v - mx);         \
+                const auto eq = v == mx;                                                \
+                a[u] += eq ? vd_##SUFFIX{} : e;                                         \
+                c[u] += eq ? vd_##SUFFIX{} + 1.0 : vd_##SUFFIX{};                       \
             }                                                                           \
         }                                                                               \
         *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                       \
+        *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
         return k;                                                                       \
     }                                                                                   \
     /* compensated sum: 2 L lanes of (s, c) with TwoSum, c only while s is */        \
@@ -378,7 +383,8 @@ NR_DISPATCH(, shifted_sum, (const double *x, long long n, double K, double *o), 
 NR_DISPATCH(, dev_sums, (const double *x, long long n, double K, double m, double *a, double *b),
             (x, n, K, m, a, b))
 NR_DISPATCH(, max, (const double *x, long long n, double *o), (x, n, o))
-NR_DISPATCH(, sum_exp, (const double *x, long long n, double mx, double *o), (x, n, mx, o))
+NR_DISPATCH(, sum_exp, (const double *x, long long n, double mx, double *o, double *c),
+            (x, n, mx, o, c))
 NR_DISPATCH(, two_sum, (const double *x, long long n, double *s, double *c, int *lanes),
             (x, n, s, c, lanes))
 #undef NR_COMMA

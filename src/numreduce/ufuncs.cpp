@@ -153,10 +153,11 @@ std::vector<UFuncDef> &table() {
          3, real_dtypes<NanMoments, double, double>(false), nullptr},
         {"maxsumexp",
          "maxsumexp(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"
-         "(m, s) = (max(x1, x2), exp(x1 - m) + exp(x2 - m)).  Its reduction\n"
-         "keeps (running max, sum of exp(x - max)) in one pass (initials\n"
-         "(-inf, 0)); logsumexp = m + log(s).  Accumulates in float64 (long\n"
-         "double for long double).",
+         "(m, t) = (max(x1, x2), exp(x1 - m) + exp(x2 - m) - 1).  Its reduction\n"
+         "keeps (running max, sum of exp(x - max) less the maximum's own 1) in\n"
+         "one pass (initials (-inf, -1)); logsumexp = m + log1p(t).  NaN\n"
+         "propagates in the max.  Accumulates in float64 (long double for long\n"
+         "double).",
          2, real_dtypes<MaxSumExp, double, double>(true), nullptr},
         {"twosum",
          "twosum(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"

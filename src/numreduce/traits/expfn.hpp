@@ -13,22 +13,29 @@
 namespace nr {
 
 // Reinterpret the bits of a value (scalar or GCC vector) as another type of
-// the same size.
+// the same size, through a union: defined for GCC/Clang (their documented
+// type-punning rule, vector types included) and for NVCC/NVRTC, and -- unlike
+// __builtin_memcpy -- known to NVRTC.  Compiles to a register move.
 template <class To, class From>
 NR_HD To bitcast(From f) {
     static_assert(sizeof(To) == sizeof(From), "bitcast needs equal sizes");
-    To t;
-    __builtin_memcpy(&t, &f, sizeof(t));
-    return t;
+    union {
+        From f;
+        To t;
+    } u;
+    u.f = f;
+    return u.t;
 }
 
 // exp(x) for x <= 0 (and NaN/-inf), the only arguments log-sum-exp needs:
 // n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, two-part ln 2), exp(r) by
 // a degree-13 Taylor polynomial (|r| <= 0.347: truncation < 1e-17 relative),
 // then scaled by 2^n built from exponent bits.  V is double or a GCC vector
-// of doubles and I the matching (vector of) int64, so the same code runs
-// element by element and lane-parallel (simd.hpp).
-template <class V, class I>
+// of doubles and U the matching (vector of) *unsigned* int64 -- the exponent
+// arithmetic below wraps and shifts bit patterns, which is defined only for
+// unsigned integers (a NaN's pattern is negative as a signed int64) -- so the
+// same code runs element by element and lane-parallel (simd.hpp).
+template <class V, class U>
 NR_HD V exp_nonpos_v(V x) {
     const double log2e = 1.4426950408889634;
     const double ln2_hi = 0.6931471803691238;  // 32 significant bits: n * ln2_hi is exact
@@ -55,13 +62,17 @@ NR_HD V exp_nonpos_v(V x) {
     p = p * r + 1.0;
     // n sits in the low bits of t (t's ulp is 1): 2^(n + 64) -- a normal
     // number for n >= -1086 -- from integer operations, then scaled back.
-    const I e = (bitcast<I>(t) - 0x4338000000000000LL + 64 + 1023) << 52;
+    // Unsigned throughout: for x in [-745.5, 0] the pattern of t is
+    // 0x4338000000000000 + n with n in [-1076, 0], so the sum is the biased
+    // exponent of 2^(n + 64) in [11, 1087]; for a NaN x the bits wrap
+    // (defined for unsigned) and the NaN in p makes the product NaN anyway.
+    const U e = (bitcast<U>(t) - 0x4338000000000000ULL + (64ULL + 1023ULL)) << 52;
     const V scaled = (p * bitcast<V>(e)) * 5.421010862427522e-20;  // 2^-64
     // 0 for -inf / underflow; NaN stays NaN (its comparison is false).
     return x < -745.5 ? zero : scaled;
 }
 
-NR_HD double exp_nonpos(double x) { return exp_nonpos_v<double, long long>(x); }
+NR_HD double exp_nonpos(double x) { return exp_nonpos_v<double, unsigned long long>(x); }
 
 NR_HD long double exp_nonpos(long double x) {
 #if defined(__CUDACC_RTC__)

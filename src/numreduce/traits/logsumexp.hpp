@@ -1,7 +1,12 @@
-// (max, sum of exp(x - max)) -- log-sum-exp in one pass, with scipy's
-// semantics: logsumexp = max + log(sum).  +inf wins, NaN propagates, all -inf
-// (and empty) gives -inf.  Accumulates in A (float64 for everything up to
-// float64, long double for long double).
+// (max, sum of exp(x - max) - 1) -- log-sum-exp in one pass, with scipy's
+// semantics: logsumexp = max + log1p(t).  The second output t leaves out the
+// maximum's own exp(0) = 1 (one occurrence of it), so that a sum just above
+// 1 keeps its small part: logsumexp([0, -40]) = log1p(exp(-40)) = 4.2e-18
+// (scipy gh-18295), not log(1.0) = 0.  The empty state is (-inf, -1)
+// (sum 0).  NaN propagates in the max (as np.max) and makes t NaN; +inf
+// wins (t counts the other +infs); all -inf gives max -inf (t = count - 1).
+// Accumulates in A (float64 for everything up to float64, long double for
+// long double).
 #pragma once
 #include "expfn.hpp"
 #include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
@@ -14,62 +19,140 @@ struct MaxSumExp {
     using out_t = A;
     static constexpr int nout = 2;
     struct acc_t {
-        A v[2];  // running max, sum of exp(x - max)
+        A v[2];  // running max m, sum of exp(x - m) over all but one m
     };
 
-    NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(1)}}; }
+    NR_HD static acc_t lift(in_t x) {
+        const A v = to_real<A>(x);
+        return {{v, v != v ? v : A(0)}};  // a NaN max comes with a NaN sum
+    }
     // Branch-free (selects only), so a row of accumulators walking an input
-    // row vectorises: a larger x rescales the sum, an equal one (also
-    // +-inf == +-inf) adds 1, a NaN on either side turns the sum NaN.
+    // row vectorises: a larger x rescales the sum (t' = (t + 1) e, the old
+    // maximum's 1 joining the sum), an equal one (also +-inf == +-inf) adds
+    // 1, a smaller one adds exp(x - m); a NaN on either side makes the max
+    // NaN (x != x selects it; a NaN max stays: x > NaN is false) and t NaN.
     NR_HD static acc_t step(acc_t a, in_t xin) {
-        const A x = to_real<A>(xin), m = a.v[0], s = a.v[1];
+        const A x = to_real<A>(xin), m = a.v[0], t = a.v[1];
         const bool up = x > m;
         const A e = x == m ? A(1) : exp_nonpos(up ? m - x : x - m);
-        return {{up ? x : m, up ? s * e + A(1) : s + e}};
+        return {{up || x != x ? x : m, up ? t * e + e : t + e}};
     }
     NR_HD static acc_t combine(acc_t a, acc_t b) {
-        if (a.v[0] == b.v[0]) return {{a.v[0], a.v[1] + b.v[1]}};
-        if (a.v[0] > b.v[0]) return {{a.v[0], a.v[1] + b.v[1] * exp_nonpos(b.v[0] - a.v[0])}};
-        if (b.v[0] > a.v[0]) return {{b.v[0], b.v[1] + a.v[1] * exp_nonpos(a.v[0] - b.v[0])}};
-        return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}};  // a NaN max
+        if (a.v[0] == b.v[0]) return {{a.v[0], (a.v[1] + b.v[1]) + A(1)}};
+        if (a.v[0] > b.v[0]) {
+            const A e = exp_nonpos(b.v[0] - a.v[0]);
+            return {{a.v[0], a.v[1] + (b.v[1] * e + e)}};
+        }
+        if (b.v[0] > a.v[0]) {
+            const A e = exp_nonpos(a.v[0] - b.v[0]);
+            return {{b.v[0], b.v[1] + (a.v[1] * e + e)}};
+        }
+        const A nan = a.v[0] + b.v[0];  // a NaN max on either side
+        return {{nan, nan}};
     }
-    // (-inf, 0) always: the empty log-sum-exp is -inf + log(0) = -inf.
+    // (-inf, -1) always: the empty sum is 0, so t = -1 and the empty
+    // log-sum-exp is -inf + log1p(-1) = -inf.
     NR_HD static bool initials(acc_t &a, bool) {
-        a = {{neg_inf<A>(), A(0)}};
+        a = {{neg_inf<A>(), A(-1)}};
         return true;
     }
 
     // Contiguous stream: per block, pass 1 finds the block max, pass 2 sums
-    // exp(x - max) (vectorised exp); blocks merge with combine().
+    // exp(x - max) over the other elements and counts the ones equal to the
+    // max (t = (count - 1) + sum, one rounding): the state of one block
+    // (1 <= m <= BLOCK elements), merged pairwise by merge_blocks.
     static constexpr int BLOCK = 1024;
-    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
-        for (long long k = 0; k < n; k += BLOCK) {
-            const long long m = (n - k) < BLOCK ? (n - k) : BLOCK;
-            const in_t *xb = x + k;
-            A mx = to_real<A>(xb[0]), s = A(0);
-            long long j0 = 1, j1 = 0;
+    NR_HD static acc_t reduce_block(const in_t *xb, long long m) {
+        A mx = to_real<A>(xb[0]), s = A(0), cnt = A(0);
+        long long j0 = 1, j1 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
-                j0 = simd::max(xb, m, &mx);
-                if (j0 == 0) j0 = 1;
-            }
-#endif
-            for (long long j = j0; j < m; j++) {
-                A v = to_real<A>(xb[j]);
-                mx = v > mx || mx != mx ? v : mx;
-            }
-#if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
-                j1 = simd::sum_exp(xb, m, mx, &s);
-            }
-#endif
-            for (long long j = j1; j < m; j++) {
-                A v = to_real<A>(xb[j]);
-                s += v == mx ? A(1) : exp_nonpos(v - mx);  // v == mx also for inf
-            }
-            acc = combine(acc, acc_t{{mx, s}});
+        if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+            j0 = simd::max(xb, m, &mx);
+            if (j0 == 0) j0 = 1;
         }
-        return acc;
+#endif
+        for (long long j = j0; j < m; j++) {
+            A v = to_real<A>(xb[j]);
+            mx = v > mx || v != v ? v : mx;  // NaN-propagating
+        }
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+            j1 = simd::sum_exp(xb, m, mx, &s, &cnt);
+        }
+#endif
+        for (long long j = j1; j < m; j++) {
+            A v = to_real<A>(xb[j]);
+            const bool eq = v == mx;  // also for +-inf; never for NaN
+            cnt += eq ? A(1) : A(0);
+            s += eq ? A(0) : exp_nonpos(v - mx);
+        }
+        if (mx != mx) return {{mx, mx}};
+        return {{mx, (cnt - A(1)) + s}};
+    }
+    // acc merged with the states of blocks [k, k + BLOCK) of a stream of n
+    // elements, block(k, m) giving one block's state: a pairwise tree in
+    // index order (a binary-counter stack of partial states), so the merge
+    // error grows like log2(n / BLOCK).  The contiguous stream below and the
+    // gathered strided stream (loops.hpp) share it.
+    template <class F>
+    NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
+        acc_t stack[64];
+        int level[64];
+        int top = 0;
+        for (long long k = 0; k < n; k += BLOCK) {
+            acc_t cur = block(k, (n - k) < BLOCK ? (n - k) : BLOCK);
+            int lv = 0;
+            while (top > 0 && level[top - 1] == lv) {
+                cur = combine(stack[--top], cur);
+                lv++;
+            }
+            stack[top] = cur;
+            level[top++] = lv;
+        }
+        if (top == 0) return acc;
+        acc_t r = stack[--top];
+        while (top > 0) r = combine(stack[--top], r);
+        return combine(acc, r);
+    }
+    // Rows of a C-order block reduced over axis 0 (the engine's _reduce_rows;
+    // host only): per column block, runs of R ~ sqrt(rows) rows step into
+    // fresh per-column states (the branch-free step vectorises across the
+    // columns), and each run's states combine() into the accumulators -- a
+    // summation depth of about 2 sqrt(rows) instead of rows.
+    NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                             long long cols, long long stride) {
+        constexpr long long CB = 512;
+        A bm[CB], bt[CB];
+        long long R = 16;
+        while (R * R < rows) R *= 2;
+        for (long long c0 = 0; c0 < cols; c0 += CB) {
+            const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            A *m = acc[0] + c0, *t = acc[1] + c0;
+            for (long long r0 = 0; r0 < rows; r0 += R) {
+                const long long rb = rows - r0 < R ? rows - r0 : R;
+                const in_t *x0 = x + r0 * stride + c0;
+                for (long long c = 0; c < cb; c++) {
+                    bm[c] = to_real<A>(x0[c]);
+                    bt[c] = A(0);
+                }
+                for (long long r = 1; r < rb; r++) {
+                    const in_t *xr = x0 + r * stride;
+                    for (long long c = 0; c < cb; c++) {
+                        const acc_t a = step(acc_t{{bm[c], bt[c]}}, xr[c]);
+                        bm[c] = a.v[0];
+                        bt[c] = a.v[1];
+                    }
+                }
+                for (long long c = 0; c < cb; c++) {
+                    const acc_t a = combine(acc_t{{m[c], t[c]}}, acc_t{{bm[c], bt[c]}});
+                    m[c] = a.v[0];
+                    t[c] = a.v[1];
+                }
+            }
+        }
+    }
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
     }
 };
 
