@@ -12,7 +12,7 @@ Run from the repository root with the package installed:
 
 import sys
 
-from numreduce.__main__ import bench
+from numreduce.__main__ import main
 
 if __name__ == "__main__":
-    sys.exit(bench(sys.argv[1:]))
+    sys.exit(main(["bench", *sys.argv[1:]]))

@@ -2,14 +2,17 @@
 
 Prints the active reduction path, NumPy version and SIMD level, runs a short
 demo, then the benchmark tables (numreduce vs the NumPy/SciPy calls users
-write today) and the accuracy table.
+write today) and the accuracy table.  Every table row is printed as soon as
+it is measured.
 
     python -m numreduce [--quick]
     python -m numreduce bench [--quick] [--plot FILE.png]   # the targets table
+    python -m numreduce --help | bench --help
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
@@ -36,37 +39,61 @@ def demo() -> None:
               " slots; nr.reduce works here)")
 
 
-def bench(argv: list[str]) -> int:
+def bench(args: argparse.Namespace) -> int:
     from . import _bench
 
-    quick = "--quick" in argv
     print("numreduce performance targets (same-run ratios, min of repeats)")
     nr.show_config()
     print()
-    rows = _bench.target_rows(quick=quick)
-    print(_bench.target_table(rows))
-    if "--plot" in argv:
-        path = argv[argv.index("--plot") + 1] if argv.index("--plot") + 1 < len(argv) else \
-            "numreduce-bench.png"
-        if _bench.plot_rows(rows, path):
-            print(f"\nplot written to {path}")
+    print(_bench.TARGET_HEAD)
+    print("-" * len(_bench.TARGET_HEAD), flush=True)
+    rows = _bench.target_rows(quick=args.quick,
+                              on_row=lambda row: print(_bench.target_line(row), flush=True))
+    if args.plot is not None:
+        if _bench.plot_rows(rows, args.plot):
+            print(f"\nplot written to {args.plot}")
         else:
             print("\n(matplotlib not installed: no plot)")
     return 0
 
 
-def main(argv: list[str]) -> int:
+def job(args: argparse.Namespace) -> int:
     from . import _bench
 
-    if argv and argv[0] == "bench":
-        return bench(argv[1:])
     print("numreduce configuration")
     nr.show_config()
     print()
     demo()
-    print()
-    _bench.bench_all(quick="--quick" in argv)
+    print(flush=True)
+    _bench.bench_all(quick=args.quick)
     return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m numreduce",
+        description="Show numreduce's configuration, a short demo, the benchmark tables "
+                    "(numreduce against the NumPy/SciPy calls users write today) and the "
+                    "accuracy table.  Rows are printed as they are measured.")
+    p.add_argument("--quick", action="store_true",
+                   help="smaller arrays and fewer repeats (seconds instead of minutes)")
+    p.set_defaults(func=job)
+    sub = p.add_subparsers(title="commands", metavar="COMMAND")
+    b = sub.add_parser(
+        "bench", help="the performance-targets table (numreduce vs the reference, same run)",
+        description="Measure every performance target (numreduce against the NumPy/SciPy "
+                    "call, in the same run) and print each row with its status as soon as "
+                    "it is measured.")
+    b.add_argument("--quick", action="store_true", help="smaller arrays and fewer repeats")
+    b.add_argument("--plot", metavar="FILE", default=None,
+                   help="also write a bar chart of the ratios to FILE (needs matplotlib)")
+    b.set_defaults(func=bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
 
 
 if __name__ == "__main__":

@@ -53,8 +53,9 @@ def _data(dtype, n: int, rng) -> np.ndarray:
 
 
 def minmax_rows(sizes=(10**3, 10**5, 10**7), dtypes=("float32", "float64", "int32", "int64"),
-                quick: bool = False):
-    """Rows of (dtype, n, t_numreduce, t_min_plus_max, t_max_alone)."""
+                quick: bool = False, on_row=None):
+    """Rows of (dtype, n, t_numreduce, t_min_plus_max, t_max_alone); ``on_row``
+    is called with each row as soon as it is measured."""
     rng = np.random.default_rng(0)
     rows = []
     for dtype in dtypes:
@@ -64,6 +65,8 @@ def minmax_rows(sizes=(10**3, 10**5, 10**7), dtypes=("float32", "float64", "int3
             t_nr, t_two, t_max = best_times(lambda: minmax(a), lambda: (np.min(a), np.max(a)),
                                             lambda: np.max(a), **kw)
             rows.append((dtype, n, t_nr, t_two, t_max))
+            if on_row is not None:
+                on_row(rows[-1])
     return rows
 
 
@@ -74,22 +77,31 @@ def _fmt_time(t: float) -> str:
     return f"{t / 1e-9:7.2f} ns"
 
 
+_MINMAX_HEAD = (f"{'dtype':>8} {'n':>9} {'nr.minmax':>11} {'np.min+np.max':>14} {'np.max':>11}"
+                f" {'speedup vs min+max':>19} {'time / np.max':>14}")
+
+
+def _minmax_line(row) -> str:
+    dtype, n, t_nr, t_two, t_max = row
+    return (f"{dtype:>8} {n:>9.0e} {_fmt_time(t_nr):>11} {_fmt_time(t_two):>14} "
+            f"{_fmt_time(t_max):>11} {t_two / t_nr:>18.2f}x {t_nr / t_max:>13.2f}x")
+
+
 def minmax_table(rows) -> str:
-    head = (f"{'dtype':>8} {'n':>9} {'nr.minmax':>11} {'np.min+np.max':>14} {'np.max':>11}"
-            f" {'speedup vs min+max':>19} {'time / np.max':>14}")
-    lines = [head, "-" * len(head)]
-    for dtype, n, t_nr, t_two, t_max in rows:
-        lines.append(
-            f"{dtype:>8} {n:>9.0e} {_fmt_time(t_nr):>11} {_fmt_time(t_two):>14} "
-            f"{_fmt_time(t_max):>11} {t_two / t_nr:>18.2f}x {t_nr / t_max:>13.2f}x"
-        )
-    return "\n".join(lines)
+    return "\n".join([_MINMAX_HEAD, "-" * len(_MINMAX_HEAD)] + [_minmax_line(r) for r in rows])
+
+
+def _say(line: str = "") -> None:
+    """Print one line now (the tables stream row by row, even into a pipe)."""
+    print(line, flush=True)
 
 
 def main(quick: bool = False) -> None:
-    print("minmax: numreduce.minmax(a) vs (np.min(a), np.max(a)) and np.max(a) alone")
-    print("(1-D contiguous; min of repeats; speedup > 1 means numreduce is faster)\n")
-    print(minmax_table(minmax_rows(quick=quick)))
+    _say("minmax: numreduce.minmax(a) vs (np.min(a), np.max(a)) and np.max(a) alone")
+    _say("(1-D contiguous; min of repeats; speedup > 1 means numreduce is faster)\n")
+    _say(_MINMAX_HEAD)
+    _say("-" * len(_MINMAX_HEAD))
+    minmax_rows(quick=quick, on_row=lambda row: _say(_minmax_line(row)))
 
 
 if __name__ == "__main__":
@@ -139,15 +151,24 @@ def family_cases(n: int = 10**7, quick: bool = False):
     return cases
 
 
-def family_table(quick: bool = False) -> str:
+def family_table(quick: bool = False, on_line=None) -> str:
+    """The family table; ``on_line`` is called with each line as it is ready."""
     n = 10**6 if quick else 10**7
     kw = {"min_total": 0.05, "repeats": 3} if quick else {"min_total": 0.2, "repeats": 5}
     head = f"{'case':<32} {'numreduce':>11} {'reference':>11} {'ratio':>7}  reference call"
-    lines = [head, "-" * len(head)]
+    lines = []
+
+    def add(line):
+        lines.append(line)
+        if on_line is not None:
+            on_line(line)
+
+    add(head)
+    add("-" * len(head))
     for label, nr_call, ref_call, ref_name in family_cases(n, quick):
         t_nr, t_ref = best_times(nr_call, ref_call, **kw)
-        lines.append(f"{label:<32} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} "
-                     f"{t_ref / t_nr:>6.2f}x  {ref_name}")
+        add(f"{label:<32} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} "
+            f"{t_ref / t_nr:>6.2f}x  {ref_name}")
     return "\n".join(lines)
 
 
@@ -196,10 +217,10 @@ def accuracy_table() -> str:
 
 def bench_all(quick: bool = False) -> None:
     main(quick=quick)
-    print("\nThe family: one pass vs the calls users write today (ratio > 1: numreduce faster)\n")
-    print(family_table(quick=quick))
-    print("\nAccuracy: relative error against exact references\n")
-    print(accuracy_table())
+    _say("\nThe family: one pass vs the calls users write today (ratio > 1: numreduce faster)\n")
+    family_table(quick=quick, on_line=_say)
+    _say("\nAccuracy: relative error against exact references\n")
+    _say(accuracy_table())
 
 
 # ---------------------------------------------------------------------------
@@ -217,15 +238,23 @@ def _ratio_row(label, t_nr, t_ref, target, kind):
     return (label, t_nr, t_ref, value, goal, "ok" if ok else "MISS")
 
 
-def target_rows(quick: bool = False):
-    """Every row of the performance issue's table, measured in this run."""
+def target_rows(quick: bool = False, on_row=None):
+    """Every row of the performance issue's table, measured in this run;
+    ``on_row`` is called with each row as soon as it is measured."""
     import numreduce as nr
 
     rng = np.random.default_rng(3)
     kw = {"min_total": 0.05, "repeats": 3} if quick else {"min_total": 0.3, "repeats": 5}
     big = 10**6 if quick else 10**7
     side = 1000 if quick else 4000
-    rows = []
+
+    class _Rows(list):
+        def append(self, row):
+            super().append(row)
+            if on_row is not None:
+                on_row(row)
+
+    rows = _Rows()
     t = lambda *fns: best_times(*fns, **kw)  # noqa: E731
     for dtype in ("float32", "float64", "int16", "int32", "int64"):
         for n in (10**5, big):
@@ -298,16 +327,21 @@ def target_rows(quick: bool = False):
                 rows.append(_ratio_row(f"{name} 1e8, 2 threads vs 1", t2, t1, 1.7, "faster"))
         finally:
             nr.set_num_threads(old)
-    return rows
+    return list(rows)
+
+
+TARGET_HEAD = (f"{'case':<38} {'numreduce':>11} {'reference':>11} {'ratio':>7}  {'target':<22}"
+               " status")
+
+
+def target_line(row) -> str:
+    label, t_nr, t_ref, value, goal, status = row
+    return (f"{label:<38} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} {value:>6.2f}x"
+            f"  {goal:<22} {status}")
 
 
 def target_table(rows) -> str:
-    head = f"{'case':<38} {'numreduce':>11} {'reference':>11} {'ratio':>7}  {'target':<22} status"
-    lines = [head, "-" * len(head)]
-    for label, t_nr, t_ref, value, goal, status in rows:
-        lines.append(f"{label:<38} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} {value:>6.2f}x"
-                     f"  {goal:<22} {status}")
-    return "\n".join(lines)
+    return "\n".join([TARGET_HEAD, "-" * len(TARGET_HEAD)] + [target_line(r) for r in rows])
 
 
 def plot_rows(rows, path: str) -> bool:

@@ -28,7 +28,7 @@ def config() -> dict:
     """The facts that ``show_config`` prints, as a dict."""
     from . import __version__
 
-    return {
+    facts = {
         "numreduce": __version__,
         "numpy": np.__version__,
         "python": sys.version.split()[0],
@@ -43,6 +43,13 @@ def config() -> dict:
         "compiler": _core._BUILD_COMPILER,
         "npy_target_version": hex(_core._BUILD_NPY_TARGET_VERSION),
     }
+    if not HAVE_NATIVE_REDUCE:
+        facts["native_hint"] = NATIVE_HINT
+    return facts
+
+
+NATIVE_HINT = ("minimummaximum.reduce(...) raises on this NumPy; "
+               "use numreduce.reduce(minimummaximum, ...)")
 
 
 def show_config() -> None:
@@ -50,7 +57,10 @@ def show_config() -> None:
 
     Says whether ``ufunc.reduce`` works natively on this NumPy (the probe at
     import registers the reduction-loop slots only where NumPy accepts them)
-    and why; ``numreduce.reduce`` works either way.
+    and why; ``numreduce.reduce`` works either way.  Without the slots a
+    ``native_hint`` line says so: ``nr.minimummaximum.reduce(a)`` raises
+    NumPy's ``ValueError: reduce only supported for functions returning a
+    single value``, and ``nr.reduce(nr.minimummaximum, a)`` gives the result.
     """
     for key, value in config().items():
         print(f"{key:>20}: {value}")
@@ -69,7 +79,22 @@ def set_num_threads(n: int) -> int:
     reduction (``meanvar``) reduces its chunks in one shifted frame chosen
     from the data and merges them there, as accurately as one piece.
     """
-    return _core._set_num_threads(int(n))
+    return _core._set_num_threads(_thread_count(n))
+
+
+def _thread_count(n) -> int:
+    """``n`` as an exact integer, like ``operator.index``: float, str and bool
+    raise TypeError (a bool is not a count, as in NumPy's integer arguments);
+    values outside 1..1024 raise ValueError (in the C side)."""
+    import operator
+
+    if isinstance(n, (bool, np.bool_)):
+        raise TypeError(f"set_num_threads: n must be an integer, not {type(n).__name__}")
+    try:
+        return operator.index(n)
+    except TypeError:
+        raise TypeError(f"set_num_threads: n must be an integer, not {type(n).__name__}") \
+            from None
 
 
 def get_num_threads() -> int:
@@ -85,7 +110,7 @@ def _init_threads_from_env() -> None:
     value = os.environ.get("NUMREDUCE_NUM_THREADS")
     if value:
         try:
-            set_num_threads(int(value))
+            set_num_threads(int(value))  # an integer string; int() raises ValueError
         except ValueError as exc:
             raise ValueError(f"NUMREDUCE_NUM_THREADS={value!r}: {exc}") from None
 

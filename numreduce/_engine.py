@@ -83,10 +83,29 @@ def _squeeze_outs(outs, axes):
 def _resolve(ufunc, arr_dtype, outs, dtype, nout):
     """Descriptors (stream, out_0, ..., out_{n-1}) as native reduce resolves them:
     the forward loop for (a.dtype, a.dtype) -> out dtypes, `dtype=` pinning
-    every output."""
+    every output.
+
+    NumPy 2.4's ``ufunc.resolve_dtypes`` keeps one reference to a resolved
+    descriptor per call when an unspecified (None) output comes before a given
+    one (``out=(None, arr)``).  Such a call is made in two steps that leak
+    nothing and resolve the same: first with every output unspecified (the
+    loop's own descriptors), then with those descriptors in the unspecified
+    slots.  numreduce's promoter and descriptor resolvers derive the loop from
+    the inputs alone, so a given output can only fail to cast to the loop's
+    DType (that error still comes from the second call);
+    tests/test_refcounts.py checks the results against the one-step call."""
     sig = None if dtype is None else np.dtype(dtype)
     fwd = (arr_dtype, arr_dtype) + tuple(o.dtype if o is not None else sig for o in outs)
     signature = (None, None) + (sig,) * nout
+    out_dtypes = fwd[2:]
+    if None in out_dtypes and any(d is not None for d in out_dtypes[out_dtypes.index(None):]):
+        try:
+            own = ufunc.resolve_dtypes((arr_dtype, arr_dtype) + (None,) * nout,
+                                       signature=signature, casting="unsafe")
+        except TypeError:
+            pass  # the one-step call below raises (or resolves) as NumPy does
+        else:
+            fwd = fwd[:2] + tuple(d if d is not None else r for d, r in zip(out_dtypes, own[2:]))
     res = ufunc.resolve_dtypes(fwd, signature=signature, casting="unsafe")
     if res[0] != res[1]:
         raise TypeError(

@@ -38,10 +38,21 @@ static const npy_intp kChunk = npy_intp(1) << 21;
 static npy_intp chunks_for(npy_intp n) { return n > kChunk ? (n + kChunk - 1) / kChunk : 1; }
 
 PyObject *engine_set_num_threads(PyObject *, PyObject *arg) {
-    long n = PyLong_AsLong(arg);
+    // An exact integer (operator.index semantics), never a bool; numreduce's
+    // set_num_threads checks the same in Python with a friendlier message.
+    if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "set_num_threads: n must be an integer, not %.100s",
+                     Py_TYPE(arg)->tp_name);
+        return nullptr;
+    }
+    int overflow = 0;
+    PyObject *index = PyNumber_Index(arg);
+    if (index == nullptr) return nullptr;
+    long n = PyLong_AsLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
     if (n == -1 && PyErr_Occurred()) return nullptr;
-    if (n < 1 || n > 1024) {
-        PyErr_SetString(PyExc_ValueError, "number of threads must be between 1 and 1024");
+    if (overflow != 0 || n < 1 || n > 1024) {
+        PyErr_SetString(PyExc_ValueError, "set_num_threads: n must be between 1 and 1024");
         return nullptr;
     }
     long old = g_num_threads;

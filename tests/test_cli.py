@@ -1,0 +1,80 @@
+"""``python -m numreduce``: help, argument errors and streaming output (subprocess)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+CMD = [sys.executable, "-P", "-m", "numreduce"]
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+def run(*args, timeout=60):
+    return subprocess.run(CMD + list(args), capture_output=True, text=True, timeout=timeout,
+                          env=ENV)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--quick", "--help"]])
+def test_help_prints_usage_without_running(args):
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: python -m numreduce")
+    assert "bench" in r.stdout and "--quick" in r.stdout
+    # The job itself (configuration, demo, tables) did not run.
+    assert "numreduce configuration" not in r.stdout
+    assert "native_reduce" not in r.stdout
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("args", [["bench", "--help"], ["bench", "-h"]])
+def test_bench_help(args):
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: python -m numreduce bench")
+    assert "--plot FILE" in r.stdout and "--quick" in r.stdout
+    assert "performance targets (same-run" not in r.stdout
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--bogus"], "--bogus"),
+    (["bench", "--bogus"], "--bogus"),
+    (["benchmark"], "benchmark"),
+    (["bench", "--plot"], "--plot"),
+    (["bench", "extra"], "extra"),
+])
+def test_unknown_arguments_exit_2(args, word):
+    r = run(*args)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert "usage: python -m numreduce" in r.stderr
+    assert "error:" in r.stderr and word in r.stderr
+
+
+def test_bench_quick_streams_rows():
+    """Rows arrive while the benchmark is still running (flushed into a pipe),
+    in the table's format; the whole quick run takes about 10 s here."""
+    proc = subprocess.Popen(CMD + ["bench", "--quick"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("minmax float32 1e+05 vs min+max"):
+                break
+        else:
+            pytest.fail("no table row in the output:\n" + "".join(lines))
+        # The first row came through the pipe before the run ended.
+        assert proc.poll() is None
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    out = "".join(lines) + rest
+    assert proc.returncode == 0, err
+    header = [ln for ln in out.splitlines() if ln.startswith("case ")]
+    assert len(header) == 1 and "status" in header[0]
+    rows = [ln for ln in out.splitlines() if ln.rstrip().endswith((" ok", " MISS"))]
+    assert len(rows) >= 20
+    assert any(r.startswith("fsum f64 1e+06 vs np.sum") for r in rows)
