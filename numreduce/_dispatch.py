@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from ._args import axis_index
 
 __all__ = ["public_function", "masked_where", "masked_moments", "masked_fill", "masked_arg"]
 
@@ -433,14 +434,16 @@ def masked_arg(nan):
             arguments[array] = data
             return impl(**arguments)
         arguments[array] = np.asarray(m.filled(np.ma.minimum_fill_value(m)))
-        lo, _ = impl(**arguments)  # checks (and writes) both outs
-        out = arguments.get("out")
         if nan and data.dtype.kind in "fc":
             axis = arguments["axis"]
+            if axis is not None:  # the function's own axis errors first
+                axis_index(axis, max(data.ndim, 1))
             gone = mask | np.isnan(data)
             all_gone = np.logical_and.reduce(gone, axis=axis)
             if np.any(all_gone & ~np.logical_and.reduce(mask, axis=axis)):
-                raise ValueError("All-NaN slice encountered")
+                raise ValueError("All-NaN slice encountered")  # before any out is written
+        lo, _ = impl(**arguments)  # checks (and writes) both outs
+        out = arguments.get("out")
         arguments["out"] = None
         arguments[array] = np.asarray(m.filled(np.ma.maximum_fill_value(m)))
         _, hi = impl(**arguments)

@@ -249,6 +249,11 @@ def test_nanargminmax_on_masked_like_nanargmin():
             np.nanargmin(m, axis=ax)
         with pytest.raises(ValueError, match="All-NaN slice encountered"):
             nr.nanargminmax(m, axis=ax)
+    # ... before any output is written
+    outs = (np.full(2, -5, np.intp), np.full(2, -5, np.intp))
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        nr.nanargminmax(m, axis=1, out=outs)
+    assert (outs[0] == -5).all() and (outs[1] == -5).all()
     # all masked (no NaN): index 0, as np.nanargmin / np.ma.argmin
     m = np.ma.masked_array([[np.nan, 1.0], [1.0, 2.0]], mask=[[0, 0], [1, 1]])
     got = nr.nanargminmax(m, axis=1)
