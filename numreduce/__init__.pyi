@@ -32,6 +32,12 @@ def reduce(
     initial: Any = ...,
     where: ArrayLike = True,
 ) -> Any: ...
+def merge(
+    ufunc: np.ufunc,
+    states_a: tuple[ArrayLike, ...] | list[ArrayLike],
+    states_b: tuple[ArrayLike, ...] | list[ArrayLike],
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+) -> tuple[Any, ...]: ...
 def minmax(
     a: ArrayLike,
     axis: _Axis = None,

@@ -271,6 +271,32 @@ constexpr const FrameHooks *frame_hooks() {
     }
 }
 
+// Merge loop: out = combine(a, b) elementwise on two sets of partial
+// states (numreduce.merge).  Operands: data[0 .. nout) states a,
+// data[nout .. 2nout) states b, data[2nout .. 3nout) outputs, every one of
+// out_t; any strides (the engine's NpyIter broadcasts and buffers).
+template <class Tr>
+int merge_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
+               npy_intp const strides[], NpyAuxData *) {
+    constexpr int N = Tr::nout;
+    const npy_intp n = dimensions[0];
+    char *a[N], *b[N], *o[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = data[i];
+        b[i] = data[N + i];
+        o[i] = data[2 * N + i];
+    }
+    for (npy_intp k = 0; k < n; k++) {
+        store_acc<Tr>(Tr::combine(load_acc<Tr>(a), load_acc<Tr>(b)), o);
+        for (int i = 0; i < N; i++) {
+            a[i] += strides[i];
+            b[i] += strides[N + i];
+            o[i] += strides[2 * N + i];
+        }
+    }
+    return 0;
+}
+
 // Index-carrying reductions (argminmax) over the rows of a 2-D strided view:
 // row r is data + r * srow, its elements step by scol.  Writes the two
 // indices per row (-1 where a NaN-skipping row had no candidate).

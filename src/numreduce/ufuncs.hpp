@@ -39,6 +39,9 @@ struct LoopEntry {
     // Optional: reduce a C-contiguous (rows, cols) block over axis 0 into
     // contiguous accumulator rows in place (nullptr: one loop call per row).
     void (*rows)(char *const *acc, const char *x, npy_intp rows, npy_intp cols);
+    // numreduce.merge: out = combine(a, b) elementwise, operands
+    // (a_0..a_{n-1}, b_0..b_{n-1}, out_0..out_{n-1}), all of out_type.
+    PyArrayMethod_StridedLoop *merge;
 };
 
 struct UFuncDef {
