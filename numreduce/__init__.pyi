@@ -32,6 +32,13 @@ def reduce(
     initial: Any = ...,
     where: ArrayLike = True,
 ) -> Any: ...
+def accumulate(
+    ufunc: np.ufunc,
+    array: ArrayLike,
+    axis: int | tuple[int] | None = 0,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+) -> Any: ...
 def merge(
     ufunc: np.ufunc,
     states_a: tuple[ArrayLike, ...] | list[ArrayLike],

@@ -1,20 +1,23 @@
 """The ufunc methods NumPy lacks for multi-output ufuncs (issue 11).
 
-``merge`` (combine partial states) runs on the engine through each loop's
-merge loop, found in the loop table like ``reduce``'s; argument checks reuse
+``merge`` (combine partial states) and ``accumulate`` (prefix reductions)
+run on the engine through each loop's merge loop and scan loop, found in the
+loop table like ``reduce``'s; argument checks reuse
 the shared validators of ``numreduce._args`` and the dtype resolution of
 ``numreduce._engine`` and run before anything is written.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _core
-from ._args import check_out_dtypes, check_outs
+from ._args import check_out_dtypes, check_outs, normalize_axes
 from ._engine import MULTI_OUTPUT, _parse_out, _resolve
 
-__all__ = ["merge"]
+__all__ = ["accumulate", "merge"]
 
 
 def _multi_output(ufunc, method: str) -> int:
@@ -110,3 +113,83 @@ def merge(ufunc, states_a, states_b, out=None):
     if out is None:
         res = tuple(r[()] if r.ndim == 0 else r for r in res)
     return res
+
+
+def accumulate(ufunc, array, axis=0, dtype=None, out=None):
+    """``ufunc.accumulate`` for multi-output ufuncs: every output's running
+    reduction along one axis, in one pass.
+
+    Element ``i`` along ``axis`` of output ``k`` is
+    ``reduce(ufunc, array[..., :i+1, ...], axis)[k]`` -- for
+    ``minimummaximum`` the running minimum and maximum
+    (``np.minimum.accumulate``, ``np.maximum.accumulate``), for ``moments``
+    the running (count, mean, M2).  Any other ``np.ufunc`` is passed through
+    to its own ``accumulate``.
+
+    Parameters
+    ----------
+    ufunc : np.ufunc
+    array : array_like
+        At least 1-d.
+    axis : int, default 0
+        One axis (``None`` only for 1-d input, as in NumPy).
+    dtype : dtype, optional
+        Loop dtype for every output, as for ``reduce``.
+    out : tuple of (ndarray or None), optional
+        One entry per output, of exactly ``array``'s shape, writeable, no two
+        sharing memory.  Results are cast into it as by ``reduce``; an ``out``
+        that overlaps ``array`` is fine (computed into a temporary first).
+
+    Returns
+    -------
+    tuple of ndarray
+        One array of ``array``'s shape per output.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> lo, hi = nr.accumulate(nr.minimummaximum, np.array([3, 1, 4, 1, 5, 0, 9]))
+    >>> lo, hi
+    (array([3, 1, 1, 1, 1, 0, 0]), array([3, 3, 4, 4, 5, 5, 9]))
+    >>> n, mean, m2 = nr.accumulate(nr.moments, np.array([1., 2., 3., 4.]))
+    >>> mean                               # running np.mean
+    array([1. , 1.5, 2. , 2.5])
+    >>> m2 / n                             # running np.var
+    array([0.        , 0.25      , 0.66666667, 1.25      ])
+    """
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        if not isinstance(ufunc, np.ufunc):
+            raise TypeError(f"accumulate() expects a numpy ufunc, got {type(ufunc).__name__}")
+        return ufunc.accumulate(array, axis=axis, dtype=dtype, out=out)
+    # Every check below runs before anything is written.
+    name = f"accumulate({ufunc.__name__})"
+    outs = _parse_out(out, nout)
+    arr = np.asarray(array)
+    if arr.ndim == 0:
+        raise TypeError(f"{name}: cannot accumulate on a scalar (a 0-d 'array')")
+    axes = normalize_axes(axis, arr.ndim, scalar_rule=False)
+    if len(axes) != 1:
+        raise ValueError(f"{name}: accumulate does not allow multiple axes ('axis' is "
+                         f"{axis!r} for an array of dimension {arr.ndim})")
+    ax = axes[0]
+    if any(o is not None for o in outs):
+        check_outs(outs, arr.shape, name)
+    descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
+    check_out_dtypes(outs, descrs[1:], name)
+
+    # The scan loop wants C-contiguous, aligned, native blocks (outer, n, inner).
+    x = np.require(arr.astype(descrs[0], copy=False), requirements=["C", "A"])
+    shape = arr.shape
+    outer, n, inner = math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:])
+    res = []
+    for o, d in zip(outs, descrs[1:]):
+        direct = (o is not None and o.dtype == d and o.flags.c_contiguous and o.flags.aligned
+                  and not np.may_share_memory(o, x))
+        res.append(o if direct else np.empty(shape, dtype=d))
+    _core._accumulate(ufunc, x, tuple(res), outer, n, inner)
+    for i, o in enumerate(outs):
+        if o is not None and res[i] is not o:  # another dtype / layout, or overlaps array
+            np.copyto(o, res[i], casting="unsafe")
+            res[i] = o
+    return tuple(res)

@@ -29,6 +29,8 @@ PyMethodDef methods[] = {
     {"_merge", (PyCFunction)nr::engine_merge, METH_VARARGS,
      "_merge(ufunc, states_a, states_b, outs, stream_descr, acc_descr) -> tuple.\n"
      "Call numreduce.merge instead."},
+    {"_accumulate", (PyCFunction)nr::engine_accumulate, METH_VARARGS,
+     "_accumulate(ufunc, x, outs, outer, n, inner) -> None.  Call numreduce.accumulate instead."},
     {nullptr, nullptr, 0, nullptr},
 };
 
