@@ -15,6 +15,7 @@ from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, two
 from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
+from ._cumulative import cumminmax
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -27,6 +28,7 @@ __all__ = [
     "NoValue",
     "accumulate",
     "argminmax",
+    "cumminmax",
     "fminfmax",
     "fsum",
     "get_num_threads",

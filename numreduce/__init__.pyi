@@ -45,6 +45,14 @@ def merge(
     states_b: tuple[ArrayLike, ...] | list[ArrayLike],
     out: tuple[NDArray[Any] | None, ...] | None = None,
 ) -> tuple[Any, ...]: ...
+def cumminmax(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
 def minmax(
     a: ArrayLike,
     axis: _Axis = None,

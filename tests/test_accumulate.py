@@ -287,3 +287,52 @@ def test_docstring_examples():
 
     result = doctest.testmod(numreduce._methods, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# cumminmax: the user function
+# ---------------------------------------------------------------------------
+
+@given(case=array_and_axis(max_dims=2))
+def test_cumminmax_against_numpy(case):
+    a, axis = case
+    ax = None if a.ndim == 1 and axis == 0 else axis  # None: only for 1-d
+    lo, hi = nr.cumminmax(a, axis=ax)
+    want_lo = np.minimum.accumulate(a, axis=axis)
+    want_hi = np.maximum.accumulate(a, axis=axis)
+    assert lo.dtype == want_lo.dtype and hi.dtype == want_hi.dtype
+    np.testing.assert_array_equal(lo, want_lo)
+    np.testing.assert_array_equal(hi, want_hi)
+
+
+def test_cumminmax_signature_rules():
+    # np.cumulative_sum's rules: axis required for ndim > 1, 0-d counts as 1-d.
+    with pytest.raises(ValueError, match="axis"):
+        nr.cumminmax(np.ones((2, 3)))
+    with pytest.raises(ValueError):  # NumPy raises the same type
+        np.cumulative_sum(np.ones((2, 3)))
+    lo, hi = nr.cumminmax(np.float64(2.5))
+    assert lo.shape == np.cumulative_sum(np.float64(2.5)).shape == (1,)
+    assert lo[0] == hi[0] == 2.5
+    with pytest.raises(TypeError):
+        nr.cumminmax(np.ones(3), 0)  # axis is keyword-only
+    x = np.array([4, 2, 8, 1], dtype=np.int16)
+    lo, hi = nr.cumminmax(x, dtype=np.float32)
+    assert lo.dtype == np.float32
+    np.testing.assert_array_equal(lo, np.minimum.accumulate(x, dtype=np.float32))
+    o = (np.full(4, -7.0), np.full(4, -7.0))
+    with pytest.raises(ValueError, match="shape"):
+        nr.cumminmax(np.ones(3), out=o)
+    np.testing.assert_array_equal(o[0], -7.0)
+    r = nr.cumminmax(x, out=o)
+    assert r[0] is o[0]
+    np.testing.assert_array_equal(o[1], np.maximum.accumulate(x))
+
+
+def test_cumminmax_docstring_examples():
+    import doctest
+
+    import numreduce._cumulative
+
+    result = doctest.testmod(numreduce._cumulative, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
