@@ -14,6 +14,8 @@ from . import _core
 from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, twosum
 from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
+from ._methods import accumulate, merge
+from ._cumulative import cumminmax
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -24,7 +26,9 @@ _MULTI_OUTPUT.update({u: u.nout for u in (minimummaximum, fminfmax, moments, nan
 __all__ = [
     "HAVE_NATIVE_REDUCE",
     "NoValue",
+    "accumulate",
     "argminmax",
+    "cumminmax",
     "fminfmax",
     "fsum",
     "get_num_threads",
@@ -32,6 +36,7 @@ __all__ = [
     "maxsumexp",
     "meanstd",
     "meanvar",
+    "merge",
     "minimummaximum",
     "minmax",
     "moments",

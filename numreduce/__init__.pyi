@@ -32,6 +32,27 @@ def reduce(
     initial: Any = ...,
     where: ArrayLike = True,
 ) -> Any: ...
+def accumulate(
+    ufunc: np.ufunc,
+    array: ArrayLike,
+    axis: int | tuple[int] | None = 0,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+) -> Any: ...
+def merge(
+    ufunc: np.ufunc,
+    states_a: tuple[ArrayLike, ...] | list[ArrayLike],
+    states_b: tuple[ArrayLike, ...] | list[ArrayLike],
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+) -> tuple[Any, ...]: ...
+def cumminmax(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
 def minmax(
     a: ArrayLike,
     axis: _Axis = None,

@@ -305,6 +305,10 @@ def target_rows(quick: bool = False, on_row=None):
                                       lambda: sp_lse(m, axis=axis)), 5.0, "faster"))
     rows.append(_ratio_row(f"fsum f64 {big:.0e} vs np.sum",
                            *t(lambda: nr.fsum(a), lambda: np.sum(a)), 2.0, "at_most"))
+    rows.append(_ratio_row(f"cumminmax f64 {big:.0e}",
+                           *t(lambda: nr.cumminmax(a),
+                              lambda: (np.minimum.accumulate(a), np.maximum.accumulate(a))),
+                           1.8, "faster"))
     if nr.HAVE_NATIVE_REDUCE:
         for n, target in ((10**6, 1.1), (100, 1.5)):
             x = rng.standard_normal(n)

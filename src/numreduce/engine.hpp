@@ -8,4 +8,7 @@ PyObject *engine_reduce_all(PyObject *self, PyObject *args);
 PyObject *engine_set_num_threads(PyObject *self, PyObject *arg);
 PyObject *engine_reduce_rows(PyObject *self, PyObject *args);
 PyObject *engine_reduce_trailing(PyObject *self, PyObject *args);
+// engine_merge.cpp, engine_scan.cpp
+PyObject *engine_merge(PyObject *self, PyObject *args);
+PyObject *engine_accumulate(PyObject *self, PyObject *args);
 }

@@ -314,6 +314,77 @@ constexpr const FrameHooks *frame_hooks() {
     }
 }
 
+// Merge loop: out = combine(a, b) elementwise on two sets of partial
+// states (numreduce.merge).  Operands: data[0 .. nout) states a,
+// data[nout .. 2nout) states b, data[2nout .. 3nout) outputs, every one of
+// out_t; any strides (the engine's NpyIter broadcasts and buffers).
+template <class Tr>
+int merge_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
+               npy_intp const strides[], NpyAuxData *) {
+    constexpr int N = Tr::nout;
+    const npy_intp n = dimensions[0];
+    char *a[N], *b[N], *o[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = data[i];
+        b[i] = data[N + i];
+        o[i] = data[2 * N + i];
+    }
+    for (npy_intp k = 0; k < n; k++) {
+        store_acc<Tr>(Tr::combine(load_acc<Tr>(a), load_acc<Tr>(b)), o);
+        for (int i = 0; i < N; i++) {
+            a[i] += strides[i];
+            b[i] += strides[N + i];
+            o[i] += strides[2 * N + i];
+        }
+    }
+    return 0;
+}
+
+// Scan loop (numreduce.accumulate) over the middle axis of a C-contiguous,
+// aligned (outer, n, inner) block of in_t: out[k][o, i, j] is the reduction
+// of x[o, 0..i, j] -- started, as reduce starts, from the traits' initials
+// where it has them, else from the first element (lift) -- stored for every
+// i.  The outputs are C-contiguous, aligned (outer, n, inner) blocks of
+// out_t.  With inner > 1 the accumulators are the previous output row, and
+// the unit-stride row loop vectorises as row_step does.
+template <class Tr>
+void scan_block(const char *x, char *const *outs, npy_intp outer, npy_intp n, npy_intp inner) {
+    using in_t = typename Tr::in_t;
+    using out_t = typename Tr::out_t;
+    constexpr int N = Tr::nout;
+    const in_t *xs = reinterpret_cast<const in_t *>(x);
+    out_t *p[N];
+    for (int i = 0; i < N; i++) p[i] = reinterpret_cast<out_t *>(outs[i]);
+    acc_of<Tr> init;
+    const bool have = Tr::initials(init, false);
+    auto put = [&](npy_intp idx, const acc_of<Tr> &a) {
+        for (int i = 0; i < N; i++) p[i][idx] = a.v[i];
+    };
+    auto get = [&](npy_intp idx) {
+        acc_of<Tr> a;
+        for (int i = 0; i < N; i++) a.v[i] = p[i][idx];
+        return a;
+    };
+    for (npy_intp o = 0; o < outer && n > 0; o++) {
+        const npy_intp base = o * n * inner;
+        const in_t *xo = xs + base;
+        if (inner == 1) {
+            acc_of<Tr> acc = have ? Tr::step(init, xo[0]) : Tr::lift(xo[0]);
+            put(base, acc);
+            for (npy_intp i = 1; i < n; i++) {
+                acc = Tr::step(acc, xo[i]);
+                put(base + i, acc);
+            }
+            continue;
+        }
+        for (npy_intp j = 0; j < inner; j++) put(base + j, have ? Tr::step(init, xo[j]) : Tr::lift(xo[j]));
+        for (npy_intp i = 1; i < n; i++) {
+            const npy_intp row = base + i * inner;
+            for (npy_intp j = 0; j < inner; j++) put(row + j, Tr::step(get(row - inner + j), xo[i * inner + j]));
+        }
+    }
+}
+
 // Index-carrying reductions (argminmax) over the rows of a 2-D strided view:
 // row r is data + r * srow, its elements step by scol.  Writes the two
 // indices per row (-1 where a NaN-skipping row had no candidate).

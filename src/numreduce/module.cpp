@@ -26,6 +26,11 @@ PyMethodDef methods[] = {
     {"_argminmax", (PyCFunction)nr::engine_argminmax, METH_VARARGS,
      "_argminmax(rows, skip_nan) -> (argmin, argmax) per row of a 2-D array.\n"
      "Call numreduce.argminmax instead."},
+    {"_merge", (PyCFunction)nr::engine_merge, METH_VARARGS,
+     "_merge(ufunc, states_a, states_b, outs, stream_descr, acc_descr) -> tuple.\n"
+     "Call numreduce.merge instead."},
+    {"_accumulate", (PyCFunction)nr::engine_accumulate, METH_VARARGS,
+     "_accumulate(ufunc, x, outs, outer, n, inner) -> None.  Call numreduce.accumulate instead."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -46,6 +46,13 @@ struct LoopEntry {
     // Optional: reduce a C-contiguous (rows, cols) block over axis 0 into
     // contiguous accumulator rows in place (nullptr: one loop call per row).
     void (*rows)(char *const *acc, const char *x, npy_intp rows, npy_intp cols);
+    // numreduce.merge: out = combine(a, b) elementwise, operands
+    // (a_0..a_{n-1}, b_0..b_{n-1}, out_0..out_{n-1}), all of out_type.
+    PyArrayMethod_StridedLoop *merge;
+    // numreduce.accumulate: prefix reductions along the middle axis of a
+    // C-contiguous (outer, n, inner) block of in_type into nout such blocks
+    // of out_type (scan_block, loops.hpp).
+    void (*scan)(const char *x, char *const *outs, npy_intp outer, npy_intp n, npy_intp inner);
 };
 
 struct UFuncDef {
