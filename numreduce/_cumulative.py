@@ -48,11 +48,12 @@ def cumminmax(x, /, *, axis=None, dtype=None, out=None):
     array([[2, 7],
            [2, 1]])
     """
-    x = np.asarray(x)
-    if x.ndim == 0:
-        x = x.reshape(1)
+    # no np.asarray here: accumulate's entry applies the array-type policy
+    # (masked arrays refused, subclasses kept, NEP 18)
+    if np.ndim(x) == 0:
+        x = np.reshape(x, 1)
     if axis is None:
-        if x.ndim > 1:
+        if np.ndim(x) > 1:
             raise ValueError("cumminmax: for arrays which have more than one dimension "
                              "``axis`` argument is required.")
         axis = 0

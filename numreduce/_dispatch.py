@@ -42,7 +42,8 @@ import numpy as np
 from . import _core
 from ._args import axis_index
 
-__all__ = ["public_function", "masked_where", "masked_moments", "masked_fill", "masked_arg"]
+__all__ = ["public_function", "masked_where", "masked_moments", "masked_fill", "masked_arg",
+           "masked_refuse"]
 
 _ndarray = np.ndarray
 _MaskedArray = np.ma.MaskedArray
@@ -451,5 +452,16 @@ def masked_arg(nan):
             out[1][...] = hi
             hi = out[1]
         return lo, hi
+
+    return handler
+
+
+def masked_refuse(hint):
+    """Handler for functions that have no masked semantics yet (accumulate,
+    cumminmax): a clear TypeError rather than the hidden data."""
+
+    def handler(impl, qualname, array, arguments, m):
+        raise TypeError(f"{qualname}: masked arrays are not supported (the mask would be "
+                        f"ignored); {hint}")
 
     return handler

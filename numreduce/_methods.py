@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _core
 from ._args import check_out_dtypes, check_outs, normalize_axes
+from ._dispatch import masked_refuse, public_function
 from ._engine import MULTI_OUTPUT, _parse_out, _resolve
 
 __all__ = ["accumulate", "merge"]
@@ -37,6 +38,9 @@ def _states(states, nout: int, name: str, arg: str) -> tuple:
     if len(states) != nout:
         raise ValueError(f"{name}: '{arg}' must have one entry per ufunc output ({nout}), got "
                          f"{len(states)}")
+    if any(isinstance(s, np.ma.MaskedArray) for s in states):
+        raise TypeError(f"{name}: masked arrays are not supported in '{arg}' (the mask would "
+                        "be ignored); merge the states of the unmasked data")
     return tuple(np.asarray(s) for s in states)
 
 
@@ -46,7 +50,7 @@ def merge(ufunc, states_a, states_b, out=None):
     ``states_a`` and ``states_b`` are what ``numreduce.reduce(ufunc, ...)``
     returns: tuples with one array (or scalar) per ufunc output -- (min, max)
     for ``minimummaximum``/``fminfmax``, (count, mean, M2) for
-    ``moments``/``nanmoments``, (max, sum of exp) for ``maxsumexp``,
+    ``moments``/``nanmoments``, (max, sum of exp(x - max) - 1) for ``maxsumexp``,
     (sum, error) for ``twosum``.  The result is the state of the union,
     through the reduction's own ``combine``::
 
@@ -115,6 +119,8 @@ def merge(ufunc, states_a, states_b, out=None):
     return res
 
 
+@public_function(masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly"),
+                 array="array", passthrough=lambda ufunc: ufunc not in MULTI_OUTPUT)
 def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     """``ufunc.accumulate`` for multi-output ufuncs: every output's running
     reduction along one axis, in one pass.

@@ -644,3 +644,37 @@ def test_signature_and_keywords_kept():
     assert nr.reduce(ufunc=nr.minimummaximum, array=a)[1].tolist() == [3.0, 4.0, 5.0]
     with pytest.raises(TypeError):
         nr.minmax(a, bogus=1)
+
+
+# ---------------------------------------------------------------------------
+# The methods (accumulate, cumminmax, merge): no masked semantics yet, so a
+# masked array is refused instead of reduced through its hidden data.
+# ---------------------------------------------------------------------------
+
+_M = np.ma.masked_array([5.0, -100.0, 3.0], mask=[0, 1, 0])
+
+
+@pytest.mark.parametrize("call_method", [
+    lambda m: nr.accumulate(nr.minimummaximum, m),
+    lambda m: nr.accumulate(nr.moments, m),
+    lambda m: nr.cumminmax(m),
+    lambda m: nr.merge(nr.minimummaximum, (m, m), (1.0, 2.0)),
+    lambda m: nr.merge(nr.minimummaximum, (1.0, 2.0), (m, m)),
+], ids=["accumulate", "accumulate-moments", "cumminmax", "merge-a", "merge-b"])
+def test_methods_refuse_masked_arrays(call_method):
+    with pytest.raises(TypeError, match="masked"):
+        call_method(_M)
+
+
+def test_accumulate_keeps_a_subclass_and_refuses_no_ufuncs():
+    a = np.array([3.0, 1.0, 4.0]).view(MyArray)
+    for res, ref in zip(nr.accumulate(nr.minimummaximum, a),
+                        (np.minimum.accumulate(a), np.maximum.accumulate(a))):
+        assert type(res) is type(ref) is MyArray
+        np.testing.assert_array_equal(res, ref)
+    lo, hi = nr.cumminmax(a)
+    assert type(lo) is MyArray and type(hi) is MyArray
+    with pytest.raises(TypeError, match="__array_ufunc__"):
+        nr.accumulate(nr.minimummaximum, NoUfuncs())
+    # a NumPy ufunc is handed to its own accumulate (and its own dispatch)
+    assert type(nr.accumulate(np.add, a)) is MyArray
