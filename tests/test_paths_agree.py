@@ -77,7 +77,9 @@ def _int_columns(rng, dtype):
         "random": rng.integers(info.min // 4, info.max // 4, R, dtype=dtype, endpoint=True),
         "max": np.full(R, info.max, dtype),
         "min": np.full(R, info.min, dtype),
-        "min and max": np.where(np.arange(R) % 2 == 0, info.min, info.max).astype(dtype),
+        # typed extremes: NumPy 2.5's np.where cannot take uint64's max as a Python int
+        "min and max": np.where(np.arange(R) % 2 == 0, np.array(info.min, dtype),
+                                np.array(info.max, dtype)),
         "extremes inside": rng.integers(0, 1000, R, dtype=dtype),
     }
     cols["extremes inside"][[3, 400]] = [info.max, info.min]
