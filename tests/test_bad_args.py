@@ -11,6 +11,7 @@ arguments (computed at test time).  A new argument case is one row of
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -96,6 +97,17 @@ def _bad_dtype(fn):
                       * len(fn.out_dtypes))
 
 
+def _has_index(x):
+    try:
+        operator.index(x)
+    except TypeError:
+        return False
+    return True
+
+
+_NP_BOOL_INDEX = _has_index(np.True_)  # NumPy 2.0: True (deprecated), later: False
+
+
 @dataclass(frozen=True)
 class Case:
     kw: dict  # the bad argument(s); axis=0 is added unless given
@@ -123,8 +135,10 @@ CASES = {
     # keepdims
     "keepdims='yes'": Case({"keepdims": "yes"}, TypeError, "keepdims", frozenset({"keepdims"})),
     "keepdims=None": Case({"keepdims": None}, TypeError, "keepdims", frozenset({"keepdims"})),
-    "keepdims=np.True_": Case({"keepdims": np.True_}, TypeError, "keepdims",
-                              frozenset({"keepdims"})),
+    # np.True_ as keepdims: refused where NumPy refuses it (np.bool_ lost
+    # __index__ in NumPy 2.x); test_keepdims_numpy_bool_follows_numpy covers both
+    **({"keepdims=np.True_": Case({"keepdims": np.True_}, TypeError, "keepdims",
+                                  frozenset({"keepdims"}))} if not _NP_BOOL_INDEX else {}),
     "keepdims=0-d array": Case({"keepdims": np.array(True)}, TypeError, "keepdims",
                                frozenset({"keepdims"})),
     # where
@@ -215,3 +229,17 @@ def test_bad_argument(fname, cname):
         assert _public_type(info.value) is _public_type(np_exc), (info.value, np_exc)
     else:
         raise AssertionError(f"NumPy accepts {fname}-{cname}; numreduce refuses it")
+
+
+def test_keepdims_numpy_bool_follows_numpy():
+    """keepdims=np.True_ is accepted exactly where NumPy's ufunc.reduce
+    accepts it (NumPy 2.0), with keepdims=True's result; else TypeError."""
+    try:
+        want = np.minimum.reduce(A, axis=0, keepdims=np.True_)
+    except TypeError:
+        with pytest.raises(TypeError, match="keepdims"):
+            nr.minmax(A, axis=0, keepdims=np.True_)
+    else:
+        lo, hi = nr.minmax(A, axis=0, keepdims=np.True_)
+        np.testing.assert_array_equal(lo, want)
+        assert lo.shape == nr.minmax(A, axis=0, keepdims=True)[0].shape

@@ -456,7 +456,8 @@ struct DirectCall {
     }
     // acc = reduce(acc, x[0..count)) with stride-0 accumulators (or rows of
     // accumulators with acc_stride = out->elsize), one loop call.
-    int run(char *const *acc, npy_intp acc_stride, const char *x, npy_intp count) {
+    int run(char *const *acc, npy_intp acc_stride, const char *x, npy_intp count,
+            npy_intp x_stride = 0) {
         char *ptrs[NPY_MAXARGS + 1];
         npy_intp strides[NPY_MAXARGS + 1];
         for (int i = 0; i < nout; i++) {
@@ -464,7 +465,7 @@ struct DirectCall {
             strides[i] = acc_stride;
         }
         ptrs[nout] = const_cast<char *>(x);
-        strides[nout] = descrs[nout]->elsize;
+        strides[nout] = x_stride != 0 ? x_stride : descrs[nout]->elsize;
         return count > 0 ? call_loop(entry->reduce, &ctx, nout, ptrs, strides, 0, count) : 0;
     }
 };
@@ -479,15 +480,23 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     PyArrayObject *a;
     if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
     const npy_intp n = PyArray_SIZE(a);
-    if (n == 0 || !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a))) Py_RETURN_NONE;
+    // Contiguous data, or one strided axis (a[::k], a[::-1]): one stream
+    // either way, so the same chunks, block trees and merges as contiguous
+    // data (through NpyIter, a strided stream would arrive in iterator-buffer
+    // pieces merged one after another on NumPy < 2.3).
+    const bool contiguous = PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a);
+    if (n == 0 || !(contiguous || PyArray_NDIM(a) == 1)) Py_RETURN_NONE;
     DirectCall call;
     const int ok = call.init(ufunc, a);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
     }
+    // The moments' frame hooks read contiguous data only.
+    if (!contiguous && call.entry->frame != nullptr) Py_RETURN_NONE;
     const int nout = call.nout;
     const npy_intp isize = PyArray_DESCR(a)->elsize, osize = call.out->elsize;
+    const npy_intp xstride = contiguous ? isize : PyArray_STRIDE(a, 0);
 
     // Large reductions: chunks of kChunk elements (chunks_for); each chunk
     // starts like the whole reduction (initials, or its own first element)
@@ -512,7 +521,7 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
         const npy_intp lo = c * kChunk, hi = lo + kChunk < n ? lo + kChunk : n;
         char *acc[NPY_MAXARGS];
         accs(c, acc);
-        const char *x = PyArray_BYTES(a) + lo * isize;
+        const char *x = PyArray_BYTES(a) + lo * xstride;
         npy_intp count = nchunks == 1 ? n : hi - lo;
         if (frame != nullptr) {  // the first try's chunk 0 is in the frame already
             if ((c > 0 || redo) && (status[c] = call.initials(acc)) >= 0) frame->enter(acc, frame_buf);
@@ -526,10 +535,10 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
         }
         if (have == 0) {  // start from the chunk's first element
             for (int i = 0; i < nout; i++) std::memcpy(acc[i], x, isize);
-            x += isize;
+            x += xstride;
             count -= 1;
         }
-        status[c] = call.run(acc, 0, x, count);
+        status[c] = call.run(acc, 0, x, count, xstride);
     };
     char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
     accs(0, acc);
