@@ -310,10 +310,12 @@ def test_cumminmax_signature_rules():
     # np.cumulative_sum's rules: axis required for ndim > 1, 0-d counts as 1-d.
     with pytest.raises(ValueError, match="axis"):
         nr.cumminmax(np.ones((2, 3)))
-    with pytest.raises(ValueError):  # NumPy raises the same type
-        np.cumulative_sum(np.ones((2, 3)))
     lo, hi = nr.cumminmax(np.float64(2.5))
-    assert lo.shape == np.cumulative_sum(np.float64(2.5)).shape == (1,)
+    assert lo.shape == (1,)
+    if hasattr(np, "cumulative_sum"):  # the reference itself: NumPy >= 2.1
+        with pytest.raises(ValueError):  # NumPy raises the same type
+            np.cumulative_sum(np.ones((2, 3)))
+        assert np.cumulative_sum(np.float64(2.5)).shape == (1,)
     assert lo[0] == hi[0] == 2.5
     with pytest.raises(TypeError):
         nr.cumminmax(np.ones(3), 0)  # axis is keyword-only
