@@ -59,6 +59,10 @@ def _result(name, arr, ax, rdt, out, include_initial, initial, parts):
         check_outs((out,), shape, name)
         check_out_dtypes((out,), (rdt,), name)
     values = parts()
+    if isinstance(values, tuple):  # (real, imag): one complex array, then one cast
+        z = np.empty(values[0].shape, dtype=np.result_type(rdt, np.complex64))
+        z.real, z.imag = values
+        values = z
     if (out is None and not include_initial and not isinstance(values, tuple)
             and values.dtype == rdt):
         return values  # a new array already
@@ -70,10 +74,7 @@ def _result(name, arr, ax, rdt, out, include_initial, initial, parts):
         res[tuple(head)] = initial
         head[ax] = slice(1, None)
         body = res[tuple(head)]
-    if isinstance(values, tuple):
-        body.real, body.imag = values
-    else:
-        np.copyto(body, values, casting="unsafe")
+    np.copyto(body, values, casting="unsafe")  # complex into a real out: ComplexWarning
     return res
 
 

@@ -216,6 +216,12 @@ def test_cumfsum_complex_and_object():
     got = nr.cumfsum(z)
     np.testing.assert_array_equal(got.real, [1e16, 1e16 + 1.0, 1.0])
     np.testing.assert_array_equal(got.imag, [1.0, 1.0 - 1e16, 1.0])
+    # into a real out: cast as reduce casts (NumPy's ComplexWarning), the
+    # whole result at once
+    o = np.full(3, -7.0)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        nr.cumfsum(z, out=o)
+    np.testing.assert_array_equal(o, got.real)
     o = np.array([1, 2.5, 3], dtype=object)
     with pytest.raises(TypeError, match="dtype="):
         nr.cumfsum(o)
@@ -479,3 +485,19 @@ def test_docstring_examples():
 
     result = doctest.testmod(numreduce._cumulative, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 8 and result.failed == 0
+
+
+def test_bench_logcumsumexp_reference_against_mpmath():
+    # the exact reference behind the bench row's error claim
+    mpmath = pytest.importorskip("mpmath", reason="mpmath is not installed (optional reference)")
+    from numreduce._bench import logcumsumexp_reference, max_rel_error
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(3000) * 3
+    ref = logcumsumexp_reference(x, chunk=100)
+    want = _mp_logcumsumexp(x)
+    with mpmath.workdps(40):  # the long double digits kept
+        worst = max(abs(float((mpmath.mpf(np.format_float_scientific(r, unique=True)) - w) / w))
+                    for r, w in zip(ref, want))
+    assert worst < 1e-17 if np.finfo(np.longdouble).eps < 1e-18 else worst < 1e-15
+    assert max_rel_error(nr.logcumsumexp(x), ref) <= max_rel_error(np.logaddexp.accumulate(x), ref)
