@@ -501,3 +501,36 @@ def test_bench_logcumsumexp_reference_against_mpmath():
                     for r, w in zip(ref, want))
     assert worst < 1e-17 if np.finfo(np.longdouble).eps < 1e-18 else worst < 1e-15
     assert max_rel_error(nr.logcumsumexp(x), ref) <= max_rel_error(np.logaddexp.accumulate(x), ref)
+
+
+@given(case=arrays(dtypes=[np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32,
+                           np.float64], min_dims=1, max_dims=3, max_side=5).flatmap(
+    lambda a: st.tuples(st.just(a), st.integers(-a.ndim, a.ndim - 1))))
+def test_views_and_dtypes_against_references(case):
+    # strided / reversed / transposed / byte-swapped / unaligned views, NaN and inf
+    a, axis = case
+    ax = axis % a.ndim
+    f64 = a.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = np.logaddexp.accumulate(f64, axis=axis)
+    got = nr.logcumsumexp(a, axis=axis)
+    assert got.dtype == (a.dtype.newbyteorder("=") if a.dtype.kind == "f" else np.float64)
+    rtol = 4 * float(np.finfo(got.dtype).eps)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(got.dtype).astype(np.float64),
+                               rtol=rtol, atol=rtol)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = nr.cumfsum(a, axis=axis)
+        for i in range(a.shape[ax]):
+            np.testing.assert_array_equal(take(s, ax, i), nr.fsum(prefix(a, ax, i), axis=ax))
+    if a.dtype.kind == "f" and not np.isfinite(f64).all():
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean, var = nr.cummeanvar(a, axis=axis)
+        for i in range(a.shape[ax]):
+            p = prefix(f64, ax, i)
+            scale = float(np.max(np.abs(p), initial=1.0))
+            np.testing.assert_allclose(take(mean, ax, i), np.mean(p, axis=ax),
+                                       rtol=1e-3, atol=1e-12 * scale)
+            np.testing.assert_allclose(take(var, ax, i), np.var(p, axis=ax),
+                                       rtol=1e-3, atol=1e-12 * scale**2)
