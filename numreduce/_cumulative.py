@@ -236,8 +236,9 @@ def cumfsum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     include_initial = _include_initial_arg(name, include_initial)
     acc, rdt = _fsum_dtype(arr.dtype, dtype, name)
     if rdt is None:  # the loop's accumulator: float64 for bool/integers, float32 for float16
-        rdt = (np.dtype(np.float64) if arr.dtype.kind in "biu" else
-               np.dtype(np.float32) if arr.dtype == np.float16 else arr.dtype.newbyteorder("="))
+        native = arr.dtype.newbyteorder("=")  # '>f2' too
+        rdt = (np.dtype(np.float64) if native.kind in "biu" else
+               np.dtype(np.float32) if native == np.float16 else native)
 
     def parts():
         a = arr.astype(rdt) if arr.dtype.kind == "O" else arr
