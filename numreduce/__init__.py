@@ -15,7 +15,7 @@ from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, two
 from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
-from ._cumulative import cumminmax
+from ._cumulative import cumfsum, cummeanvar, cumminmax, logcumsumexp, nancumminmax
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -28,10 +28,13 @@ __all__ = [
     "NoValue",
     "accumulate",
     "argminmax",
+    "cumfsum",
+    "cummeanvar",
     "cumminmax",
     "fminfmax",
     "fsum",
     "get_num_threads",
+    "logcumsumexp",
     "logsumexp",
     "maxsumexp",
     "meanstd",
@@ -41,6 +44,7 @@ __all__ = [
     "minmax",
     "moments",
     "nanargminmax",
+    "nancumminmax",
     "nanmeanvar",
     "nanminmax",
     "nanmoments",

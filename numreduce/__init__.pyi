@@ -53,6 +53,41 @@ def cumminmax(
     dtype: DTypeLike | None = None,
     out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
 ) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def nancumminmax(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def logcumsumexp(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    out: NDArray[Any] | None = None,
+    include_initial: bool = False,
+) -> NDArray[np.floating[Any]]: ...
+def cumfsum(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    out: NDArray[Any] | None = None,
+    include_initial: bool = False,
+) -> NDArray[np.inexact[Any]]: ...
+def cummeanvar(
+    x: ArrayLike,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    ddof: _DDof = 0,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
+) -> tuple[NDArray[np.inexact[Any]], NDArray[np.floating[Any]]]: ...
 def minmax(
     a: ArrayLike,
     axis: _Axis = None,

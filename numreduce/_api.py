@@ -333,13 +333,15 @@ def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
                            nan_dof=nan and inexact)
 
 
-def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False):
+def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False,
+                    warn_dof=True):
     """(mean, var or std) from the reductions: `means` holds one mean per real
-    part (the real and imaginary parts of complex data)."""
+    part (the real and imaginary parts of complex data).  ``warn_dof=False``:
+    no "Degrees of freedom" warning (the caller decides; cummeanvar)."""
     if np.any(count == 0):
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
     dof = np.maximum(count - ddof, 0)
-    if np.any(dof <= 0):
+    if warn_dof and np.any(dof <= 0):
         # np.nanvar's message ends with a period, np.var's does not
         warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
                       RuntimeWarning, stacklevel=4)
@@ -555,37 +557,38 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     return res[()] if res.ndim == 0 else res
 
 
-def _fsum_dtype(in_dtype, dtype):
+def _fsum_dtype(in_dtype, dtype, name="fsum"):
     """np.sum's ``dtype=`` rules as far as compensated floating-point
     summation can follow them: (acc, res), the real dtype the twosum
     reduction runs in (None: the loop's choice for the input -- float64 for
     bool/integers, float32 for float16) and the result dtype (None: the
     accumulator's).  Complex data and complex ``dtype=`` sum the real and
     imaginary parts separately.  A TypeError naming the argument for what it
-    cannot follow (docs/differences.md)."""
+    cannot follow (docs/differences.md); ``name`` is the
+    function the messages name (fsum, cumfsum)."""
     kind = in_dtype.kind
-    dt = _dtype_arg("fsum", dtype)
+    dt = _dtype_arg(name, dtype)
     if kind == "m":
-        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (np.sum of timedelta64 is "
+        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (np.sum of timedelta64 is "
                         "exact integer arithmetic; use np.sum)")
     if kind == "M":
-        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (datetime64 values cannot "
+        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (datetime64 values cannot "
                         "be added; np.sum raises too)")
     if kind not in "biufcO":
-        raise TypeError(f"fsum: unsupported input dtype {in_dtype} (need bool, integer, "
+        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (need bool, integer, "
                         "floating point or complex)")
     if kind == "O" and (dt is None or dt.kind not in "fc"):
-        raise TypeError("fsum: object arrays need a floating-point or complex dtype= (the "
+        raise TypeError(f"{name}: object arrays need a floating-point or complex dtype= (the "
                         "elements are then cast, as np.sum(a, dtype=...) casts them)")
     if dt is None:
         return None, (in_dtype.newbyteorder("=") if kind == "c" else None)
     if dt.kind in "biuO":
-        raise TypeError(f"fsum: dtype={dt} is not supported: compensated summation runs in "
+        raise TypeError(f"{name}: dtype={dt} is not supported: compensated summation runs in "
                         f"floating point (np.sum(a, dtype={dt}) is {dt} arithmetic)")
     if dt.kind not in "fc":
-        raise TypeError(f"fsum: cannot sum in dtype={dt}")
+        raise TypeError(f"{name}: cannot sum in dtype={dt}")
     if kind == "c" and dt.kind == "f":
-        raise TypeError(f"fsum: dtype={dt} would drop the imaginary part of {in_dtype} data "
+        raise TypeError(f"{name}: dtype={dt} would drop the imaginary part of {in_dtype} data "
                         "(NumPy warns ComplexWarning); pass a complex dtype, or a.real")
     real = np.finfo(dt).dtype
     return (np.dtype(np.float32) if real == np.float16 else real), dt
@@ -594,6 +597,11 @@ def _fsum_dtype(in_dtype, dtype):
 def _fsum_part(arr, axis, acc, keepdims):
     """The compensated sum s + e of real data, in the accumulator's dtype."""
     s, e = reduce(_core.twosum, arr, axis=axis, dtype=acc, keepdims=keepdims)
+    return _fsum_finish(s, e)
+
+
+def _fsum_finish(s, e):
+    """s + e of twosum states (the sum where it is not finite or exact)."""
     with np.errstate(invalid="ignore", over="ignore"):
         res = np.where(np.isfinite(s) & (e != 0), np.add(s, e), s)
     return np.asarray(res, dtype=np.asarray(s).dtype)

@@ -69,7 +69,16 @@ def public_function(masked, array="a", wrap_scalars=True, passthrough=None):
         names = list(sig.parameters)
         pos = names.index(array)
         qualname = f"numreduce.{impl.__name__}"
-        policy = functools.partial(_policy, impl, sig, array, qualname, masked, wrap_scalars)
+        kinds = {p.kind for p in sig.parameters.values()}
+        if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+            raise TypeError(f"public_function: {qualname} has *args or **kwargs")
+        if any(sig.parameters[n].kind is inspect.Parameter.POSITIONAL_ONLY
+               for n in names[pos + 1:]):
+            raise TypeError(f"public_function: {qualname} has positional-only parameters "
+                            f"after {array!r}")
+        # the policy and the handlers call impl(**arguments)
+        policy = functools.partial(_policy, _by_keyword(impl, sig), sig, array, qualname,
+                                   masked, wrap_scalars)
         public = _make_entry(impl, sig, names[:pos + 1], names[pos + 1:], array, policy,
                              passthrough)
         functools.update_wrapper(public, impl)
@@ -82,24 +91,52 @@ def public_function(masked, array="a", wrap_scalars=True, passthrough=None):
     return decorate
 
 
+def _by_keyword(impl, sig):
+    """``impl`` callable as ``impl(**arguments)`` (what the policy and the
+    masked handlers do): positional-only parameters (``x, /``) are passed
+    positionally."""
+    posonly = [n for n, p in sig.parameters.items() if p.kind is inspect.Parameter.POSITIONAL_ONLY]
+    if not posonly:
+        return impl
+
+    @functools.wraps(impl)
+    def call(**arguments):
+        args = [arguments.pop(n) for n in posonly]
+        return impl(*args, **arguments)
+
+    return call
+
+
 def _make_entry(impl, sig, head, tail, array, policy, passthrough):
     """The entry function, generated with the function's own signature so
     that the plain-ndarray call forwards its arguments positionally (no
     *args/**kwargs repacking): one `type(a) is np.ndarray` test (and `out is
     None`) is all the policy costs there."""
     params = sig.parameters
+    P = inspect.Parameter
     ns = {"_ndarray": _ndarray, "_impl": impl, "_policy": policy, "_passthrough": passthrough}
-    header = []
+    # the function's own markers: "/" after the positional-only parameters,
+    # "*" before the keyword-only ones (passed on by keyword)
+    header, call, prev = [], [], P.POSITIONAL_ONLY
     for n in head + tail:
-        if params[n].default is inspect.Parameter.empty:
+        kind = params[n].kind
+        if prev is P.POSITIONAL_ONLY and kind is not P.POSITIONAL_ONLY and header:
+            header.append("/")
+        if kind is P.KEYWORD_ONLY and prev is not P.KEYWORD_ONLY:
+            header.append("*")
+        prev = kind
+        if params[n].default is P.empty:
             header.append(n)
         else:
             ns[f"_d_{n}"] = params[n].default
             header.append(f"{n}=_d_{n}")
+        call.append(f"{n}={n}" if kind is P.KEYWORD_ONLY else n)
+    if prev is P.POSITIONAL_ONLY and header:
+        header.append("/")
     fast = f"type({array}) is _ndarray" + (" and out is None" if "out" in params else "")
     if passthrough is not None:
         fast = f"({fast}) or _passthrough({head[0]})"
-    call = ", ".join(head + tail)
+    call = ", ".join(call)
     src = (f"def {impl.__name__}({', '.join(header)}):\n"
            f"    if {fast}:\n"
            f"        return _impl({call})\n"
