@@ -27,6 +27,21 @@ FUNCS = [nr.logcumsumexp, nr.cumfsum, nr.cummeanvar, nr.nancumminmax, nr.cumminm
 FUNC_IDS = [f.__name__ for f in FUNCS]
 
 
+def cumulative_sum(a, axis=None, include_initial=False):
+    """np.cumulative_sum (the reference; NumPy >= 2.1), spelled with
+    np.cumsum where NumPy predates it (2.0)."""
+    if hasattr(np, "cumulative_sum"):
+        return np.cumulative_sum(a, axis=axis, include_initial=include_initial)
+    a = np.asarray(a)
+    ax = 0 if axis is None else axis % a.ndim
+    c = np.cumsum(a, axis=ax)
+    if include_initial:
+        shape = list(c.shape)
+        shape[ax] = 1
+        c = np.concatenate([np.zeros(shape, c.dtype), c], axis=ax)
+    return c
+
+
 def prefix(a, axis, i):
     idx = [slice(None)] * a.ndim
     idx[axis] = slice(None, i + 1)
@@ -148,7 +163,7 @@ def test_logcumsumexp_longdouble_keeps_precision():
 def test_logcumsumexp_include_initial(case):
     a, axis = case
     got = nr.logcumsumexp(a, axis=axis, include_initial=True)
-    want_shape = np.cumulative_sum(a, axis=axis, include_initial=True).shape
+    want_shape = cumulative_sum(a, axis=axis, include_initial=True).shape
     assert got.shape == want_shape
     ax = axis % a.ndim
     np.testing.assert_array_equal(take(got, ax, 0), -np.inf)
@@ -208,7 +223,7 @@ def test_cumfsum_dtypes(dtype):
     a = np.array([1, 0, 3, 2, 1], dtype=dtype)
     got = nr.cumfsum(a)
     assert got.dtype == np.asarray(nr.fsum(a)).dtype  # fsum's result dtype rules
-    np.testing.assert_array_equal(got, np.cumulative_sum(a.astype(got.dtype)))
+    np.testing.assert_array_equal(got, cumulative_sum(a.astype(got.dtype)))
     # byte-swapped input: the same dtype rules ('>f2' accumulates in float32 too)
     b = np.array([683, 683, 683] if np.dtype(dtype).itemsize > 1 else [1, 1, 1],
                  dtype=np.dtype(dtype).newbyteorder())
@@ -242,7 +257,7 @@ def test_cumfsum_complex_and_object():
 def test_cumfsum_include_initial(case):
     a, axis = case
     got = nr.cumfsum(a, axis=axis, include_initial=True)
-    want = np.cumulative_sum(a, axis=axis, include_initial=True)
+    want = cumulative_sum(a, axis=axis, include_initial=True)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
     np.testing.assert_array_equal(take(got, axis % a.ndim, 0), 0.0)
