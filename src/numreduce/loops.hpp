@@ -420,8 +420,8 @@ void segment_block(const char *x, const npy_bool *mask, char *const *outs, npy_i
         have = true;
     }
     (void)outer;
-    for (npy_intp t = t0; t < t1; t++) {  // task t: outer block t / nseg, segment t % nseg
-        const npy_intp o = t / nseg, s = t % nseg;
+    // task t: outer block o = t / nseg, segment s = t % nseg
+    for (npy_intp t = t0, o = t0 / nseg, s = t0 % nseg; t < t1; t++, s = s + 1 == nseg ? (o++, 0) : s + 1) {
         const npy_intp lo = starts[s], hi = stops[s];
         const in_t *xo = xs + o * n * inner;
         const npy_bool *mo = mask == nullptr ? nullptr : mask + o * n * inner;
