@@ -434,3 +434,27 @@ def test_segmented_out_overlap_threads_and_masked():
 def test_docstring_examples():
     result = doctest.testmod(numreduce._segments, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@given(case=array_axis_indices(dtypes=[np.float64, np.int32, "M8[s]"]),
+       bad=st.lists(st.integers(-20, 20), min_size=1, max_size=4), data=st.data())
+def test_reduceat_random_bad_indices_match_numpy(case, bad, data):
+    a, axis, idx = case
+    ax = axis % a.ndim
+    n = a.shape[ax]
+    bad = [b for b in bad if b < 0 or b >= n] or [n]
+    ix = list(idx)
+    for b in bad:
+        ix.insert(data.draw(st.integers(0, len(ix))), b)
+    shape = a.shape[:ax] + (len(ix),) + a.shape[ax + 1:]
+    lo, hi = np.zeros(shape, a.dtype), np.zeros(shape, a.dtype)
+    if a.size:
+        lo[...] = hi[...] = a.flat[0]
+    before = (lo.copy(), hi.copy())
+    with pytest.raises(IndexError) as np_info:
+        np.minimum.reduceat(a, ix, axis=axis)
+    with pytest.raises(IndexError) as info:
+        nr.reduceat(nr.minimummaximum, a, ix, axis=axis, out=(lo, hi))
+    assert str(info.value) == str(np_info.value).replace("minimum", "minimummaximum")
+    np.testing.assert_array_equal(lo, before[0])
+    np.testing.assert_array_equal(hi, before[1])
