@@ -16,6 +16,7 @@ from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
 from ._cumulative import cumfsum, cummeanvar, cumminmax, logcumsumexp, nancumminmax
+from ._segments import reduceat, segmented_reduce
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -49,6 +50,8 @@ __all__ = [
     "nanminmax",
     "nanmoments",
     "reduce",
+    "reduceat",
+    "segmented_reduce",
     "set_num_threads",
     "show_config",
     "twosum",

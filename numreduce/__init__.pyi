@@ -88,6 +88,25 @@ def cummeanvar(
     ddof: _DDof = 0,
     out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
 ) -> tuple[NDArray[np.inexact[Any]], NDArray[np.floating[Any]]]: ...
+def reduceat(
+    ufunc: np.ufunc,
+    array: ArrayLike,
+    indices: ArrayLike,
+    axis: int | tuple[int] | None = 0,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+) -> Any: ...
+def segmented_reduce(
+    ufunc: np.ufunc,
+    array: ArrayLike,
+    starts: ArrayLike,
+    stops: ArrayLike,
+    axis: int | tuple[int] | None = 0,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+    initial: Any = ...,
+    where: ArrayLike = True,
+) -> tuple[NDArray[Any], ...]: ...
 def minmax(
     a: ArrayLike,
     axis: _Axis = None,

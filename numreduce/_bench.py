@@ -310,6 +310,12 @@ def target_rows(quick: bool = False, on_row=None):
                               lambda: (np.minimum.accumulate(a), np.maximum.accumulate(a))),
                            1.8, "faster"))
     rows.append(_logcumsumexp_row(nr, a, big, t))
+    idx = np.sort(rng.choice(big, 10**4, replace=False))
+    idx[0] = 0
+    rows.append(_ratio_row(f"reduceat minmax f64 {big:.0e} 1e4 segments",
+                           *t(lambda: nr.reduceat(nr.minimummaximum, a, idx),
+                              lambda: (np.minimum.reduceat(a, idx), np.maximum.reduceat(a, idx))),
+                           1.8, "faster"))
     if nr.HAVE_NATIVE_REDUCE:
         for n, target in ((10**6, 1.1), (100, 1.5)):
             x = rng.standard_normal(n)

@@ -60,6 +60,8 @@ PyObject *engine_set_num_threads(PyObject *, PyObject *arg) {
     return PyLong_FromLong(old);
 }
 
+int engine_num_threads() { return g_num_threads; }
+
 namespace {
 
 struct Buffers {

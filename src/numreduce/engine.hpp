@@ -11,4 +11,7 @@ PyObject *engine_reduce_trailing(PyObject *self, PyObject *args);
 // engine_merge.cpp, engine_scan.cpp
 PyObject *engine_merge(PyObject *self, PyObject *args);
 PyObject *engine_accumulate(PyObject *self, PyObject *args);
+// engine_segments.cpp; engine.cpp's thread count (set_num_threads)
+PyObject *engine_segments(PyObject *self, PyObject *args);
+int engine_num_threads();
 }

@@ -385,6 +385,102 @@ void scan_block(const char *x, char *const *outs, npy_intp outer, npy_intp n, np
     }
 }
 
+// Segment loop (numreduce.reduceat, numreduce.segmented_reduce) over the
+// middle axis of a C-contiguous, aligned (outer, n, inner) block of in_t:
+// out[k][o, s, j] is the reduction of x[o, starts[s]..stops[s]), j] for
+// the nseg segments (0 <= starts[s] <= stops[s] <= n, checked by the
+// engine), into C-contiguous, aligned (outer, nseg, inner) blocks of out_t.
+// A segment starts, as reduce starts, from a seed -- the traits' initials
+// (mode 0, where it has them), or `given` (mode 2: nout pointers to out_t
+// values) -- else (mode 1, or no initials) from its first element (lift);
+// an empty segment is its seed (the traits' empty initials in mode 0), and
+// without a seed the engine has refused empty segments before any call.
+// `mask` (nullable, bool, x's layout) keeps only the elements it marks;
+// it comes with a seed only (reduce's rule for `where`).  Unmasked
+// segments run the traits' stream algorithm (block_reduce) where inner == 1
+// and its row-block algorithm (rows_reduce) or the row walk where inner > 1,
+// so a segment is reduced as reduce reduces the slice.  Segments [s0, s1)
+// of outer block o only: threads take disjoint ranges of (o, s).
+template <class Tr>
+void segment_block(const char *x, const npy_bool *mask, char *const *outs, npy_intp outer,
+                   npy_intp n, npy_intp inner, const npy_intp *starts, const npy_intp *stops,
+                   npy_intp nseg, int mode, const char *const *given, npy_intp t0, npy_intp t1) {
+    using in_t = typename Tr::in_t;
+    using out_t = typename Tr::out_t;
+    constexpr int N = Tr::nout;
+    const in_t *xs = reinterpret_cast<const in_t *>(x);
+    acc_of<Tr> seed, seed_empty;
+    bool have = false;
+    if (mode == 0) {
+        have = Tr::initials(seed, false);
+        if (have) Tr::initials(seed_empty, true);
+    } else if (mode == 2) {
+        seed = load_acc<Tr>(const_cast<char *const *>(given));
+        seed_empty = seed;
+        have = true;
+    }
+    (void)outer;
+    // task t: outer block o = t / nseg, segment s = t % nseg
+    for (npy_intp t = t0, o = t0 / nseg, s = t0 % nseg; t < t1; t++, s = s + 1 == nseg ? (o++, 0) : s + 1) {
+        const npy_intp lo = starts[s], hi = stops[s];
+        const in_t *xo = xs + o * n * inner;
+        const npy_bool *mo = mask == nullptr ? nullptr : mask + o * n * inner;
+        out_t *row[N];
+        for (int i = 0; i < N; i++) row[i] = reinterpret_cast<out_t *>(outs[i]) + t * inner;
+        if (hi <= lo) {  // empty: the seed (the engine guarantees one)
+            for (npy_intp j = 0; j < inner; j++)
+                for (int i = 0; i < N; i++) row[i][j] = seed_empty.v[i];
+            continue;
+        }
+        if (inner == 1) {
+            acc_of<Tr> acc;
+            npy_intp k = lo;
+            if (have) {
+                acc = seed;
+            } else {
+                acc = Tr::lift(xo[k++]);
+            }
+            if (mo != nullptr) {
+                for (; k < hi; k++) if (mo[k]) acc = Tr::step(acc, xo[k]);
+            } else {
+                acc = reduce_stream<Tr>(acc, xo + k, hi - k);
+            }
+            for (int i = 0; i < N; i++) row[i][0] = acc.v[i];
+            continue;
+        }
+        npy_intp k = lo;
+        if (have) {
+            for (npy_intp j = 0; j < inner; j++)
+                for (int i = 0; i < N; i++) row[i][j] = seed.v[i];
+        } else {
+            for (npy_intp j = 0; j < inner; j++) {
+                const acc_of<Tr> a = Tr::lift(xo[k * inner + j]);
+                for (int i = 0; i < N; i++) row[i][j] = a.v[i];
+            }
+            k++;
+        }
+        if (mo != nullptr) {
+            for (; k < hi; k++) {
+                for (npy_intp j = 0; j < inner; j++) {
+                    if (!mo[k * inner + j]) continue;
+                    acc_of<Tr> a;
+                    for (int i = 0; i < N; i++) a.v[i] = row[i][j];
+                    a = Tr::step(a, xo[k * inner + j]);
+                    for (int i = 0; i < N; i++) row[i][j] = a.v[i];
+                }
+            }
+            continue;
+        }
+        if constexpr (has_rows_reduce<Tr>::value) {
+            if (hi > k) Tr::rows_reduce(row, xo + k * inner, hi - k, inner, inner);
+        } else {
+            char *rp[N];
+            for (int i = 0; i < N; i++) rp[i] = reinterpret_cast<char *>(row[i]);
+            for (; k < hi; k++) row_step<Tr>(rp, xo + k * inner, inner);
+        }
+    }
+}
+
 // Index-carrying reductions (argminmax) over the rows of a 2-D strided view:
 // row r is data + r * srow, its elements step by scol.  Writes the two
 // indices per row (-1 where a NaN-skipping row had no candidate).

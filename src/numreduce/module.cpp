@@ -31,6 +31,9 @@ PyMethodDef methods[] = {
      "Call numreduce.merge instead."},
     {"_accumulate", (PyCFunction)nr::engine_accumulate, METH_VARARGS,
      "_accumulate(ufunc, x, outs, outer, n, inner) -> None.  Call numreduce.accumulate instead."},
+    {"_segments", (PyCFunction)nr::engine_segments, METH_VARARGS,
+     "_segments(ufunc, x, mask, outs, outer, n, inner, starts, stops, mode, initials) -> None.\n"
+     "Call numreduce.reduceat or numreduce.segmented_reduce instead."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -53,6 +53,13 @@ struct LoopEntry {
     // C-contiguous (outer, n, inner) block of in_type into nout such blocks
     // of out_type (scan_block, loops.hpp).
     void (*scan)(const char *x, char *const *outs, npy_intp outer, npy_intp n, npy_intp inner);
+    // numreduce.reduceat / segmented_reduce: reductions of segments
+    // [starts[s], stops[s]) of the middle axis of a C-contiguous (outer, n,
+    // inner) block, tasks [t0, t1) of the outer * nseg (segment_block,
+    // loops.hpp).
+    void (*segment)(const char *x, const npy_bool *mask, char *const *outs, npy_intp outer,
+                    npy_intp n, npy_intp inner, const npy_intp *starts, const npy_intp *stops,
+                    npy_intp nseg, int mode, const char *const *given, npy_intp t0, npy_intp t1);
 };
 
 struct UFuncDef {
