@@ -16,6 +16,7 @@ from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
 from ._cumulative import cumminmax
+from ._groups import at, group_meanvar, group_minmax, reduce_by_group
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -28,10 +29,13 @@ __all__ = [
     "NoValue",
     "accumulate",
     "argminmax",
+    "at",
     "cumminmax",
     "fminfmax",
     "fsum",
     "get_num_threads",
+    "group_meanvar",
+    "group_minmax",
     "logsumexp",
     "maxsumexp",
     "meanstd",
@@ -45,6 +49,7 @@ __all__ = [
     "nanminmax",
     "nanmoments",
     "reduce",
+    "reduce_by_group",
     "set_num_threads",
     "show_config",
     "twosum",

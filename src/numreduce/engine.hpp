@@ -11,4 +11,6 @@ PyObject *engine_reduce_trailing(PyObject *self, PyObject *args);
 // engine_merge.cpp, engine_scan.cpp
 PyObject *engine_merge(PyObject *self, PyObject *args);
 PyObject *engine_accumulate(PyObject *self, PyObject *args);
+// engine_scatter.cpp
+PyObject *engine_scatter(PyObject *self, PyObject *args);
 }

@@ -31,6 +31,9 @@ PyMethodDef methods[] = {
      "Call numreduce.merge instead."},
     {"_accumulate", (PyCFunction)nr::engine_accumulate, METH_VARARGS,
      "_accumulate(ufunc, x, outs, outer, n, inner) -> None.  Call numreduce.accumulate instead."},
+    {"_scatter", (PyCFunction)nr::engine_scatter, METH_VARARGS,
+     "_scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> -1 or bad index.\n"
+     "Call numreduce.reduce_by_group or numreduce.at instead."},
     {nullptr, nullptr, 0, nullptr},
 };
 

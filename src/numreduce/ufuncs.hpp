@@ -53,6 +53,11 @@ struct LoopEntry {
     // C-contiguous (outer, n, inner) block of in_type into nout such blocks
     // of out_type (scan_block, loops.hpp).
     void (*scan)(const char *x, char *const *outs, npy_intp outer, npy_intp n, npy_intp inner);
+    // numreduce.reduce_by_group and numreduce.at: group-indexed accumulator
+    // slots (scatter_block, loops.hpp); -1, or the index of the first bad id.
+    npy_intp (*scatter)(const char *x, const npy_intp *ids, const npy_bool *mask, npy_intp outer,
+                        npy_intp n, npy_intp inner, npy_intp G, char *const *accs,
+                        unsigned char *seen);
 };
 
 struct UFuncDef {
