@@ -444,16 +444,28 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
     const npy_intp slots = outer * G * inner;
     if (outer == 1 && inner == 1 && mask == nullptr) {
         // The common case (a 1-d stream into 1-d slots): one id per element.
-        for (npy_intp i = 0; i < n; i++) {
+        // Once every slot has started (soon, where the groups are few next to
+        // the stream) the rest of the stream only steps, without the seen test.
+        npy_intp i = 0;
+        if (seen != nullptr) {
+            npy_intp unseen = G;
+            for (; i < n && unseen > 0; i++) {
+                const npy_intp g = ids[i];
+                if ((npy_uintp)g >= (npy_uintp)G) return i;
+                const in_t v = xs[i];
+                if (!seen[g]) {
+                    seen[g] = 1;
+                    unseen--;
+                    put(g, have ? Tr::step(init, v) : Tr::lift(v));
+                } else {
+                    put(g, Tr::step(get(g), v));
+                }
+            }
+        }
+        for (; i < n; i++) {
             const npy_intp g = ids[i];
             if ((npy_uintp)g >= (npy_uintp)G) return i;
-            const in_t v = xs[i];
-            if (seen != nullptr && !seen[g]) {
-                seen[g] = 1;
-                put(g, have ? Tr::step(init, v) : Tr::lift(v));
-            } else {
-                put(g, Tr::step(get(g), v));
-            }
+            put(g, Tr::step(get(g), xs[i]));
         }
         outer = 0;  // done; the empties are filled below
     }
