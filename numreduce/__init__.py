@@ -16,7 +16,8 @@ from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
 from ._cumulative import cumminmax
-from ._groups import at, group_meanvar, group_minmax, reduce_by_group
+from ._groups import (at, group_argminmax, group_fsum, group_logsumexp, group_meanvar,
+                      group_minmax, reduce_by_group)
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -34,6 +35,9 @@ __all__ = [
     "fminfmax",
     "fsum",
     "get_num_threads",
+    "group_argminmax",
+    "group_fsum",
+    "group_logsumexp",
     "group_meanvar",
     "group_minmax",
     "logsumexp",

@@ -25,7 +25,8 @@ from ._dispatch import masked_refuse, public_function
 from ._engine import NoValue, _parse_initial, _parse_out, _resolve
 from ._methods import _multi_output
 
-__all__ = ["at", "group_minmax", "group_meanvar", "reduce_by_group"]
+__all__ = ["at", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
+           "group_minmax", "reduce_by_group"]
 
 _MASKED_HINT = "pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) explicitly"
 
@@ -356,3 +357,89 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     count = res[0][0]
     m2 = res[0][2] if len(res) == 1 else np.add(res[0][2], res[1][2])
     return _finish_meanvar(count, [r[1] for r in res], m2, mean_dt, var_dt, ddof, std=False)
+
+
+@public_function(masked_refuse(_MASKED_HINT))
+def group_logsumexp(a, group_ids, num_groups=None, axis=0):
+    """``log(sum(exp(a[group_ids == g])))`` of every group in one pass
+    (``scipy.special.logsumexp`` per group): (max, sum of exp(x - max) - 1)
+    per group with the ``maxsumexp`` step, then ``max + log1p(t)``.  No
+    overflow; +inf wins, NaN propagates; an empty group gives -inf.  Real
+    data only (float dtypes keep theirs, bool/integers give float64;
+    complex is a ``TypeError``).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_logsumexp(np.array([1000., 1000., 0.]), np.array([0, 0, 1]), num_groups=3)
+    array([1000.69314718,    0.        ,          -inf])
+    """
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"group_logsumexp: unsupported dtype {arr.dtype} (need bool, "
+                        "integer or floating point)")
+    mx, t = _reduce_by_group(_core.maxsumexp, arr, group_ids, num_groups, axis=axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = np.add(mx, np.log1p(t))
+    rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
+    return np.asarray(res, dtype=rdt)
+
+
+@public_function(masked_refuse(_MASKED_HINT))
+def group_fsum(a, group_ids, num_groups=None, axis=0):
+    """Compensated sum of every group in one pass (``math.fsum`` per group,
+    to about 1 ulp): (sum, error) per group with the ``twosum`` step, then
+    ``sum + error``.  Real data only (float64 accumulators for bool and
+    integers, float32 for float16, the input's float dtype otherwise;
+    complex is a ``TypeError``); an empty group sums to 0.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_fsum(np.array([1e16, 1., -1e16, 2.]), np.array([0, 0, 0, 1]))
+    array([1., 2.])
+    """
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"group_fsum: unsupported dtype {arr.dtype} (need bool, integer or "
+                        "floating point)")
+    s, e = _reduce_by_group(_core.twosum, arr, group_ids, num_groups, axis=axis)
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = np.where(np.isfinite(s) & (e != 0), np.add(s, e), s)
+    return np.asarray(res, dtype=s.dtype)
+
+
+@public_function(masked_refuse(_MASKED_HINT))
+def group_argminmax(a, group_ids, num_groups=None):
+    """``(argmin, argmax)`` of every group of a 1-d array: the index within
+    ``a`` of each group's first minimum and first maximum
+    (``np.flatnonzero(group_ids == g)[np.argmin(a[group_ids == g])]``).
+
+    NaN (NaT) propagates as in ``np.argmin``: a group with a NaN gives the
+    index of its first NaN for both.  Two passes: ``group_minmax``, then the
+    first position equal to its group's extreme.  An empty group is a
+    ``ValueError``, as ``np.argmin`` of an empty array.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_argminmax(np.array([3., 1., 4., 1., 5.]), np.array([0, 0, 1, 1, 0]))
+    (array([1, 3]), array([4, 2]))
+    """
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise ValueError(f"group_argminmax: 'a' must be 1-d, got shape {arr.shape}")
+    lo, hi = _reduce_by_group(_core.minimummaximum, arr, group_ids, num_groups)
+    ids = np.asarray(group_ids).astype(np.intp, copy=False)
+    g = lo.shape[0]
+    pos = np.arange(arr.shape[0], dtype=np.intp)
+    out = []
+    for ext in (lo, hi):
+        e = ext[ids]
+        hit = arr == e
+        if arr.dtype.kind in "fcmM":
+            hit |= np.isnan(e) & np.isnan(arr)  # a NaN extreme: the first NaN
+        first = np.full(g, arr.shape[0], dtype=np.intp)
+        np.minimum.at(first, ids[hit], pos[hit])
+        out.append(first)
+    return tuple(out)

@@ -327,3 +327,59 @@ def test_group_meanvar_axis_complex_and_empty_groups():
         warnings.simplefilter("error")
         assert nr.group_meanvar(np.array([1, 2, 4], dtype=np.int8), [0, 0, 0])[1].dtype == \
             np.float64
+
+
+# ---------------------------------------------------------------------------
+# group_logsumexp, group_fsum, group_argminmax
+# ---------------------------------------------------------------------------
+
+def test_group_logsumexp_matches_scipy():
+    special = pytest.importorskip("scipy.special", reason="scipy is not installed")
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(3000) * 300
+    x[:3] = [np.inf, -np.inf, np.nan]
+    ids = rng.integers(0, 40, 3000)
+    got = nr.group_logsumexp(x, ids, num_groups=41)
+    assert got[40] == -np.inf  # empty group
+    for k in range(40):
+        want = special.logsumexp(x[ids == k])
+        np.testing.assert_allclose(got[k], want, rtol=1e-14)
+    a = rng.standard_normal((3, 50)).astype(np.float32)
+    ids = rng.integers(0, 4, 50)
+    got = nr.group_logsumexp(a, ids, axis=1)
+    assert got.dtype == np.float32 and got.shape == (3, 4)
+    for k in range(4):
+        np.testing.assert_allclose(got[:, k], special.logsumexp(a[:, ids == k], axis=1),
+                                   rtol=1e-6)
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        nr.group_logsumexp(np.array([1j]), [0])
+
+
+def test_group_fsum_matches_math_fsum():
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(5000) * 10.0 ** rng.integers(-15, 15, 5000)
+    ids = rng.integers(0, 23, 5000)
+    got = nr.group_fsum(x, ids, num_groups=24)
+    for k in range(23):
+        want = math.fsum(x[ids == k])
+        assert abs(got[k] - want) <= 2 * np.spacing(abs(want)), (k, got[k], want)
+    assert got[23] == 0
+    assert nr.group_fsum(np.arange(6, dtype=np.int16), [0, 1, 0, 1, 0, 1]).tolist() == [6, 9]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.uint64, "M8[s]"])
+def test_group_argminmax_matches_numpy_argmin_loops(dtype):
+    rng = np.random.default_rng(10)
+    x = rng.integers(0, 20, 400).astype(np.int64)  # ties: the first one wins
+    x = x.astype(dtype) if np.dtype(dtype).kind != "M" else x.view("M8[s]")
+    if np.dtype(dtype).kind in "fM":
+        x[[7, 100, 101]] = np.array(["NaT"], dtype="M8[s]")[0] if np.dtype(dtype).kind == "M" \
+            else np.nan
+    ids = rng.integers(0, 17, 400)
+    lo, hi = nr.group_argminmax(x, ids)
+    for k in range(17):
+        where = np.flatnonzero(ids == k)
+        assert lo[k] == where[np.argmin(x[where])], k
+        assert hi[k] == where[np.argmax(x[where])], k
+    with pytest.raises(ValueError, match="empty"):
+        nr.group_argminmax(x, ids, num_groups=18)
