@@ -383,3 +383,18 @@ def test_group_argminmax_matches_numpy_argmin_loops(dtype):
         assert hi[k] == where[np.argmax(x[where])], k
     with pytest.raises(ValueError, match="empty"):
         nr.group_argminmax(x, ids, num_groups=18)
+
+
+def test_dtype_axis_and_array_likes():
+    lo, hi = nr.reduce_by_group(nr.minimummaximum, [3, 1, 2], [0, 0, 1], dtype=np.float32)
+    assert lo.dtype == np.float32 and lo.tolist() == [1, 2] and hi.tolist() == [3, 2]
+    with pytest.raises(ValueError, match="'axis' must be one axis"):
+        nr.reduce_by_group(nr.minimummaximum, np.ones((2, 2)), [0, 1], axis=(0, 1))
+    with pytest.raises(TypeError, match="cannot group a scalar"):
+        nr.reduce_by_group(nr.minimummaximum, 1.0, [0])
+
+    class Sub(np.ndarray):
+        pass
+
+    lo, hi = nr.group_minmax(np.arange(4.0).view(Sub), [0, 1, 0, 1])
+    assert type(lo) is Sub and lo.tolist() == [0, 1] and hi.tolist() == [2, 3]
