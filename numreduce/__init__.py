@@ -17,6 +17,8 @@ from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
 from ._cumulative import cumfsum, cummeanvar, cumminmax, logcumsumexp, nancumminmax
 from ._segments import reduceat, segmented_reduce
+from ._groups import (at, group_argminmax, group_fsum, group_logsumexp, group_meanvar,
+                      group_minmax, reduce_by_group)
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
@@ -31,11 +33,17 @@ __all__ = [
     "argminmax",
     "cumfsum",
     "cummeanvar",
+    "at",
     "cumminmax",
     "fminfmax",
     "fsum",
     "get_num_threads",
     "logcumsumexp",
+    "group_argminmax",
+    "group_fsum",
+    "group_logsumexp",
+    "group_meanvar",
+    "group_minmax",
     "logsumexp",
     "maxsumexp",
     "meanstd",
@@ -52,6 +60,7 @@ __all__ = [
     "reduce",
     "reduceat",
     "segmented_reduce",
+    "reduce_by_group",
     "set_num_threads",
     "show_config",
     "twosum",

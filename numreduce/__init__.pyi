@@ -166,3 +166,47 @@ def fsum(
 def show_config() -> None: ...
 def set_num_threads(n: int) -> int: ...
 def get_num_threads() -> int: ...
+def reduce_by_group(
+    ufunc: np.ufunc,
+    array: ArrayLike,
+    group_ids: ArrayLike,
+    num_groups: int | None = None,
+    axis: int | tuple[int] = 0,
+    dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, ...] | None = None,
+    initial: Any = ...,
+    where: ArrayLike = True,
+) -> tuple[NDArray[Any], ...]: ...
+def at(
+    ufunc: np.ufunc,
+    outs: tuple[NDArray[Any], ...] | list[NDArray[Any]],
+    indices: Any,
+    values: ArrayLike,
+) -> None: ...
+def group_minmax(
+    a: ArrayLike,
+    group_ids: ArrayLike,
+    num_groups: int | None = None,
+    axis: int = 0,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
+    initial: Any = ...,
+    where: ArrayLike = True,
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def group_meanvar(
+    a: ArrayLike,
+    group_ids: ArrayLike,
+    num_groups: int | None = None,
+    axis: int = 0,
+    dtype: DTypeLike | None = None,
+    ddof: _DDof = 0,
+    where: ArrayLike = True,
+) -> tuple[NDArray[Any], NDArray[Any]]: ...
+def group_logsumexp(
+    a: ArrayLike, group_ids: ArrayLike, num_groups: int | None = None, axis: int = 0
+) -> NDArray[Any]: ...
+def group_fsum(
+    a: ArrayLike, group_ids: ArrayLike, num_groups: int | None = None, axis: int = 0
+) -> NDArray[Any]: ...
+def group_argminmax(
+    a: ArrayLike, group_ids: ArrayLike, num_groups: int | None = None
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]: ...

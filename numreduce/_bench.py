@@ -238,6 +238,25 @@ def _ratio_row(label, t_nr, t_ref, target, kind):
     return (label, t_nr, t_ref, value, goal, "ok" if ok else "MISS")
 
 
+def _group_var_errors(x, ids, ngroups, var_nr, var_ref_peer):
+    """Max relative error of two grouped variances (ddof=0) against a
+    long double two-pass reference (numpy.add.at in long double)."""
+    xl = x.astype(np.longdouble)
+    cnt = np.bincount(ids, minlength=ngroups).astype(np.longdouble)
+    s = np.zeros(ngroups, dtype=np.longdouble)
+    np.add.at(s, ids, xl)
+    mean = s / cnt
+    d = xl - mean[ids]
+    m2 = np.zeros(ngroups, dtype=np.longdouble)
+    np.add.at(m2, ids, d * d)
+    ref = m2 / cnt
+
+    def err(v):
+        return float(np.max(np.abs(np.asarray(v, dtype=np.longdouble) - ref) / ref))
+
+    return err(var_nr), err(var_ref_peer)
+
+
 def target_rows(quick: bool = False, on_row=None):
     """Every row of the performance issue's table, measured in this run;
     ``on_row`` is called with each row as soon as it is measured."""
@@ -322,6 +341,55 @@ def target_rows(quick: bool = False, on_row=None):
             rows.append(_ratio_row(f"engine vs native reduce {n:.0e}",
                                    *t(lambda: nr.reduce(nr.minimummaximum, x),
                                       lambda: nr.minimummaximum.reduce(x)), target, "at_most"))
+    # Grouped reductions: 1e7 float64 values in 1e4 unsorted groups.
+    ngroups = 10**4
+    gx = rng.standard_normal(big)
+    gids = rng.integers(0, ngroups, big)
+
+    def np_at_minmax():
+        lo, hi = np.full(ngroups, np.inf), np.full(ngroups, -np.inf)
+        np.minimum.at(lo, gids, gx)
+        np.maximum.at(hi, gids, gx)
+        return lo, hi
+
+    group_mm = lambda: nr.group_minmax(gx, gids, ngroups)  # noqa: E731
+    group_mv = lambda: nr.group_meanvar(gx, gids, ngroups)  # noqa: E731
+    rows.append(_ratio_row(f"group_minmax f64 {big:.0e}/1e4 vs np.at",
+                           *t(group_mm, np_at_minmax), 3.0, "faster"))
+    try:
+        import pandas as pd
+    except ImportError:
+        print("(grouped rows vs pandas skipped: pandas is not installed)")
+        pd = None
+    if pd is not None:
+        ser = pd.Series(gx)
+        rows.append(_ratio_row(f"group_minmax f64 {big:.0e}/1e4 vs pandas",
+                               *t(group_mm, lambda: ser.groupby(gids).agg(["min", "max"])),
+                               3.0, "faster"))
+        err_nr, err_pd = _group_var_errors(gx, gids, ngroups, group_mv()[1],
+                                           ser.groupby(gids).var(ddof=0).to_numpy())
+        rows.append(_ratio_row(f"group_meanvar f64 {big:.0e}/1e4 vs pandas "
+                               f"(var err {err_nr:.1e} vs {err_pd:.1e}"
+                               f"{' ok' if err_nr <= err_pd else ' MISS'})",
+                               *t(group_mv, lambda: (ser.groupby(gids).mean(),
+                                                     ser.groupby(gids).var(ddof=0))),
+                               3.0, "faster"))
+    try:
+        import numbagg
+        numbagg.group_nanmin(gx[:10], gids[:10] % 2, num_labels=2)  # compiles, or fails
+    except Exception as e:  # noqa: BLE001 - any failure: the optional peer is absent
+        print(f"(grouped rows vs numbagg skipped: numbagg unavailable: {type(e).__name__})")
+        numbagg = None
+    if numbagg is not None:
+        kwl = {"num_labels": ngroups}
+        rows.append(_ratio_row(
+            f"group_minmax f64 {big:.0e}/1e4 vs numbagg",
+            *t(group_mm, lambda: (numbagg.group_nanmin(gx, gids, **kwl),
+                                  numbagg.group_nanmax(gx, gids, **kwl))), 1.5, "faster"))
+        rows.append(_ratio_row(
+            f"group_meanvar f64 {big:.0e}/1e4 vs numbagg",
+            *t(group_mv, lambda: (numbagg.group_nanmean(gx, gids, **kwl),
+                                  numbagg.group_nanvar(gx, gids, **kwl))), 1.5, "faster"))
     if not quick:
         huge = rng.standard_normal(10**8)
         old = nr.set_num_threads(1)

@@ -10,6 +10,7 @@ import pytest
 import numreduce
 import numreduce._api
 import numreduce._engine
+import numreduce._groups
 
 PKG = pathlib.Path(numreduce.__file__).parent
 
@@ -42,7 +43,7 @@ def test_multi_output_ufuncs_are_registered_for_reduce():
         assert numreduce._MULTI_OUTPUT[u] == u.nout
 
 
-@pytest.mark.parametrize("module", [numreduce._api, numreduce._engine])
+@pytest.mark.parametrize("module", [numreduce._api, numreduce._engine, numreduce._groups])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0

@@ -91,7 +91,8 @@ NEAR_OVERFLOW = [
     (F64_MAX, -F64_MAX / 2), (F64_MAX / 2 + float(np.spacing(F64_MAX / 2)), F64_MAX / 2),
     (np.nextafter(F64_MAX, 0), float(np.spacing(F64_MAX)) / 2),
     (np.inf, -np.inf), (np.inf, np.inf), (np.inf, 1.0), (np.nan, 1.0), (1.0, np.nan),
-    (-np.inf, F64_MAX), (5e-324, -5e-324), (5e-324, 5e-324), (1e-308, -1e-308 * (1 - 2**-52)),
+    (-np.inf, F64_MAX), (-4.0857562922753104e+307, F64_MAX), (1e308, -F64_MAX),
+    (5e-324, -5e-324), (5e-324, 5e-324), (1e-308, -1e-308 * (1 - 2**-52)),
     (0.0, -0.0), (-0.0, -0.0), (1e16, 1.0), (1.0, 1e16), (2**53, 1.0), (0.1, 0.2),
 ]
 
@@ -429,3 +430,16 @@ def test_fsum_threaded_whole_array(two_threads):
     z[-1] = np.inf
     z[2**21 + 1] = -np.inf
     assert np.isnan(nr.fsum(z))
+
+
+@pytest.mark.parametrize("pos", [1, 32, 1000])
+def test_fsum_near_overflow_partial_sums_are_not_nan(pos):
+    """s - a overflowing inside TwoSum (a partial sum and an element near the
+    largest double, of opposite signs) gave a NaN error term and fsum NaN,
+    in the scalar step and in the vector lanes (pos 32, 1000: same lane)."""
+    x = np.zeros(2000)
+    x[0], x[pos] = -4.0857562922753104e+307, F64_MAX
+    assert nr.fsum(x) == math.fsum(x)
+    assert nr.fsum(x[::-1]) == math.fsum(x)
+    assert nr.fsum(x[[0, pos]]) == math.fsum(x)
+

@@ -14,4 +14,6 @@ PyObject *engine_accumulate(PyObject *self, PyObject *args);
 // engine_segments.cpp; engine.cpp's thread count (set_num_threads)
 PyObject *engine_segments(PyObject *self, PyObject *args);
 int engine_num_threads();
+// engine_scatter.cpp
+PyObject *engine_scatter(PyObject *self, PyObject *args);
 }

@@ -502,4 +502,96 @@ void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, n
     }
 }
 
+// Scatter loop (numreduce.reduce_by_group, numreduce.at): accumulator slots
+// indexed by group id.  x is a C-contiguous, aligned (outer, n, inner) block
+// of in_t, ids n group ids, accs nout C-contiguous, aligned (outer, G,
+// inner) blocks of out_t, mask nullptr or an (outer, n, inner) block of
+// npy_bool (elements to include).  Element (o, i, j) is absorbed into slot
+// (o, ids[i], j) through step(), in order, so repeated ids accumulate.
+//   seen == nullptr: the slots hold states already (a given initial, or the
+//     caller's accumulators for at()) and only step.
+//   seen, an (outer, G, inner) block of zeros: a slot's first element starts
+//     it as reduce starts -- step(initials) where the traits have initials,
+//     else lift() -- and sets seen; after the pass, slots never seen get the
+//     traits' empty initials (left as they are where there are none: the
+//     caller raises on them).
+// Returns -1, or the index i of the first id outside [0, G) (the pass stops
+// there: callers pass temporaries, or ids they checked).
+template <class Tr>
+npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask, npy_intp outer,
+                       npy_intp n, npy_intp inner, npy_intp G, char *const *accs,
+                       unsigned char *seen) {
+    using in_t = typename Tr::in_t;
+    using out_t = typename Tr::out_t;
+    constexpr int N = Tr::nout;
+    const in_t *xs = reinterpret_cast<const in_t *>(x);
+    out_t *p[N];
+    for (int i = 0; i < N; i++) p[i] = reinterpret_cast<out_t *>(accs[i]);
+    acc_of<Tr> init;
+    const bool have = Tr::initials(init, false);
+    auto get = [&](npy_intp s) {
+        acc_of<Tr> a;
+        for (int i = 0; i < N; i++) a.v[i] = p[i][s];
+        return a;
+    };
+    auto put = [&](npy_intp s, const acc_of<Tr> &a) {
+        for (int i = 0; i < N; i++) p[i][s] = a.v[i];
+    };
+    const npy_intp slots = outer * G * inner;
+    if (outer == 1 && inner == 1 && mask == nullptr) {
+        // The common case (a 1-d stream into 1-d slots): one id per element.
+        // Once every slot has started (soon, where the groups are few next to
+        // the stream) the rest of the stream only steps, without the seen test.
+        npy_intp i = 0;
+        if (seen != nullptr) {
+            npy_intp unseen = G;
+            for (; i < n && unseen > 0; i++) {
+                const npy_intp g = ids[i];
+                if ((npy_uintp)g >= (npy_uintp)G) return i;
+                const in_t v = xs[i];
+                if (!seen[g]) {
+                    seen[g] = 1;
+                    unseen--;
+                    put(g, have ? Tr::step(init, v) : Tr::lift(v));
+                } else {
+                    put(g, Tr::step(get(g), v));
+                }
+            }
+        }
+        for (; i < n; i++) {
+            const npy_intp g = ids[i];
+            if ((npy_uintp)g >= (npy_uintp)G) return i;
+            put(g, Tr::step(get(g), xs[i]));
+        }
+        outer = 0;  // done; the empties are filled below
+    }
+    for (npy_intp o = 0; o < outer; o++) {
+        const npy_intp xbase = o * n * inner, sbase = o * G * inner;
+        for (npy_intp i = 0; i < n; i++) {
+            const npy_intp g = ids[i];
+            if ((npy_uintp)g >= (npy_uintp)G) return i;
+            const npy_intp xrow = xbase + i * inner, srow = sbase + g * inner;
+            for (npy_intp j = 0; j < inner; j++) {
+                if (mask != nullptr && !mask[xrow + j]) continue;
+                const in_t v = xs[xrow + j];
+                const npy_intp s = srow + j;
+                if (seen == nullptr) {
+                    put(s, Tr::step(get(s), v));
+                } else if (seen[s]) {
+                    put(s, Tr::step(get(s), v));
+                } else {
+                    seen[s] = 1;
+                    put(s, have ? Tr::step(init, v) : Tr::lift(v));
+                }
+            }
+        }
+    }
+    if (seen != nullptr && Tr::initials(init, true)) {
+        for (npy_intp s = 0; s < slots; s++) {
+            if (!seen[s]) put(s, init);
+        }
+    }
+    return -1;
+}
+
 }  // namespace nr

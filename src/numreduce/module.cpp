@@ -34,6 +34,9 @@ PyMethodDef methods[] = {
     {"_segments", (PyCFunction)nr::engine_segments, METH_VARARGS,
      "_segments(ufunc, x, mask, outs, outer, n, inner, starts, stops, mode, initials) -> None.\n"
      "Call numreduce.reduceat or numreduce.segmented_reduce instead."},
+    {"_scatter", (PyCFunction)nr::engine_scatter, METH_VARARGS,
+     "_scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> -1 or bad index.\n"
+     "Call numreduce.reduce_by_group or numreduce.at instead."},
     {nullptr, nullptr, 0, nullptr},
 };
 

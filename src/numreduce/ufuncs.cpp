@@ -46,7 +46,7 @@ LoopEntry entry(int in_type, int out_type) {
                      &get_reduction_loop<Tr>, has_initials ? &get_initials<Tr> : nullptr,
                      is_parametric(in_type) ? &resolve_common_descr<2 + Tr::nout> : nullptr,
                      &combine_buffers<Tr>, frame_hooks<Tr>(), rows_fn<Tr>(),
-                     &merge_loop<Tr>, &scan_block<Tr>, &segment_block<Tr>};
+                     &merge_loop<Tr>, &scan_block<Tr>, &segment_block<Tr>, &scatter_block<Tr>};
 }
 
 // Every dtype NumPy orders (np.minimum's dtypes less object): calls

@@ -60,6 +60,11 @@ struct LoopEntry {
     void (*segment)(const char *x, const npy_bool *mask, char *const *outs, npy_intp outer,
                     npy_intp n, npy_intp inner, const npy_intp *starts, const npy_intp *stops,
                     npy_intp nseg, int mode, const char *const *given, npy_intp t0, npy_intp t1);
+    // numreduce.reduce_by_group and numreduce.at: group-indexed accumulator
+    // slots (scatter_block, loops.hpp); -1, or the index of the first bad id.
+    npy_intp (*scatter)(const char *x, const npy_intp *ids, const npy_bool *mask, npy_intp outer,
+                        npy_intp n, npy_intp inner, npy_intp G, char *const *accs,
+                        unsigned char *seen);
 };
 
 struct UFuncDef {

@@ -190,12 +190,17 @@ NR_HD A nr_abs(A x) {
 }
 
 // Knuth's TwoSum: s = fl(a + b) and the exact rounding error e, a + b = s + e
-// exactly, for any magnitudes (branch-free, so it vectorises).
+// exactly, for any magnitudes (branch-free, so it vectorises).  Where s is
+// finite but s - a overflowed (b near the largest finite value, a of the
+// other sign: e would be NaN), Dekker's FastTwoSum with the larger magnitude
+// first gives the exact error without overflow (a select, no branch).
 template <class A>
 NR_HD void two_sum(A a, A b, A &s, A &e) {
     s = a + b;
     A bp = s - a;
     e = (a - (s - bp)) + (b - bp);
+    const A fast = nr_abs(a) >= nr_abs(b) ? b - (s - a) : a - (s - b);
+    e = (is_finite(s) & !is_finite(e)) ? fast : e;
 }
 
 }  // namespace nr

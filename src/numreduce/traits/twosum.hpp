@@ -51,6 +51,12 @@ struct TwoSum {
             double s[16], c[16];
             int lanes = 0;
             k = simd::two_sum(x, n, s, c, &lanes);
+            // A lane whose TwoSum overflowed inside (finite s, NaN error: a
+            // partial sum and an element near the largest double of opposite
+            // signs) is redone in order by step(), whose two_sum handles it.
+            for (int j = 0; j < lanes && k > 0; j++) {
+                if (is_finite(s[j]) && !is_finite(c[j])) k = 0;
+            }
             if (k > 0) {
                 for (int j = 0; j < lanes; j++) acc = combine(acc, acc_t{{s[j], c[j]}});
             }
