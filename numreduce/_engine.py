@@ -115,6 +115,22 @@ def _resolve(ufunc, arr_dtype, outs, dtype, nout):
     return (res[0],) + tuple(res[2:])
 
 
+def _resolve_outs(ufunc, arr_dtype, outs, dtype, nout, name):
+    """``_resolve``, then the cast rules into the given ``out`` entries
+    (``check_out_dtypes``); a resolution that fails for the given ``out``
+    dtypes names them.  Shared by every engine method."""
+    try:
+        descrs = _resolve(ufunc, arr_dtype, outs, dtype, nout)
+    except TypeError as e:
+        if all(o is None for o in outs):
+            raise
+        given = ", ".join(f"out[{i}]: {o.dtype}" for i, o in enumerate(outs) if o is not None)
+        raise TypeError(f"{name}: no loop for input dtype {arr_dtype} with the given out "
+                        f"dtypes ({given}): {e}") from e
+    check_out_dtypes(outs, descrs[1:], name)
+    return descrs
+
+
 def _contiguous_axes_fast_path(ufunc, array, axis, keepdims):
     """Reduction of a C-contiguous array over its leading axes (axis=0 of a
     2-D array: the column-blocked C++ path) or its trailing axes (one
@@ -213,15 +229,7 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
         shape = tuple(1 if i in axes else n for i, n in enumerate(arr.shape)) if keepdims \
             else tuple(n for i, n in enumerate(arr.shape) if i not in axes)
         check_outs(outs, shape, name)
-    try:
-        descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
-    except TypeError as e:
-        if all(o is None for o in outs):
-            raise
-        given = ", ".join(f"out[{i}]: {o.dtype}" for i, o in enumerate(outs) if o is not None)
-        raise TypeError(f"{name}: no loop for input dtype {arr.dtype} with the given out "
-                        f"dtypes ({given}): {e}") from e
-    check_out_dtypes(outs, descrs[1:], name)
+    descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
     core_outs = _squeeze_outs(outs, axes) if keepdims else outs
     results = _core._reduce(ufunc, arr, core_outs, mask, axes, mode, initials, descrs)
     if keepdims:

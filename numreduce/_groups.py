@@ -20,9 +20,9 @@ import operator
 import numpy as np
 
 from . import _core
-from ._args import check_out_dtypes, check_outs, normalize_axes, where_mask
+from ._args import check_outs, normalize_axes, where_mask
 from ._dispatch import masked_refuse, public_function
-from ._engine import NoValue, _parse_initial, _parse_out, _resolve
+from ._engine import NoValue, _parse_initial, _parse_out, _resolve, _resolve_outs
 from ._methods import _multi_output
 
 __all__ = ["at", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
@@ -152,8 +152,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     shape = arr.shape[:ax] + (g,) + arr.shape[ax + 1:]
     if any(o is not None for o in outs):
         check_outs(outs, shape, name)
-    descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
-    check_out_dtypes(outs, descrs[1:], name)
+    descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
 
     no_start = seen_needed = mode != 2
     if seen_needed:

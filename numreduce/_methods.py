@@ -16,7 +16,7 @@ import numpy as np
 from . import _core
 from ._args import check_out_dtypes, check_outs, normalize_axes
 from ._dispatch import masked_refuse, public_function
-from ._engine import MULTI_OUTPUT, _parse_out, _resolve
+from ._engine import MULTI_OUTPUT, _parse_out, _resolve, _resolve_outs
 
 __all__ = ["accumulate", "merge"]
 
@@ -181,8 +181,7 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     ax = axes[0]
     if any(o is not None for o in outs):
         check_outs(outs, arr.shape, name)
-    descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
-    check_out_dtypes(outs, descrs[1:], name)
+    descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
 
     # The scan loop wants C-contiguous, aligned, native blocks (outer, n, inner).
     x = np.require(arr.astype(descrs[0], copy=False), requirements=["C", "A"])

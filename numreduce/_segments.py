@@ -18,9 +18,9 @@ import operator
 import numpy as np
 
 from . import _core
-from ._args import check_out_dtypes, check_outs, normalize_axes, where_mask
+from ._args import check_outs, normalize_axes, where_mask
 from ._dispatch import masked_refuse, public_function
-from ._engine import MULTI_OUTPUT, NoValue, _parse_initial, _parse_out, _resolve
+from ._engine import MULTI_OUTPUT, NoValue, _parse_initial, _parse_out, _resolve_outs
 from ._methods import _multi_output
 
 __all__ = ["reduceat", "segmented_reduce"]
@@ -45,15 +45,7 @@ def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial
     mask = where_mask(where, arr.shape)
     if any(o is not None for o in outs):
         check_outs(outs, shape, name)
-    try:
-        descrs = _resolve(ufunc, arr.dtype, outs, dtype, nout)
-    except TypeError as e:
-        if all(o is None for o in outs):
-            raise
-        given = ", ".join(f"out[{i}]: {o.dtype}" for i, o in enumerate(outs) if o is not None)
-        raise TypeError(f"{name}: no loop for input dtype {arr.dtype} with the given out "
-                        f"dtypes ({given}): {e}") from e
-    check_out_dtypes(outs, descrs[1:], name)
+    descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
     seeds = None
     if mode == 2:  # cast as reduce casts 'initial' (assignment into the output dtype)
         seeds = []
