@@ -1,5 +1,6 @@
 #pragma once
 #include "numpy_api.hpp"
+#include "ufuncs.hpp"
 
 namespace nr {
 PyObject *engine_reduce(PyObject *self, PyObject *args);
@@ -16,4 +17,26 @@ PyObject *engine_segments(PyObject *self, PyObject *args);
 int engine_num_threads();
 // engine_scatter.cpp
 PyObject *engine_scatter(PyObject *self, PyObject *args);
+
+// Shared by the engine methods (engine_scan/segments/scatter.cpp).
+// The loop entry of `ufunc` for input descriptor `in` (sets *nout, and
+// *name if given), or nullptr with a TypeError naming the missing loop.
+inline const LoopEntry *method_loop(PyObject *ufunc, PyArray_Descr *in, const char *what,
+                                    int *nout, const char **name = nullptr) {
+    const char *found = "?";
+    const LoopEntry *entry = find_loop(ufunc, in->type_num, nout, &found);
+    if (entry == nullptr) {
+        PyErr_Format(PyExc_TypeError, "numreduce: %R has no %s loop for dtype %R", ufunc, what,
+                     (PyObject *)in);
+    }
+    if (name != nullptr) *name = found;
+    return entry;
+}
+// An operand the loops can walk directly: C-contiguous, aligned, native
+// byte order, `size` elements, and of `type_num` unless that is -1.
+inline bool plain_array(PyArrayObject *a, npy_intp size, int type_num = -1) {
+    return PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
+           PyArray_ISNBO(PyArray_DESCR(a)->byteorder) && PyArray_SIZE(a) == size &&
+           (type_num < 0 || PyArray_DESCR(a)->type_num == type_num);
+}
 }

@@ -23,18 +23,10 @@ PyObject *engine_accumulate(PyObject *, PyObject *args) {
     }
     PyArray_Descr *in = PyArray_DESCR(x);
     int nout = 0;
-    const char *name = "?";
-    const LoopEntry *entry = find_loop(ufunc, in->type_num, &nout, &name);
-    if (entry == nullptr) {
-        PyErr_Format(PyExc_TypeError, "numreduce: %R has no accumulate loop for dtype %R", ufunc,
-                     (PyObject *)in);
-        return nullptr;
-    }
+    const LoopEntry *entry = method_loop(ufunc, in, "accumulate", &nout);
+    if (entry == nullptr) return nullptr;
     const npy_intp size = PyArray_SIZE(x);
-    auto plain = [&](PyArrayObject *a) {
-        return PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
-               PyArray_ISNBO(PyArray_DESCR(a)->byteorder) && PyArray_SIZE(a) == size;
-    };
+    auto plain = [&](PyArrayObject *a) { return plain_array(a, size); };
     if (outer < 0 || n < 0 || inner < 0 || (npy_intp)(outer * n * inner) != size || !plain(x) ||
         PyTuple_GET_SIZE(outs) != nout) {
         PyErr_SetString(PyExc_ValueError, "numreduce: internal argument mismatch (_accumulate)");

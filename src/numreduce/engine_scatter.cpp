@@ -27,18 +27,9 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     }
     PyArray_Descr *in = PyArray_DESCR(x);
     int nout = 0;
-    const char *name = "?";
-    const LoopEntry *entry = find_loop(ufunc, in->type_num, &nout, &name);
-    if (entry == nullptr) {
-        PyErr_Format(PyExc_TypeError, "numreduce: %R has no scatter loop for dtype %R", ufunc,
-                     (PyObject *)in);
-        return nullptr;
-    }
-    auto plain = [](PyArrayObject *a, npy_intp size, int type_num) {
-        return PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
-               PyArray_ISNBO(PyArray_DESCR(a)->byteorder) && PyArray_SIZE(a) == size &&
-               PyArray_DESCR(a)->type_num == type_num;
-    };
+    const LoopEntry *entry = method_loop(ufunc, in, "scatter", &nout);
+    if (entry == nullptr) return nullptr;
+    const auto plain = plain_array;
     const bool dims_ok = outer >= 0 && n >= 0 && inner >= 0 && G >= 0;
     const npy_intp xsize = dims_ok ? outer * n * inner : -1;
     const npy_intp ssize = dims_ok ? outer * G * inner : -1;

@@ -36,20 +36,13 @@ PyObject *engine_segments(PyObject *, PyObject *args) {
     PyArray_Descr *in = PyArray_DESCR(x);
     int nout = 0;
     const char *name = "?";
-    const LoopEntry *entry = find_loop(ufunc, in->type_num, &nout, &name);
-    if (entry == nullptr) {
-        PyErr_Format(PyExc_TypeError, "numreduce: %R has no segment loop for dtype %R", ufunc,
-                     (PyObject *)in);
-        return nullptr;
-    }
+    const LoopEntry *entry = method_loop(ufunc, in, "segment", &nout, &name);
+    if (entry == nullptr) return nullptr;
     auto bad = [](const char *what) {
         PyErr_Format(PyExc_ValueError, "numreduce: internal argument mismatch (_segments: %s)", what);
         return nullptr;
     };
-    auto plain = [](PyArrayObject *a, npy_intp size) {
-        return PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
-               PyArray_ISNBO(PyArray_DESCR(a)->byteorder) && PyArray_SIZE(a) == size;
-    };
+    auto plain = [](PyArrayObject *a, npy_intp size) { return plain_array(a, size); };
     const npy_intp size = PyArray_SIZE(x);
     if (outer < 0 || n < 0 || inner < 0 || (npy_intp)(outer * n * inner) != size ||
         !plain(x, size) || PyTuple_GET_SIZE(outs) != nout || mode < 0 || mode > 2) {
