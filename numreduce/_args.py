@@ -14,8 +14,8 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-__all__ = ["axis_index", "check_out_dtypes", "check_outs", "keepdims_flag", "normalize_axes",
-           "where_mask"]
+__all__ = ["axis_index", "check_out_dtypes", "check_outs", "finish_outs", "keepdims_flag",
+           "normalize_axes", "one_axis", "where_mask", "work_outs"]
 
 
 def axis_index(ax, ndim: int) -> int:
@@ -141,3 +141,42 @@ def check_out_dtypes(outs, descrs, name: str) -> None:
                         f"{o.dtype} (results are cast only between numeric dtypes, into "
                         "object, within datetime64 / timedelta64, or between timedelta64 and "
                         "integers)")
+
+
+def one_axis(axis, arr, name: str, verb: str) -> int:
+    """The one normalised axis of the methods along an axis (accumulate,
+    reduceat, segmented_reduce, reduce_by_group): a 0-d ``arr`` is a
+    TypeError ("cannot <verb> a scalar"), several axes a ValueError."""
+    if arr.ndim == 0:
+        raise TypeError(f"{name}: cannot {verb} a scalar (a 0-d 'array')")
+    axes = normalize_axes(axis, arr.ndim, scalar_rule=False)
+    if len(axes) != 1:
+        raise ValueError(f"{name}: 'axis' must be one axis, got {axis!r} (multiple axes are "
+                         f"not allowed; the array has dimension {arr.ndim})")
+    return axes[0]
+
+
+def work_outs(outs, descrs, shape, *inputs):
+    """Arrays for a loop to write: each given ``out`` itself where the loop
+    can walk it directly (its descriptor, C-contiguous, aligned, sharing no
+    memory with ``inputs``), else a new array of ``shape``; ``finish_outs``
+    copies those back."""
+    res = []
+    for o, d in zip(outs, descrs):
+        direct = (o is not None and o.dtype == d and o.flags.c_contiguous and o.flags.aligned
+                  and not any(x is not None and np.may_share_memory(o, x) for x in inputs))
+        res.append(o if direct else np.empty(shape, dtype=d))
+    return res
+
+
+def finish_outs(outs, results) -> tuple:
+    """The results as returned: a given ``out`` receives its result (cast as
+    ufunc.reduce casts into ``out``, unsafely) unless the loop wrote it
+    directly; ``None`` entries return the result itself."""
+    final = []
+    for o, r in zip(outs, results):
+        if o is not None and r is not o:
+            np.copyto(o, r, casting="unsafe")
+            r = o
+        final.append(r)
+    return tuple(final)

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from ._api import _ddof_arg, _dtype_arg, _finish_meanvar, _fsum_dtype, _fsum_finish, _result_dtype
-from ._args import axis_index, check_out_dtypes, check_outs
+from ._args import axis_index, check_out_dtypes, check_outs, finish_outs
 from ._core import fminfmax, minimummaximum
 from ._dispatch import masked_refuse, public_function
 from ._methods import accumulate
@@ -317,11 +317,4 @@ def cummeanvar(x, /, *, axis=None, dtype=None, ddof=0, out=None):
                                 warn_dof=False)
     if out is None:
         return mean, var
-    results = []
-    for o, r in zip(out, (mean, var)):
-        if o is None:
-            results.append(r)
-        else:
-            np.copyto(o, r, casting="unsafe")
-            results.append(o)
-    return tuple(results)
+    return finish_outs(out, (mean, var))

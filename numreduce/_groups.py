@@ -20,7 +20,7 @@ import operator
 import numpy as np
 
 from . import _core
-from ._args import check_outs, normalize_axes, where_mask
+from ._args import check_outs, finish_outs, one_axis, where_mask
 from ._dispatch import masked_refuse, public_function
 from ._engine import NoValue, _parse_initial, _parse_out, _resolve, _resolve_outs
 from ._methods import _multi_output
@@ -139,12 +139,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     name = f"reduce_by_group({ufunc.__name__})"
     outs = _parse_out(out, nout)
     arr = np.asarray(array)
-    if arr.ndim == 0:
-        raise TypeError(f"{name}: cannot group a scalar (a 0-d 'array')")
-    axes = normalize_axes(axis, arr.ndim, scalar_rule=False)
-    if len(axes) != 1:
-        raise ValueError(f"{name}: 'axis' must be one axis, got {axis!r}")
-    ax = axes[0]
+    ax = one_axis(axis, arr, name, "group")
     ids, ids_p = _group_ids(group_ids, arr.shape[ax], name)
     g = _num_groups(num_groups, ids, name)
     mode, initials = _parse_initial(initial, nout)
@@ -188,14 +183,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
             k = int(np.flatnonzero(empty)[0])
             raise ValueError(f"{name}: group {k} is empty and the reduction has no initial "
                              "value (pass initial=..., or group_ids without empty groups)")
-    res = []
-    for o, r in zip(outs, accs):
-        if o is None:
-            res.append(r)
-        else:
-            np.copyto(o, r, casting="unsafe")
-            res.append(o)
-    return tuple(res)
+    return finish_outs(outs, accs)
 
 
 _reduce_by_group = reduce_by_group.__wrapped__  # for the user functions below

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import _core
-from ._args import check_out_dtypes, check_outs, normalize_axes
+from ._args import check_out_dtypes, check_outs, finish_outs, one_axis, work_outs
 from ._dispatch import masked_refuse, public_function
 from ._engine import MULTI_OUTPUT, _parse_out, _resolve, _resolve_outs
 
@@ -172,13 +172,7 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     name = f"accumulate({ufunc.__name__})"
     outs = _parse_out(out, nout)
     arr = np.asarray(array)
-    if arr.ndim == 0:
-        raise TypeError(f"{name}: cannot accumulate on a scalar (a 0-d 'array')")
-    axes = normalize_axes(axis, arr.ndim, scalar_rule=False)
-    if len(axes) != 1:
-        raise ValueError(f"{name}: accumulate does not allow multiple axes ('axis' is "
-                         f"{axis!r} for an array of dimension {arr.ndim})")
-    ax = axes[0]
+    ax = one_axis(axis, arr, name, "accumulate on")
     if any(o is not None for o in outs):
         check_outs(outs, arr.shape, name)
     descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
@@ -187,14 +181,6 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     x = np.require(arr.astype(descrs[0], copy=False), requirements=["C", "A"])
     shape = arr.shape
     outer, n, inner = math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:])
-    res = []
-    for o, d in zip(outs, descrs[1:]):
-        direct = (o is not None and o.dtype == d and o.flags.c_contiguous and o.flags.aligned
-                  and not np.may_share_memory(o, x))
-        res.append(o if direct else np.empty(shape, dtype=d))
+    res = work_outs(outs, descrs[1:], shape, x)
     _core._accumulate(ufunc, x, tuple(res), outer, n, inner)
-    for i, o in enumerate(outs):
-        if o is not None and res[i] is not o:  # another dtype / layout, or overlaps array
-            np.copyto(o, res[i], casting="unsafe")
-            res[i] = o
-    return tuple(res)
+    return finish_outs(outs, res)

@@ -18,22 +18,12 @@ import operator
 import numpy as np
 
 from . import _core
-from ._args import check_outs, normalize_axes, where_mask
+from ._args import check_outs, finish_outs, one_axis, where_mask, work_outs
 from ._dispatch import masked_refuse, public_function
 from ._engine import MULTI_OUTPUT, NoValue, _parse_initial, _parse_out, _resolve_outs
 from ._methods import _multi_output
 
 __all__ = ["reduceat", "segmented_reduce"]
-
-
-def _one_axis(axis, arr, name: str, method: str) -> int:
-    if arr.ndim == 0:
-        raise TypeError(f"{name}: cannot {method} on a scalar (a 0-d 'array')")
-    axes = normalize_axes(axis, arr.ndim, scalar_rule=False)
-    if len(axes) != 1:
-        raise ValueError(f"{name}: {method} does not allow multiple axes ('axis' is "
-                         f"{axis!r} for an array of dimension {arr.ndim})")
-    return axes[0]
 
 
 def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial=None,
@@ -75,18 +65,9 @@ def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial
     if mask is not None:
         mask = np.require(np.broadcast_to(mask, arr.shape), requirements=["C", "A"])
     outer, n, inner = math.prod(arr.shape[:ax]), arr.shape[ax], math.prod(arr.shape[ax + 1:])
-    res = []
-    for o, d in zip(outs, descrs[1:]):
-        direct = (o is not None and o.dtype == d and o.flags.c_contiguous and o.flags.aligned
-                  and not np.may_share_memory(o, x)
-                  and (mask is None or not np.may_share_memory(o, mask)))
-        res.append(o if direct else np.empty(shape, dtype=d))
+    res = work_outs(outs, descrs[1:], shape, x, mask)
     _core._segments(ufunc, x, mask, tuple(res), outer, n, inner, starts, stops, mode, seeds)
-    for i, o in enumerate(outs):
-        if o is not None and res[i] is not o:  # another dtype / layout, or overlaps array
-            np.copyto(o, res[i], casting="unsafe")
-            res[i] = o
-    return tuple(res)
+    return finish_outs(outs, res)
 
 
 _INITIALS_CACHE: dict = {}
@@ -165,7 +146,7 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     name = f"reduceat({ufunc.__name__})"
     outs = _parse_out(out, nout)
     arr = np.asarray(array)
-    ax = _one_axis(axis, arr, name, "reduceat")
+    ax = one_axis(axis, arr, name, "reduceat on")
     if isinstance(indices, np.ndarray):
         if not np.can_cast(indices.dtype, np.intp, casting="safe"):
             raise TypeError(f"{name}: 'indices' must be integers: cannot cast array data from "
@@ -278,7 +259,7 @@ def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
     name = f"segmented_reduce({ufunc.__name__})"
     outs = _parse_out(out, nout)
     arr = np.asarray(array)
-    ax = _one_axis(axis, arr, name, "segmented_reduce")
+    ax = one_axis(axis, arr, name, "segmented_reduce on")
     n = arr.shape[ax]
     lo = _offsets(starts, n, name, "starts")
     hi = _offsets(stops, n, name, "stops")
