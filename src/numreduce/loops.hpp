@@ -503,6 +503,15 @@ void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, n
     }
 }
 
+// The alignment of scatter_block's slots: the power of two at or above a
+// state's size, up to a cache line.
+template <size_t S>
+constexpr size_t slot_align() {
+    size_t a = 8;
+    while (a < S && a < 64) a *= 2;
+    return a;
+}
+
 // scatter_block's common case: a 1-d stream of n elements into G slots
 // read and written through get(g) / put(g, acc).  Once every slot has
 // started (soon, where the groups are few next to the stream) the rest of
@@ -577,17 +586,22 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
         // Where the slots are no more than the stream, they are worked on in
         // one interleaved buffer (a slot's nout values side by side: one
         // cache line per element instead of nout), copied in and out.
-        acc_of<Tr> *w = G > 0 && G <= n ? new (std::nothrow) acc_of<Tr>[(size_t)G] : nullptr;
+        // A slot is padded to a power of two (a 24-byte state takes 32), so
+        // that none straddles two cache lines.
+        struct alignas(slot_align<sizeof(acc_of<Tr>)>()) Slot {
+            acc_of<Tr> a;
+        };
+        Slot *w = G > 0 && G <= n ? new (std::nothrow) Slot[(size_t)G] : nullptr;
         npy_intp bad;
         if (w != nullptr) {
             if (seen == nullptr) {
-                for (npy_intp g = 0; g < G; g++) w[g] = get(g);
+                for (npy_intp g = 0; g < G; g++) w[g].a = get(g);
             }
             bad = scatter_stream<Tr>(
-                xs, ids, n, G, seen, init, have, [&](npy_intp g) { return w[g]; },
-                [&](npy_intp g, const acc_of<Tr> &a) { w[g] = a; });
+                xs, ids, n, G, seen, init, have, [&](npy_intp g) { return w[g].a; },
+                [&](npy_intp g, const acc_of<Tr> &a) { w[g].a = a; });
             for (npy_intp g = 0; g < G; g++) {
-                if (seen == nullptr || seen[g]) put(g, w[g]);
+                if (seen == nullptr || seen[g]) put(g, w[g].a);
             }
             delete[] w;
         } else {
