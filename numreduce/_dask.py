@@ -212,20 +212,40 @@ def _reduced_size(shape, axes):
 # reduce (and minmax, nanminmax)
 # ---------------------------------------------------------------------------
 
+def _ufunc(name):
+    """A multi-output ufunc by name: the graph's functions carry names,
+    which Dask tokenizes cheaply (a ufunc it pickles, per task)."""
+    return getattr(_core, name)
+
+
+def _keep_reduce(ufunc, block, axes, dtype=None, initial=NoValue, where=True):
+    """``reduce(ufunc, block, axes, keepdims=True)``; a whole block without
+    options through the engine's iterator-free full reduction (the path of
+    ``reduce(..., axis=None)``), reshaped."""
+    if (len(axes) == block.ndim and dtype is None and initial is NoValue
+            and where is True):
+        return tuple(np.reshape(r, (1,) * block.ndim)
+                     for r in _api.reduce(ufunc, block, axis=None))
+    return _api.reduce(ufunc, block, axis=axes, dtype=dtype, keepdims=True, initial=initial,
+                       where=where)
+
+
 def _reduce_state(ufunc, dtype, initial, identity, block, w, axes):
+    ufunc = _ufunc(ufunc)
     if not identity and _reduced_size(block.shape, axes) == 0:
         return {"empty": True}  # no initial: the block adds nothing
     where = True if w is None else w
-    return {"empty": False, "s": _api.reduce(ufunc, block, axis=axes, dtype=dtype,
-                                             keepdims=True, initial=initial, where=where)}
+    return {"empty": False, "s": _keep_reduce(ufunc, block, axes, dtype=dtype,
+                                              initial=initial, where=where)}
 
 
 def _merge_ufunc(ufunc, a, b):
-    return merge(ufunc, a, b)
+    return merge(_ufunc(ufunc), a, b)
 
 
 def _merge_parts(ufunc, a, b):
     """merge of states made of one state per real part (complex data)."""
+    ufunc = _ufunc(ufunc)
     return tuple(merge(ufunc, pa, pb) for pa, pb in zip(a, b))
 
 
@@ -257,8 +277,8 @@ def _reduce(qualname, ufunc, func, arguments, array, after=None):
     dtype = arguments.get("dtype")
     name = ufunc.__name__
     return _build(name, x, axes, keepdims, dtypes,
-                  functools.partial(_reduce_state, ufunc, dtype, initial, identity),
-                  functools.partial(_merge_ufunc, ufunc),
+                  functools.partial(_reduce_state, name, dtype, initial, identity),
+                  functools.partial(_merge_ufunc, name),
                   functools.partial(_reduce_finish, name, dtypes, after), w)
 
 
@@ -286,6 +306,7 @@ def _nanminmax_handler(qualname, arguments):
 # ---------------------------------------------------------------------------
 
 def _moments_state(name, ufunc, mean_dt, nan, block, w, axes):
+    ufunc = _ufunc(ufunc)
     parts = _api._moment_parts(block, mean_dt, nan)
     where = True if w is None else w
     return {"empty": False,
@@ -313,8 +334,8 @@ def _meanvar_handler(name, std, nan):
         keepdims = keepdims_flag(arguments["keepdims"])
         nan_dof = nan and x.dtype.kind in "fc"
         return _build(name, x, axes, keepdims, dtypes,
-                      functools.partial(_moments_state, name, ufunc, mean_dt, nan),
-                      functools.partial(_merge_parts, ufunc),
+                      functools.partial(_moments_state, name, ufunc.__name__, mean_dt, nan),
+                      functools.partial(_merge_parts, ufunc.__name__),
                       functools.partial(_moments_finish, mean_dt, var_dt, ddof, std, nan_dof),
                       w)
 
@@ -327,7 +348,7 @@ def _meanvar_handler(name, std, nan):
 
 def _lse_state(block, w, axes):
     return {"empty": False,
-            "s": _api.reduce(_core.maxsumexp, block, axis=axes, keepdims=True)}
+            "s": _keep_reduce(_core.maxsumexp, block, axes)}
 
 
 def _lse_finish(in_dtype, states):
@@ -343,13 +364,13 @@ def _logsumexp_handler(qualname, arguments):
     axes = normalize_axes(arguments["axis"], x.ndim)
     keepdims = keepdims_flag(arguments["keepdims"])
     return _build("logsumexp", x, axes, keepdims, dtypes, _lse_state,
-                  functools.partial(_merge_ufunc, _core.maxsumexp),
+                  functools.partial(_merge_ufunc, "maxsumexp"),
                   functools.partial(_lse_finish, x.dtype))[0]
 
 
 def _fsum_state(acc, rdt, block, w, axes):
     return {"empty": False,
-            "s": tuple(_api.reduce(_core.twosum, p, axis=axes, dtype=acc, keepdims=True)
+            "s": tuple(_keep_reduce(_core.twosum, p, axes, dtype=acc)
                        for p in _api._fsum_parts(block, rdt))}
 
 
@@ -365,7 +386,7 @@ def _fsum_handler(qualname, arguments):
     keepdims = keepdims_flag(arguments["keepdims"])
     return _build("fsum", x, axes, keepdims, dtypes,
                   functools.partial(_fsum_state, acc, rdt),
-                  functools.partial(_merge_parts, _core.twosum),
+                  functools.partial(_merge_parts, "twosum"),
                   functools.partial(_fsum_finish, rdt))[0]
 
 
