@@ -502,7 +502,8 @@ def _var_error(v, ref) -> float:
 def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
     """The Dask rows of issue 12: float32 data in 100 chunks (1e8 values,
     1e6 with ``quick``), threaded scheduler; minmax on a 2-worker
-    ``dask.distributed`` LocalCluster (data persisted on the workers first).
+    ``dask.distributed`` LocalCluster (data persisted on the workers first;
+    not with ``quick``).
     Skipped, with the reason printed, where dask is not importable."""
     try:
         import dask
@@ -518,7 +519,7 @@ def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
     x = da.from_array(a, chunks=n // 100)
     t = lambda *fns: best_times(*fns, **kw)  # noqa: E731
     thr = {"scheduler": "threads"}
-    label = f"{n:.0e} f32/100 chunks"
+    label = f"{n:.0e}/100"  # float32 values / chunks
     rows.append(_ratio_row(f"dask minmax {label} vs min,max",
                            *t(lambda: dask.compute(*nr.minmax(x), **thr),
                               lambda: dask.compute(x.min(), x.max(), **thr)), 1.6, "faster"))
@@ -540,7 +541,9 @@ def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
     rows.append(_ratio_row(f"dask logsumexp {label} vs 2-pass",
                            *t(lambda: nr.logsumexp(x).compute(**thr), lse_two_pass), 3.0,
                            "faster"))
-    if not distributed:
+    if not distributed or quick:
+        print("(dask.distributed row skipped" + (" in --quick: a cluster takes seconds to "
+                                                 "start)" if quick else ")"))
         return rows
     try:
         from distributed import Client, LocalCluster, wait
@@ -553,7 +556,7 @@ def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
         y = da.random.default_rng(12).standard_normal(n, chunks=n // 100, dtype=np.float32)
         y = client.persist(y)
         wait(y)
-        rows.append(_ratio_row(f"dask minmax {label} 2 workers vs min,max",
+        rows.append(_ratio_row(f"dist. minmax {label} vs min,max",
                                *t(lambda: client.compute(list(nr.minmax(y)), sync=True),
                                   lambda: client.compute([y.min(), y.max()], sync=True)),
                                1.5, "faster"))
