@@ -528,9 +528,11 @@ def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
                               lambda: dask.compute(x.mean(), x.var(), **thr)), 3.0, "faster"))
     al = a.astype(np.longdouble)
     ref = np.mean((al - np.mean(al)) ** 2)
-    e_nr = _var_error(dask.compute(*nr.meanvar(x), **thr)[1], ref)
-    e_da = _var_error(dask.compute(x.var(), **thr)[0], ref)
-    print(f"(dask meanvar {label}: variance error vs long double two-pass: numreduce "
+    # float64 results (dtype=), so that the accumulation error shows, not
+    # the float32 rounding of the result
+    e_nr = _var_error(dask.compute(*nr.meanvar(x, dtype=np.float64), **thr)[1], ref)
+    e_da = _var_error(dask.compute(x.var(dtype=np.float64), **thr)[0], ref)
+    print(f"(dask meanvar {label}, float64 results: variance error vs long double two-pass: numreduce "
           f"{e_nr:.1e}, dask {e_da:.1e}: {'ok' if e_nr <= e_da else 'MISS'})")
     del al
 

@@ -186,19 +186,29 @@ def _aggregate(merge_states, finish, out_dt, parts, axis=None, keepdims=False,
     return _pack(finish(states), out_dt)
 
 
+_SPLIT_EVERY = 16
+
+
 def _build(name, x, axes, keepdims, dtypes, block_state, merge_states, finish, w=None):
     """One ``da.reduction`` whose aggregate packs the outputs into a
     structured array; the outputs are lazy views of its fields."""
     import dask.array as da
 
+    import dask
+
     out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
     ndim = x.ndim if keepdims else x.ndim - len(axes)
+    # dask.config's split_every where the user set one; else 16 states per
+    # merge task (the states are a few numbers per output element, so a
+    # flatter tree than Dask's default of 4 saves tasks, not memory)
+    split_every = dask.config.get("split_every", None) or _SPLIT_EVERY
     res = da.reduction(
         x, functools.partial(_chunk, block_state, out_dt),
         functools.partial(_aggregate, merge_states, finish, out_dt),
         combine=functools.partial(_combine, merge_states, out_dt),
         axis=axes, keepdims=keepdims, dtype=out_dt, concatenate=False,
-        meta=np.empty((0,) * ndim, out_dt), weights=w, name=f"numreduce-{name}")
+        meta=np.empty((0,) * ndim, out_dt), weights=w, name=f"numreduce-{name}",
+        split_every=split_every)
     return tuple(res.map_blocks(_field, i, dtype=dt, meta=np.empty((0,) * ndim, dt),
                                 token=f"numreduce-{name}-out{i}")
                  for i, dt in enumerate(dtypes))
