@@ -167,7 +167,8 @@ def test_meanvar_family_differential(data, case, se):
 
 
 @FAST
-@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int64", "int8")),
+@given(data=st.data(),
+       case=arrays(dtypes=("float64", "float32", "int64", "int8", "complex128")),
        se=split_every)
 def test_argminmax_differential(data, case, se):
     a, chunks = case
@@ -281,6 +282,16 @@ def test_numpy_answers_not_dask_quirks():
     c = np.array([[1.0, np.nan], [np.nan, 0.0]])
     lo, hi = dask.compute(*nr.argminmax(da.from_array(c, chunks=1)), **SYNC)
     assert (lo, hi) == (np.argmin(c), np.argmax(c)) == (1, 1)  # the first NaN wins
+    t = np.array(["2020-01-01", "NaT", "2019-01-01", "NaT"], dtype="datetime64[D]")
+    lo, hi = dask.compute(*nr.argminmax(da.from_array(t, chunks=1)), **SYNC)
+    assert (lo, hi) == (np.argmin(t), np.argmax(t)) == (1, 1)  # the first NaT wins
+    z = np.array([[1 + 1j, 1 + 0j], [0 + 5j, 2 + 0j]])
+    lo, hi = dask.compute(*nr.argminmax(da.from_array(z, chunks=1), axis=0), **SYNC)
+    assert_same(lo, np.argmin(z, axis=0))  # complex: NumPy's lexicographic order
+    assert_same(hi, np.argmax(z, axis=0))
+    x0 = da.from_array(np.array(3.0))  # 0-d
+    assert dask.compute(*nr.argminmax(x0), **SYNC) == (0, 0)
+    assert dask.compute(*nr.minmax(x0), **SYNC) == (3.0, 3.0)
 
 
 # ---------------------------------------------------------------------------
