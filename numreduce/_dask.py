@@ -530,3 +530,222 @@ _HANDLERS = {
     "argminmax": _argminmax_handler("argminmax", skip_nan=False),
     "nanargminmax": _argminmax_handler("nanargminmax", skip_nan=True),
 }
+
+
+# ---------------------------------------------------------------------------
+# grouped reductions: reduce_by_group, group_minmax, group_meanvar,
+# group_logsumexp, group_fsum (one da.reduction over the group axis, whose
+# output has num_groups entries there: output_size)
+# ---------------------------------------------------------------------------
+
+def _group_ids_1d(w_block, block, axis):
+    """The block's 1-d group ids from their broadcast block (None where the
+    block is empty across the group axis, which hides them)."""
+    if w_block.size == 0:
+        return None
+    return np.ascontiguousarray(w_block[tuple(slice(None) if i == axis else 0
+                                              for i in range(w_block.ndim))], dtype=np.intp)
+
+
+def _group_state(ufunc, g, initial, fill, dtype, parts, block, w, axes):
+    from ._groups import _reduce_by_group
+
+    ufunc = _ufunc(ufunc)
+    axis = axes[0]
+    ids = _group_ids_1d(w, block, axis)
+    counts = None if ids is None else np.bincount(ids, minlength=g)
+    if ids is None:
+        ids = np.zeros(block.shape[axis], np.intp)  # the block has no elements
+    init = initial if fill is None else fill
+    states = tuple(_reduce_by_group(ufunc, p, ids, g, axis=axis, dtype=dtype, initial=init)
+                   for p in parts(block))
+    return {"empty": False, "s": (states, counts)}
+
+
+def _merge_groups(ufunc, a, b):
+    counts = b[1] if a[1] is None else a[1] if b[1] is None else a[1] + b[1]
+    return _merge_parts(ufunc, a[0], b[0]), counts
+
+
+def _group_finish(name, check_empty, finish, dtypes, states):
+    parts, counts = states
+    # counts None: an output block with no elements across the group axis
+    # (the empty groups are then found at build time or by the other blocks)
+    if check_empty and counts is not None and (counts == 0).any():
+        k = int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(f"{name}: group {k} is empty and the reduction has no initial "
+                         "value (pass initial=..., or group_ids without empty groups)")
+    return tuple(np.asarray(r, dtype=dt) for r, dt in zip(finish(dtypes, parts), dtypes))
+
+
+def _one_part(block):
+    return [block]
+
+
+def _real_parts(work, block):
+    parts = [block.real, block.imag] if block.dtype.kind == "c" else [block]
+    return [p.astype(work, copy=False) for p in parts] if work.itemsize > 8 else parts
+
+
+def _states_finish(dtypes, parts):
+    return tuple(np.asarray(s, dtype=dt) for s, dt in zip(parts[0], dtypes))
+
+
+def _group_meanvar_finish(mean_dt, var_dt, ddof, dtypes, parts):
+    count = parts[0][0]
+    m2 = parts[0][2] if len(parts) == 1 else np.add(parts[0][2], parts[1][2])
+    return _api._finish_meanvar(count, [p[1] for p in parts], m2, mean_dt, var_dt, ddof,
+                                std=False)
+
+
+def _group_lse_finish(in_dtype, dtypes, parts):
+    return (_api._logsumexp_finish(parts[0][0], parts[0][1], in_dtype),)
+
+
+def _group_fsum_finish(dtypes, parts):
+    return (_api._fsum_finish(*parts[0]),)
+
+
+def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
+             dtype=None, identity_needed=False):
+    """The Dask graph of one grouped reduction over the group axis."""
+    import dask.array as da
+
+    from ._dispatch import _mask_initials
+    from ._groups import _bad_id, _group_ids, _num_groups
+
+    name = qualname.rsplit(".", 1)[-1]
+    x = _as_dask(qualname, arguments[array], arguments.get("out"))
+    if arguments.get("where", True) is not True:
+        raise TypeError(f"{qualname}: where= is not supported for dask arrays (yet); select "
+                        "the elements with da.where or mask them out first")
+    if x.ndim == 0:
+        raise ValueError(f"{qualname}: the array must be at least 1-d")
+    axis = axis_index(arguments["axis"], x.ndim)
+    n = x.shape[axis]
+    if math.isnan(n):
+        raise ValueError(f"{qualname}: the group axis has unknown chunk sizes; call "
+                         "x.compute_chunk_sizes() first")
+    gids = arguments["group_ids"]
+    if is_dask_array(gids):
+        if gids.dtype.kind not in "iu":
+            raise TypeError(f"{qualname}: 'group_ids' must be an array of integers, not of "
+                            f"dtype {gids.dtype}")
+        if gids.ndim != 1 or gids.shape[0] != n:
+            raise ValueError(f"{qualname}: 'group_ids' must be 1-d with one id per element "
+                             f"along the reduced axis ({n}), got shape {gids.shape}")
+        if arguments["num_groups"] is None:
+            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
+                             "array (the result's length must be known to build the graph)")
+        g = _num_groups(arguments["num_groups"], None, qualname)
+        ids = gids.rechunk((x.chunks[axis],))
+    else:
+        ids_np, ids_p = _group_ids(gids, n, qualname)
+        g = _num_groups(arguments["num_groups"], ids_p, qualname)
+        if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
+            raise _bad_id(ids_p, g, qualname)
+        if identity_needed and arguments.get("initial", NoValue) is NoValue:
+            empty = np.bincount(ids_p, minlength=g) == 0
+            if empty.any():  # the NumPy path's error, at graph-build time
+                raise ValueError(f"{name}: group {int(np.flatnonzero(empty)[0])} is empty "
+                                 "and the reduction has no initial value (pass initial=..., "
+                                 "or group_ids without empty groups)")
+        ids = da.from_array(ids_p, chunks=(x.chunks[axis],))
+    # the probe: every group present once along the axis
+    args = dict(arguments)
+    shape = tuple(g if i == axis else 1 for i in range(x.ndim))
+    args[array] = np.zeros(shape, x.dtype)
+    args["group_ids"] = np.arange(g, dtype=np.intp)
+    args["num_groups"] = g
+    args["axis"] = axis
+    if "out" in args:
+        args["out"] = None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = func(**args)
+    dtypes = [np.asarray(r).dtype for r in (res if isinstance(res, tuple) else (res,))]
+    initial = arguments.get("initial", NoValue)
+    fill = None
+    check_empty = False
+    if identity_needed and initial is NoValue:
+        stream = x.dtype if dtype is None else np.dtype(dtype)
+        fill = _mask_initials(_ufunc(ufunc), stream)
+        check_empty = True
+    ids_b = ids.reshape(tuple(-1 if i == axis else 1 for i in range(x.ndim)))
+    return _build_grouped(name, x, axis, g, dtypes, ids_b,
+                          functools.partial(_group_state, ufunc, g, initial, fill, dtype, parts),
+                          functools.partial(_merge_groups, ufunc),
+                          functools.partial(_group_finish, name, check_empty, finish, dtypes))
+
+
+def _build_grouped(name, x, axis, g, dtypes, ids_b, block_state, merge_states, finish):
+    import dask
+    import dask.array as da
+
+    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
+    split_every = dask.config.get("split_every", None) or _SPLIT_EVERY
+    res = da.reduction(
+        x, functools.partial(_chunk, block_state, out_dt),
+        functools.partial(_aggregate, merge_states, finish, out_dt),
+        combine=functools.partial(_combine, merge_states, out_dt),
+        axis=(axis,), keepdims=True, output_size=g, dtype=out_dt, concatenate=False,
+        meta=np.empty((0,) * x.ndim, out_dt), weights=ids_b, name=f"numreduce-{name}",
+        split_every=split_every)
+    return tuple(res.map_blocks(_field, i, dtype=dt, meta=np.empty((0,) * x.ndim, dt),
+                                token=f"numreduce-{name}-out{i}")
+                 for i, dt in enumerate(dtypes))
+
+
+def _reduce_by_group_handler(qualname, arguments):
+    from ._engine import MULTI_OUTPUT
+    from ._groups import reduce_by_group
+
+    ufunc = arguments["ufunc"]
+    if ufunc not in MULTI_OUTPUT:
+        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
+    no_identity = ufunc in (_core.minimummaximum, _core.fminfmax)
+    return _grouped(qualname, reduce_by_group, arguments, "array", ufunc.__name__,
+                    _states_finish, dtype=arguments["dtype"],
+                    identity_needed=no_identity and arguments["initial"] is NoValue)
+
+
+def _group_minmax_handler(qualname, arguments):
+    from ._groups import group_minmax
+
+    return _grouped(qualname, group_minmax, arguments, "a", "minimummaximum", _states_finish,
+                    identity_needed=arguments["initial"] is NoValue)
+
+
+def _group_meanvar_handler(qualname, arguments):
+    from ._groups import group_meanvar
+
+    x = arguments["a"]
+    meta = np.empty((1,) * x.ndim, x.dtype)
+    ddof = _api._ddof_arg("group_meanvar", arguments["ddof"])
+    mean_dt, var_dt = _api._result_dtype("group_meanvar", meta.dtype, arguments["dtype"])
+    return _grouped(qualname, group_meanvar, arguments, "a", "moments",
+                    functools.partial(_group_meanvar_finish, mean_dt, var_dt, ddof),
+                    parts=functools.partial(_real_parts, np.finfo(mean_dt).dtype))
+
+
+def _group_logsumexp_handler(qualname, arguments):
+    from ._groups import group_logsumexp
+
+    return _grouped(qualname, group_logsumexp, arguments, "a", "maxsumexp",
+                    functools.partial(_group_lse_finish, arguments["a"].dtype))
+
+
+def _group_fsum_handler(qualname, arguments):
+    from ._groups import group_fsum
+
+    return _grouped(qualname, group_fsum, arguments, "a", "twosum", _group_fsum_finish)
+
+
+_HANDLERS.update({
+    "reduce_by_group": _reduce_by_group_handler,
+    "group_minmax": _group_minmax_handler,
+    "group_meanvar": _group_meanvar_handler,
+    "group_logsumexp": _group_logsumexp_handler,
+    "group_fsum": _group_fsum_handler,
+})
