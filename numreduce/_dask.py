@@ -627,6 +627,11 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
         raise ValueError(f"{qualname}: the group axis has unknown chunk sizes; call "
                          "x.compute_chunk_sizes() first")
     gids = arguments["group_ids"]
+    if (is_dask_array(gids) and identity_needed and _known(x.shape) and x.size == 0
+            and _known(gids.shape) and gids.ndim == 1):
+        # no elements, so no block sees the ids: compute them (not the data)
+        # for the NumPy path's empty-group check
+        gids = gids.compute()
     if is_dask_array(gids):
         if gids.dtype.kind not in "iu":
             raise TypeError(f"{qualname}: 'group_ids' must be an array of integers, not of "
@@ -671,7 +676,10 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
         stream = x.dtype if dtype is None else np.dtype(dtype)
         fill = _mask_initials(_ufunc(ufunc), stream)
         check_empty = True
-    ids_b = ids.reshape(tuple(-1 if i == axis else 1 for i in range(x.ndim)))
+    # the ids along the group axis, new length-1 axes elsewhere (indexing,
+    # not reshape, which Dask mishandles with empty chunks)
+    ids_b = ids[tuple(slice(None) if i == axis else None for i in range(x.ndim))]
+    ids_b = da.broadcast_to(ids_b, x.shape, chunks=x.chunks)
     return _build_grouped(name, x, axis, g, dtypes, ids_b,
                           functools.partial(_group_state, ufunc, g, initial, fill, dtype, parts),
                           functools.partial(_merge_groups, ufunc),

@@ -201,7 +201,7 @@ def test_logsumexp_fsum_reduce_differential(data, case, se):
         for f in (nr.logsumexp, nr.fsum):
             ref = f(a, axis=axis)
             # fsum: the compensated sum's bound, eps * sum|x| (float32 sums in float32)
-            atol = tol * (1 + float(np.abs(a.astype(np.float64)).sum()))
+            atol = tol * (1 + float(np.nansum(np.abs(a.astype(np.float64)))))
             assert_same(f(x, axis=axis).compute(**SYNC), ref, exact=False, rtol=tol, atol=atol)
         for u in (nr.moments, nr.twosum, nr.maxsumexp, nr.minimummaximum):
             ref, err = outcome(lambda: nr.reduce(u, a, axis=axis))
@@ -213,7 +213,7 @@ def test_logsumexp_fsum_reduce_differential(data, case, se):
             if u is nr.twosum:  # s and e depend on the order; s + e does not
                 got, ref = [np.add(*got, dtype=np.float64)], [np.add(*ref, dtype=np.float64)]
             # the states' scales: sum |x| (sums, means), sum x**2 (M2)
-            big = float(np.abs(a.astype(np.float64)).sum() + (a.astype(np.float64) ** 2).sum())
+            big = float(np.nansum(np.abs(a.astype(np.float64)) + a.astype(np.float64) ** 2))
             for g, r in zip(got, ref):
                 assert_same(g, r, exact=u is nr.minimummaximum, rtol=tol, atol=tol * (1 + big))
 
@@ -486,3 +486,87 @@ def test_distributed_cluster(client):
     lo, hi = client.compute(list(nr.minmax(x, axis=0)), sync=True)
     assert_same(lo, x.compute().min(axis=0))
     assert len(client.scheduler_info()["workers"]) == 2
+
+
+# ---------------------------------------------------------------------------
+# grouped reductions
+# ---------------------------------------------------------------------------
+
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "complex128"),
+                                   max_ndim=2, nans=True), se=split_every)
+def test_grouped_differential(data, case, se):
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = a.shape[axis]
+    g = data.draw(st.integers(1, 5))
+    ids = np.asarray(data.draw(st.lists(st.integers(0, g - 1), min_size=n, max_size=n)),
+                     dtype=np.int64)
+    as_dask = data.draw(st.booleans())
+    gids = da.from_array(ids, chunks=max(1, n // 2)) if as_dask and n else ids
+    initial = data.draw(st.sampled_from([NOT_GIVEN, 0]))
+    kw = {} if initial is NOT_GIVEN else {"initial": initial}
+    calls = [(nr.group_minmax, kw), (nr.group_meanvar, {"ddof": data.draw(st.sampled_from([0, 1]))})]
+    if a.dtype.kind != "c":
+        calls += [(nr.group_logsumexp, {}), (nr.group_fsum, {})]
+    with tree(se):
+        for f, extra in calls:
+            if f is nr.group_minmax and a.dtype.kind == "c":
+                continue
+            ref, err = outcome(lambda: f(a, ids, num_groups=g, axis=axis, **extra))
+            if err is not None:
+                with pytest.raises(err):
+                    out = f(x, gids, num_groups=g, axis=axis, **extra)
+                    dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
+                continue
+            out = f(x, gids, num_groups=g, axis=axis, **extra)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
+            ref = ref if isinstance(ref, tuple) else (ref,)
+            for gt, r in zip(got, ref):
+                assert_same(gt, r, exact=f is nr.group_minmax, rtol=1e-5, atol=1e-5 * (
+                    1 + float(np.nansum(np.abs(a.astype(np.complex128))))))
+        u = data.draw(st.sampled_from([nr.moments, nr.twosum, nr.minimummaximum]))
+        if not (u is nr.minimummaximum and a.dtype.kind == "c"):
+            ref, err = outcome(lambda: nr.reduce_by_group(u, a, ids, g, axis=axis, **kw))
+            if err is None:
+                got = dask.compute(*nr.reduce_by_group(u, x, gids, g, axis=axis, **kw), **SYNC)
+                if u is nr.twosum:
+                    got, ref = [np.add(*got)], [np.add(*ref)]
+                for gt, r in zip(got, ref):
+                    assert_same(gt, r, exact=u is nr.minimummaximum, rtol=1e-5,
+                                atol=1e-5 * (1 + float(np.nansum(np.abs(a) ** 2 + np.abs(a)))))
+
+
+NOT_GIVEN = object()
+
+
+def test_grouped_errors_and_laziness():
+    a = np.arange(24.0).reshape(6, 4)
+    x, calls = _counting_source(a, 2)
+    ids = np.array([0, 1, 0, 2, 1, 0])
+    lo, hi = nr.group_minmax(x, ids)
+    assert calls == [] and lo.shape == (3, 4)
+    got = dask.compute(lo, hi, scheduler="synchronous")
+    assert len(calls) == x.npartitions  # both outputs: each chunk read once
+    for g, r in zip(got, nr.group_minmax(a, ids)):
+        assert_same(g, r)
+    with pytest.raises(ValueError, match="group 3 is empty"):
+        nr.group_minmax(x, ids, num_groups=4)  # NumPy ids: at build time
+    with pytest.raises(ValueError, match="num_groups is required"):
+        nr.group_minmax(x, da.from_array(ids, chunks=4))
+    with pytest.raises(IndexError, match="outside"):
+        nr.group_meanvar(x, ids, num_groups=2)
+    with pytest.raises(ValueError, match="1-d"):
+        nr.group_fsum(x, ids[:5])
+    with pytest.raises(TypeError, match="integers"):
+        nr.group_fsum(x, ids.astype(float))
+    with pytest.raises(TypeError, match="where"):
+        nr.group_minmax(x, ids, where=np.ones((6, 4), bool), initial=0.0)
+    with pytest.raises(TypeError, match="not supported"):
+        nr.group_argminmax(x[:, 0], ids)
+    assert len(calls) == x.npartitions  # the errors above: at graph-build time
+    with pytest.raises(ValueError, match="group 3 is empty"):  # dask ids: at compute time
+        dask.compute(*nr.group_minmax(x, da.from_array(ids, chunks=4), num_groups=4), **SYNC)
