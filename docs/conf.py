@@ -36,7 +36,7 @@ extensions = [
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_data", "_generated"]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 
@@ -63,6 +63,23 @@ def _ufunc_signature(app, what, name, obj, options, signature, return_annotation
     return () if isinstance(obj, np.ufunc) else None
 
 
+def _plot_stored_benchmarks(app):
+    """Draw the stored benchmark runs (docs/_data/bench-*.json, written by
+    ``python -m numreduce bench --save``) into docs/_generated/*.png for the
+    benchmarks page: plots of stored numbers, nothing is timed here."""
+    from numreduce import _bench
+
+    src = pathlib.Path(app.srcdir)
+    out = src / "_generated"
+    out.mkdir(exist_ok=True)
+    for data in sorted((src / "_data").glob("bench-*.json")):
+        rows, _ = _bench.load_rows(str(data))
+        if not _bench.plot_rows(rows, str(out / f"{data.stem}.png")):
+            raise RuntimeError("docs: matplotlib is needed for the benchmark plots "
+                               "(pip install '.[docs]')")
+
+
 def setup(app):
     # Before numpydoc's own handler (priority 500).
     app.connect("autodoc-process-signature", _ufunc_signature, priority=100)
+    app.connect("builder-inited", _plot_stored_benchmarks)

@@ -305,11 +305,31 @@ def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
     imaginary parts separately, var = (M2(re) + M2(im)) / dof, which is
     np.var's mean of |z - mean|^2."""
     a = np.asarray(a)
+    ddof, mean_dt, var_dt, axis, ufunc = _meanvar_args(name, a, axis, dtype, ddof, nan)
+    res = [_moments(ufunc, p, axis, keepdims, where)[1:] for p in _moment_parts(a, mean_dt, nan)]
+    count = res[0][0]
+    m2 = res[0][2] if len(res) == 1 else np.add(res[0][2], res[1][2])
+    # np.nanvar is np.var for non-inexact data (inf, not NaN, where ddof >= count)
+    return _finish_meanvar(count, [r[1] for r in res], m2, mean_dt, var_dt, ddof, std,
+                           nan_dof=nan and a.dtype.kind in "fc")
+
+
+def _meanvar_args(name, a, axis, dtype, ddof, nan):
+    """The meanvar family's argument checks: (ddof, mean dtype, variance
+    dtype, axis, moments ufunc) for data `a` (also used per chunk by the
+    Dask path)."""
     ddof = _ddof_arg(name, ddof)
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype, nan)
     if nan and a.ndim == 0 and type(axis) is int and axis in (0, -1):
         axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
-    inexact = a.dtype.kind in "fc"
+    ufunc = _core.nanmoments if nan and a.dtype.kind in "fc" else _core.moments
+    return ddof, mean_dt, var_dt, axis, ufunc
+
+
+def _moment_parts(a, mean_dt, nan):
+    """The real arrays whose moments the meanvar family reduces: `a`, or the
+    real and imaginary parts of complex data; in long double where the
+    ``dtype=`` precision is long double."""
     if a.dtype.kind == "c":
         parts = [a.real, a.imag]
         if nan:
@@ -324,13 +344,7 @@ def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
     if work.itemsize > 8:
         # dtype=longdouble (or long double data): accumulate in long double
         parts = [p.astype(work, copy=False) for p in parts]
-    ufunc = _core.nanmoments if nan and inexact else _core.moments
-    res = [_moments(ufunc, p, axis, keepdims, where)[1:] for p in parts]
-    count = res[0][0]
-    m2 = res[0][2] if len(res) == 1 else np.add(res[0][2], res[1][2])
-    # np.nanvar is np.var for non-inexact data (inf, not NaN, where ddof >= count)
-    return _finish_meanvar(count, [r[1] for r in res], m2, mean_dt, var_dt, ddof, std,
-                           nan_dof=nan and inexact)
+    return parts
 
 
 def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False,
@@ -467,11 +481,17 @@ def logsumexp(a, axis=None, keepdims=False):
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"logsumexp: unsupported dtype {arr.dtype}")
     mx, t = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
+    return _logsumexp_finish(mx, t, arr.dtype)
+
+
+def _logsumexp_finish(mx, t, in_dtype):
+    """m + log1p(t) of maxsumexp states, in the result dtype for `in_dtype`
+    data (SciPy's: the float dtype, float64 for bool and integers)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         res = np.add(mx, np.log1p(t))
         # +inf max: t counts the other infinities, log1p(t) is finite; -inf
         # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
-    rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
+    rdt = in_dtype.newbyteorder("=") if in_dtype.kind == "f" else np.dtype(np.float64)
     res = np.asarray(res, dtype=rdt)
     return res[()] if res.ndim == 0 else res
 
@@ -543,10 +563,20 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     """
     arr = np.asarray(a)
     acc, rdt = _fsum_dtype(arr.dtype, dtype)
+    sums = [_fsum_part(p, axis, acc, keepdims) for p in _fsum_parts(arr, rdt)]
+    return _fsum_assemble(sums, rdt)
+
+
+def _fsum_parts(arr, rdt):
+    """The real arrays fsum sums: `arr` (object data cast to the dtype=), or
+    the real and imaginary parts of complex data."""
     if arr.dtype.kind == "O":
         arr = arr.astype(rdt)  # the element cast np.sum(a, dtype=...) makes
-    parts = [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]
-    sums = [_fsum_part(p, axis, acc, keepdims) for p in parts]
+    return [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]
+
+
+def _fsum_assemble(sums, rdt):
+    """fsum's result from the finished sums of its parts (``_fsum_parts``)."""
     if rdt is None:
         res = sums[0]
     elif len(sums) == 2:

@@ -406,6 +406,7 @@ def target_rows(quick: bool = False, on_row=None):
                 rows.append(_ratio_row(f"{name} 1e8, 2 threads vs 1", t2, t1, 1.7, "faster"))
         finally:
             nr.set_num_threads(old)
+    dask_rows(rows, kw, quick)
     return list(rows)
 
 
@@ -529,3 +530,77 @@ def plot_rows(rows, path: str) -> bool:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
+
+
+# ---------------------------------------------------------------------------
+# Dask (issue 12): rows shown when dask is importable
+# ---------------------------------------------------------------------------
+
+def _var_error(v, ref) -> float:
+    return float(abs(np.longdouble(v) - ref) / ref)
+
+
+def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
+    """The Dask rows of issue 12: float32 data in 100 chunks (1e8 values,
+    1e6 with ``quick``), threaded scheduler; minmax on a 2-worker
+    ``dask.distributed`` LocalCluster (data persisted on the workers first;
+    not with ``quick``).
+    Skipped, with the reason printed, where dask is not importable."""
+    try:
+        import dask
+        import dask.array as da
+    except ImportError as e:
+        print(f"(dask rows skipped: dask is not installed: {e})")
+        return rows
+    import numreduce as nr
+
+    n = n or (10**6 if quick else 10**8)
+    rng = np.random.default_rng(12)
+    a = (rng.standard_normal(n, dtype=np.float32) * 3 + 100).astype(np.float32)
+    x = da.from_array(a, chunks=n // 100)
+    t = lambda *fns: best_times(*fns, **kw)  # noqa: E731
+    thr = {"scheduler": "threads"}
+    label = f"{n:.0e}/100"  # float32 values / chunks
+    rows.append(_ratio_row(f"dask minmax {label} vs min,max",
+                           *t(lambda: dask.compute(*nr.minmax(x), **thr),
+                              lambda: dask.compute(x.min(), x.max(), **thr)), 1.6, "faster"))
+    rows.append(_ratio_row(f"dask meanvar {label} vs mean,var",
+                           *t(lambda: dask.compute(*nr.meanvar(x), **thr),
+                              lambda: dask.compute(x.mean(), x.var(), **thr)), 3.0, "faster"))
+    al = a.astype(np.longdouble)
+    ref = np.mean((al - np.mean(al)) ** 2)
+    # float64 results (dtype=), so that the accumulation error shows, not
+    # the float32 rounding of the result
+    e_nr = _var_error(dask.compute(*nr.meanvar(x, dtype=np.float64), **thr)[1], ref)
+    e_da = _var_error(dask.compute(x.var(dtype=np.float64), **thr)[0], ref)
+    print(f"(dask meanvar {label}, float64 results: variance error vs long double two-pass: numreduce "
+          f"{e_nr:.1e}, dask {e_da:.1e}: {'ok' if e_nr <= e_da else 'MISS'})")
+    del al
+
+    def lse_two_pass():
+        m = x.max()
+        return (da.log(da.exp(x - m).sum()) + m).compute(**thr)
+
+    rows.append(_ratio_row(f"dask logsumexp {label} vs 2-pass",
+                           *t(lambda: nr.logsumexp(x).compute(**thr), lse_two_pass), 3.0,
+                           "faster"))
+    if not distributed or quick:
+        print("(dask.distributed row skipped" + (" in --quick: a cluster takes seconds to "
+                                                 "start)" if quick else ")"))
+        return rows
+    try:
+        from distributed import Client, LocalCluster, wait
+    except ImportError as e:
+        print(f"(dask.distributed row skipped: distributed is not installed: {e})")
+        return rows
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=40) as cluster, \
+            Client(cluster) as client:
+        y = da.random.default_rng(12).standard_normal(n, chunks=n // 100, dtype=np.float32)
+        y = client.persist(y)
+        wait(y)
+        rows.append(_ratio_row(f"dist. minmax {label} vs min,max",
+                               *t(lambda: client.compute(list(nr.minmax(y)), sync=True),
+                                  lambda: client.compute([y.min(), y.max()], sync=True)),
+                               1.5, "faster"))
+    return rows

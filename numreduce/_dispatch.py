@@ -14,6 +14,8 @@ type overriding ``__array_function__``         NEP 18: ``type(x).__array_functio
                                                ``func``; ``TypeError`` when all
                                                return ``NotImplemented``
 ``__array_ufunc__ = None``                     ``TypeError``
+``dask.array.Array``                           lazy dask arrays, one pass per
+                                               chunk (``numreduce/_dask.py``)
 ``np.ma.MaskedArray``                          mask -> ``where`` (or a neutral
                                                fill), results masked where
                                                nothing was left, as ``np.ma``
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import warnings
 
 import numpy as np
@@ -146,6 +149,12 @@ def _make_entry(impl, sig, head, tail, array, policy, passthrough):
     return ns[impl.__name__]
 
 
+def _is_dask_array(x) -> bool:
+    """A ``dask.array.Array`` (looked up in ``sys.modules``: no Dask import)."""
+    mod = sys.modules.get("dask.array")
+    return mod is not None and isinstance(x, getattr(mod, "Array", ()))
+
+
 def _overrides(x) -> bool:
     f = getattr(type(x), "__array_function__", None)
     return f is not None and f is not _ND_ARRAY_FUNCTION
@@ -160,6 +169,11 @@ def _policy(impl, sig, array, qualname, masked, wrap_scalars, public, nep18, arg
     outs = tuple(out) if type(out) is tuple else ()
     relevant = (a,) + tuple(o for o in outs if o is not None)
 
+    if _is_dask_array(a):
+        # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
+        # before NEP 18, whose dask implementation would compute the array
+        from . import _dask
+        return _dask.dispatch(qualname, arguments)
     if nep18 and any(_overrides(x) for x in relevant):
         return _array_function(public, qualname, relevant, args, kwargs)
     for x in relevant:

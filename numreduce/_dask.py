@@ -1,0 +1,759 @@
+"""numreduce on Dask arrays: one pass per chunk, a tree of merges, one graph.
+
+``_dispatch.public_function`` routes a call whose array is a ``dask.array``
+``Array`` here (``is_dask_array`` looks in ``sys.modules``: numreduce never
+imports Dask itself).  Every function builds one ``dask.array.reduction``:
+
+* ``chunk``: numreduce's C++ reduction of one block into its partial state
+  (``reduce(ufunc, block, axis, keepdims=True)``; for argminmax the values
+  and global indices of the block's extrema);
+* ``combine``: the reduction's own ``merge`` folded over the states of up to
+  ``split_every`` blocks (``concatenate=False``: the states travel as dicts);
+* ``aggregate``: the last merge and the NumPy path's finish step (``M2 / (n -
+  ddof)``, ``m + log1p(t)``, ``s + e``), written into one structured array
+  with one field per output.
+
+The outputs are ``map_blocks`` views of that one structured result, so
+computing them together reads and reduces every chunk once.  The arguments
+are checked at graph-build time by running the NumPy path on a one-element
+(or, for empty input, the real empty) probe array: the same exceptions, and
+the result dtypes.  See docs/dask.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+
+import numpy as np
+
+from . import _api, _core
+from ._args import axis_index, keepdims_flag, normalize_axes, where_mask
+from ._engine import NoValue, _parse_initial
+from ._dispatch import _is_dask_array as is_dask_array
+from ._methods import merge
+
+__all__ = ["is_dask_array", "dispatch"]
+
+
+def dispatch(qualname, arguments):
+    """The Dask implementation of public function `qualname`, called with
+    the bound `arguments`; a TypeError for the functions that have none."""
+    name = qualname.rsplit(".", 1)[-1]
+    handler = _HANDLERS.get(name)
+    if handler is None:
+        raise TypeError(f"{qualname}: dask arrays are not supported by this function; "
+                        "compute the array first (x.compute()) or apply the function per "
+                        "block (x.map_blocks)")
+    return handler(qualname, dict(arguments))
+
+
+# ---------------------------------------------------------------------------
+# shared pieces
+# ---------------------------------------------------------------------------
+
+def _as_dask(qualname, a, out=None):
+    import dask.array as da
+
+    if out is not None:
+        raise TypeError(f"{qualname}: out= is not supported for dask arrays (the results are "
+                        "lazy dask arrays); compute them and assign the values")
+    x = a if is_dask_array(a) else da.asarray(a)
+    meta = getattr(x, "_meta", None)
+    if type(meta) is not np.ndarray:
+        raise TypeError(f"{qualname}: dask arrays of {type(meta).__name__} chunks are not "
+                        "supported (numreduce reduces NumPy ndarray chunks); for masked "
+                        "chunks use da.ma.filled or compute the array first")
+    return x
+
+
+def _known(shape) -> bool:
+    return not any(math.isnan(n) for n in shape)
+
+
+def _where(qualname, where, x):
+    """``where`` as a NumPy or dask boolean mask (None: no mask), checked
+    against ``x``'s shape as ``where_mask`` checks it."""
+    if where is True:
+        return None
+    if is_dask_array(where):
+        if not np.can_cast(where.dtype, np.bool_, casting="safe"):
+            raise TypeError(f"'where' must be a boolean array: cannot cast array data from "
+                            f"{where.dtype!r} to dtype('bool') according to the rule 'safe'")
+        w = where.astype(bool) if where.dtype != bool else where
+    else:
+        w = where_mask(where)
+    if _known(x.shape) and _known(w.shape):
+        where_mask(np.broadcast_to(np.True_, w.shape), x.shape)  # the NumPy path's check
+    return w
+
+
+def _probe_array(x):
+    """The NumPy stand-in that checks the arguments at graph-build time: the
+    real (empty) array when ``x`` is empty, else one element per axis."""
+    if _known(x.shape) and math.prod(x.shape) == 0:
+        return np.zeros(x.shape, x.dtype)
+    return np.zeros((1,) * x.ndim, x.dtype)
+
+
+def _probe_where(w, probe):
+    if w is None:
+        return True
+    if probe.size == 0 and _known(w.shape):
+        return np.broadcast_to(np.True_, w.shape)
+    return np.ones((1,) * w.ndim, bool)
+
+
+def _probe(func, arguments, array, x, w=None):
+    """Run the NumPy path on the probe: its exceptions now, its result dtypes."""
+    args = dict(arguments)
+    probe = _probe_array(x)
+    args[array] = probe
+    if "where" in args:
+        args["where"] = _probe_where(w, probe)
+    if "out" in args:
+        args["out"] = None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = func(**args)
+    res = res if isinstance(res, tuple) else (res,)
+    return [np.asarray(r).dtype for r in res]
+
+
+def _flatten(parts):
+    """The states of a combine/aggregate step (nested lists, one level per
+    reduced axis, or one state), in block order; empty states dropped."""
+    if isinstance(parts, list):
+        out = []
+        for p in parts:
+            out.extend(_flatten(p))
+        return out
+    return [] if parts is None or parts.get("empty") else [parts]
+
+
+def _fold(merge_states, parts):
+    states = _flatten(parts)
+    if not states:
+        return {"empty": True}
+    acc = states[0]["s"]
+    for st in states[1:]:
+        acc = merge_states(acc, st["s"])
+    return {"empty": False, "s": acc}
+
+
+def _pack(results, out_dt):
+    results = [np.asarray(r) for r in results]
+    res = np.empty(np.broadcast_shapes(*(r.shape for r in results)), out_dt)
+    for i, r in enumerate(results):
+        res[f"f{i}"] = r
+    return res
+
+
+def _field(block, i):
+    r = np.array(block[f"f{i}"])
+    return r[()] if r.ndim == 0 else r
+
+
+def _chunk(block_state, out_dt, x_chunk, weights_chunk=None, axis=None, keepdims=True,
+           computing_meta=False):
+    if computing_meta:
+        return np.empty((0,) * np.ndim(x_chunk), out_dt)
+    return block_state(x_chunk, weights_chunk, axis)
+
+
+def _combine(merge_states, out_dt, parts, axis=None, keepdims=True, computing_meta=False):
+    if computing_meta:
+        return np.empty((0,) * np.ndim(parts), out_dt)
+    return _fold(merge_states, parts)
+
+
+def _squeeze(states, axis):
+    """The states without the reduced axes (keepdims=False)."""
+    if isinstance(states, tuple):
+        return tuple(_squeeze(s, axis) for s in states)
+    return np.squeeze(np.asarray(states), axis=axis)
+
+
+def _aggregate(merge_states, finish, out_dt, parts, axis=None, keepdims=False,
+               computing_meta=False):
+    if computing_meta:
+        return np.empty((0,) * max(np.ndim(parts) - (0 if keepdims else len(axis)), 0), out_dt)
+    st = _fold(merge_states, parts)
+    states = None if st["empty"] else st["s"]
+    if states is not None and not keepdims:
+        states = _squeeze(states, axis)
+    return _pack(finish(states), out_dt)
+
+
+_SPLIT_EVERY = 16
+
+
+def _build(name, x, axes, keepdims, dtypes, block_state, merge_states, finish, w=None):
+    """One ``da.reduction`` whose aggregate packs the outputs into a
+    structured array; the outputs are lazy views of its fields."""
+    import dask.array as da
+
+    import dask
+
+    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
+    ndim = x.ndim if keepdims else x.ndim - len(axes)
+    # dask.config's split_every where the user set one; else 16 states per
+    # merge task (the states are a few numbers per output element, so a
+    # flatter tree than Dask's default of 4 saves tasks, not memory)
+    split_every = dask.config.get("split_every", None) or _SPLIT_EVERY
+    res = da.reduction(
+        x, functools.partial(_chunk, block_state, out_dt),
+        functools.partial(_aggregate, merge_states, finish, out_dt),
+        combine=functools.partial(_combine, merge_states, out_dt),
+        axis=axes, keepdims=keepdims, dtype=out_dt, concatenate=False,
+        meta=np.empty((0,) * ndim, out_dt), weights=w, name=f"numreduce-{name}",
+        split_every=split_every)
+    return tuple(res.map_blocks(_field, i, dtype=dt, meta=np.empty((0,) * ndim, dt),
+                                token=f"numreduce-{name}-out{i}")
+                 for i, dt in enumerate(dtypes))
+
+
+def _reduced_size(shape, axes):
+    return math.prod(shape[i] for i in axes)
+
+
+# ---------------------------------------------------------------------------
+# reduce (and minmax, nanminmax)
+# ---------------------------------------------------------------------------
+
+def _ufunc(name):
+    """A multi-output ufunc by name: the graph's functions carry names,
+    which Dask tokenizes cheaply (a ufunc it pickles, per task)."""
+    return getattr(_core, name)
+
+
+def _keep_reduce(ufunc, block, axes, dtype=None, initial=NoValue, where=True):
+    """``reduce(ufunc, block, axes, keepdims=True)``; a whole block without
+    options through the engine's iterator-free full reduction (the path of
+    ``reduce(..., axis=None)``), reshaped."""
+    if (len(axes) == block.ndim and dtype is None and initial is NoValue
+            and where is True):
+        return tuple(np.reshape(r, (1,) * block.ndim)
+                     for r in _api.reduce(ufunc, block, axis=None))
+    return _api.reduce(ufunc, block, axis=axes, dtype=dtype, keepdims=True, initial=initial,
+                       where=where)
+
+
+def _reduce_state(ufunc, dtype, initial, identity, block, w, axes):
+    ufunc = _ufunc(ufunc)
+    if not identity and _reduced_size(block.shape, axes) == 0:
+        return {"empty": True}  # no initial: the block adds nothing
+    where = True if w is None else w
+    return {"empty": False, "s": _keep_reduce(ufunc, block, axes, dtype=dtype,
+                                              initial=initial, where=where)}
+
+
+def _merge_ufunc(ufunc, a, b):
+    return merge(_ufunc(ufunc), a, b)
+
+
+def _merge_parts(ufunc, a, b):
+    """merge of states made of one state per real part (complex data)."""
+    ufunc = _ufunc(ufunc)
+    return tuple(merge(ufunc, pa, pb) for pa, pb in zip(a, b))
+
+
+def _reduce_finish(name, dtypes, after, states):
+    if states is None:
+        # only with unknown chunk sizes (known empty input fails at build time)
+        raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                         "identity")
+    res = tuple(np.asarray(s, dtype=dt) for s, dt in zip(states, dtypes))
+    if after is not None:
+        after(res)
+    return res
+
+
+def _nan_warning(res):
+    if any(np.isnan(r).any() for r in res):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
+
+
+def _reduce(qualname, ufunc, func, arguments, array, after=None):
+    x = _as_dask(qualname, arguments[array], arguments.get("out"))
+    w = _where(qualname, arguments["where"], x)
+    dtypes = _probe(func, arguments, array, x, w)
+    axes = normalize_axes(arguments["axis"], x.ndim)
+    keepdims = keepdims_flag(arguments["keepdims"])
+    initial = arguments["initial"]
+    mode, _ = _parse_initial(initial, ufunc.nout)
+    identity = mode == 2 or ufunc not in (_core.minimummaximum, _core.fminfmax) and mode == 0
+    dtype = arguments.get("dtype")
+    name = ufunc.__name__
+    return _build(name, x, axes, keepdims, dtypes,
+                  functools.partial(_reduce_state, name, dtype, initial, identity),
+                  functools.partial(_merge_ufunc, name),
+                  functools.partial(_reduce_finish, name, dtypes, after), w)
+
+
+def _reduce_handler(qualname, arguments):
+    from ._engine import MULTI_OUTPUT, reduce
+
+    ufunc = arguments["ufunc"]
+    if ufunc not in MULTI_OUTPUT:
+        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                        f"ufuncs; for {getattr(ufunc, '__name__', ufunc)!r} use dask's own "
+                        "reductions (da.reduction or the ufunc's dask method)")
+    return _reduce(qualname, ufunc, reduce, arguments, "array")
+
+
+def _minmax_handler(qualname, arguments):
+    return _reduce(qualname, _core.minimummaximum, _api.minmax, arguments, "a")
+
+
+def _nanminmax_handler(qualname, arguments):
+    return _reduce(qualname, _core.fminfmax, _api.nanminmax, arguments, "a", _nan_warning)
+
+
+# ---------------------------------------------------------------------------
+# meanvar, meanstd, nanmeanvar
+# ---------------------------------------------------------------------------
+
+def _moments_state(name, ufunc, mean_dt, nan, block, w, axes):
+    ufunc = _ufunc(ufunc)
+    parts = _api._moment_parts(block, mean_dt, nan)
+    where = True if w is None else w
+    return {"empty": False,
+            "s": tuple(_api._moments(ufunc, p, axes, True, where)[1:] for p in parts)}
+
+
+def _moments_finish(mean_dt, var_dt, ddof, std, nan_dof, states):
+    count = states[0][0]
+    m2 = states[0][2] if len(states) == 1 else np.add(states[0][2], states[1][2])
+    return _api._finish_meanvar(count, [s[1] for s in states], m2, mean_dt, var_dt, ddof, std,
+                                nan_dof=nan_dof)
+
+
+def _meanvar_handler(name, std, nan):
+    func = getattr(_api, name)
+
+    def handler(qualname, arguments):
+        x = _as_dask(qualname, arguments["a"])
+        w = _where(qualname, arguments["where"], x)
+        dtypes = _probe(func, arguments, "a", x, w)
+        meta = np.empty((1,) * x.ndim, x.dtype)
+        ddof, mean_dt, var_dt, axis, ufunc = _api._meanvar_args(
+            name, meta, arguments["axis"], arguments["dtype"], arguments["ddof"], nan)
+        axes = normalize_axes(axis, x.ndim, scalar_rule=False)
+        keepdims = keepdims_flag(arguments["keepdims"])
+        nan_dof = nan and x.dtype.kind in "fc"
+        return _build(name, x, axes, keepdims, dtypes,
+                      functools.partial(_moments_state, name, ufunc.__name__, mean_dt, nan),
+                      functools.partial(_merge_parts, ufunc.__name__),
+                      functools.partial(_moments_finish, mean_dt, var_dt, ddof, std, nan_dof),
+                      w)
+
+    return handler
+
+
+# ---------------------------------------------------------------------------
+# logsumexp, fsum
+# ---------------------------------------------------------------------------
+
+def _lse_state(block, w, axes):
+    return {"empty": False,
+            "s": _keep_reduce(_core.maxsumexp, block, axes)}
+
+
+def _lse_finish(in_dtype, states):
+    return (_api._logsumexp_finish(states[0], states[1], in_dtype),)
+
+
+def _logsumexp_handler(qualname, arguments):
+    x = _as_dask(qualname, arguments["a"])
+    if x.dtype.kind == "c":
+        raise TypeError(f"{qualname}: complex dask arrays are not supported (the complex "
+                        "rules need two passes); compute the array first, or pass x.real")
+    dtypes = _probe(_api.logsumexp, arguments, "a", x)
+    axes = normalize_axes(arguments["axis"], x.ndim)
+    keepdims = keepdims_flag(arguments["keepdims"])
+    return _build("logsumexp", x, axes, keepdims, dtypes, _lse_state,
+                  functools.partial(_merge_ufunc, "maxsumexp"),
+                  functools.partial(_lse_finish, x.dtype))[0]
+
+
+def _fsum_state(acc, rdt, block, w, axes):
+    return {"empty": False,
+            "s": tuple(_keep_reduce(_core.twosum, p, axes, dtype=acc)
+                       for p in _api._fsum_parts(block, rdt))}
+
+
+def _fsum_finish(rdt, states):
+    return (_api._fsum_assemble([_api._fsum_finish(s, e) for s, e in states], rdt),)
+
+
+def _fsum_handler(qualname, arguments):
+    x = _as_dask(qualname, arguments["a"])
+    dtypes = _probe(_api.fsum, arguments, "a", x)
+    acc, rdt = _api._fsum_dtype(x.dtype, arguments["dtype"])
+    axes = normalize_axes(arguments["axis"], x.ndim)
+    keepdims = keepdims_flag(arguments["keepdims"])
+    return _build("fsum", x, axes, keepdims, dtypes,
+                  functools.partial(_fsum_state, acc, rdt),
+                  functools.partial(_merge_parts, "twosum"),
+                  functools.partial(_fsum_finish, rdt))[0]
+
+
+# ---------------------------------------------------------------------------
+# argminmax, nanargminmax: values and global indices per block
+# ---------------------------------------------------------------------------
+
+def _isnan(v):
+    if v.dtype.kind in "fc":
+        return np.isnan(v)
+    if v.dtype.kind in "mM":
+        return np.isnat(v)
+    return np.zeros(v.shape, bool)
+
+
+def _arg_block(block, axis, skip, shape, state_dt, block_info=None):
+    """(vmin, imin, vmax, imax) of one block, keepdims shape; indices global
+    (C-order flat for axis=None), -1 where the block has nothing (empty, or
+    all NaN when skipping NaNs)."""
+    kshape = (1,) * block.ndim if axis is None else \
+        tuple(1 if i == axis else n for i, n in enumerate(block.shape))
+    st = np.zeros(kshape, state_dt)
+    if block_info is None:  # meta
+        return st
+    start = [lo for lo, _ in block_info[0]["array-location"]]
+    if block.size == 0 or (axis is not None and block.shape[axis] == 0):
+        st["imin"] = st["imax"] = -1
+        return st
+    bad = None
+    if skip:
+        nan = _isnan(block)
+        bad = nan.all(axis=axis, keepdims=True)
+        if bad.any():
+            block = np.where(bad, np.zeros((), block.dtype), block)
+    if axis is None:
+        flat = block.reshape(-1)
+        lo, hi = _api.argminmax(flat) if not skip else _api.nanargminmax(flat)
+        idx = []
+        for i in (lo, hi):
+            st_v = flat[i]
+            multi = np.unravel_index(i, block.shape)
+            g = np.ravel_multi_index(tuple(m + s for m, s in zip(multi, start)), shape)
+            idx.append((st_v, g))
+        (st["vmin"], st["imin"]), (st["vmax"], st["imax"]) = idx
+    else:
+        f = _api.nanargminmax if skip else _api.argminmax
+        lo, hi = f(block, axis=axis, keepdims=True)
+        st["vmin"] = np.take_along_axis(block, lo, axis)
+        st["vmax"] = np.take_along_axis(block, hi, axis)
+        st["imin"] = lo + start[axis]
+        st["imax"] = hi + start[axis]
+    if bad is not None:
+        st["imin"] = np.where(bad, -1, st["imin"])
+        st["imax"] = np.where(bad, -1, st["imax"])
+    return st
+
+
+def _arg_pick(va, ia, vb, ib, less):
+    """Where state b replaces state a: NumPy's rule -- the first NaN (NaT)
+    wins both, then the smaller (larger) value, then the smaller index."""
+    na, nb = _isnan(va), _isnan(vb)
+    with np.errstate(invalid="ignore"):
+        better = (vb < va) if less else (vb > va)
+        better = (nb & ~na) | (~na & ~nb & better) | \
+            ((nb == na) & ((vb == va) | (na & nb)) & (ib < ia))
+    return (ib >= 0) & ((ia < 0) | better)
+
+
+def _arg_merge(a, b):
+    out = a.copy()
+    for v, i, less in (("vmin", "imin", True), ("vmax", "imax", False)):
+        take = _arg_pick(a[v], a[i], b[v], b[i], less)
+        out[v] = np.where(take, b[v], a[v])
+        out[i] = np.where(take, b[i], a[i])
+    return out
+
+
+def _arg_identity(block, w, axes):
+    return {"empty": False, "s": block}
+
+
+def _arg_finish(skip, states):
+    st = states
+    if (st["imin"] < 0).any() or (st["imax"] < 0).any():
+        if skip:
+            raise ValueError("All-NaN slice encountered")
+        raise ValueError("attempt to get argmin of an empty sequence")
+    return (st["imin"].astype(np.intp), st["imax"].astype(np.intp))
+
+
+def _argminmax_handler(name, skip_nan):
+    func = getattr(_api, name)
+
+    def handler(qualname, arguments):
+        x = _as_dask(qualname, arguments["a"], arguments.get("out"))
+        dtypes = _probe(func, arguments, "a", x)
+        if not _known(x.shape):
+            raise ValueError(f"{qualname}: dask arrays with unknown chunk sizes are not "
+                             "supported (the global indices need the chunk offsets); call "
+                             "x.compute_chunk_sizes() first")
+        keepdims = keepdims_flag(arguments["keepdims"])
+        axis = arguments["axis"]
+        if x.ndim == 0:
+            x = x.reshape(1)
+            axis, keepdims = None, False
+        ax = None if axis is None else axis_index(axis, x.ndim)
+        skip = skip_nan and x.dtype.kind in "fc"
+        state_dt = np.dtype([("vmin", x.dtype), ("imin", np.int64), ("vmax", x.dtype),
+                             ("imax", np.int64)])
+        kchunks = tuple((1,) * len(c) if ax is None or i == ax else c
+                        for i, c in enumerate(x.chunks))
+        states = x.map_blocks(_arg_block, ax, skip, x.shape, state_dt, chunks=kchunks,
+                              dtype=state_dt, meta=np.empty((0,) * x.ndim, state_dt),
+                              token=f"numreduce-{name}-chunk")
+        axes = tuple(range(x.ndim)) if ax is None else (ax,)
+        return _build(name, states, axes, keepdims, dtypes, _arg_identity, _arg_merge,
+                      functools.partial(_arg_finish, skip))
+
+    return handler
+
+
+_HANDLERS = {
+    "reduce": _reduce_handler,
+    "minmax": _minmax_handler,
+    "nanminmax": _nanminmax_handler,
+    "meanvar": _meanvar_handler("meanvar", std=False, nan=False),
+    "meanstd": _meanvar_handler("meanstd", std=True, nan=False),
+    "nanmeanvar": _meanvar_handler("nanmeanvar", std=False, nan=True),
+    "logsumexp": _logsumexp_handler,
+    "fsum": _fsum_handler,
+    "argminmax": _argminmax_handler("argminmax", skip_nan=False),
+    "nanargminmax": _argminmax_handler("nanargminmax", skip_nan=True),
+}
+
+
+# ---------------------------------------------------------------------------
+# grouped reductions: reduce_by_group, group_minmax, group_meanvar,
+# group_logsumexp, group_fsum (one da.reduction over the group axis, whose
+# output has num_groups entries there: output_size)
+# ---------------------------------------------------------------------------
+
+def _group_ids_1d(w_block, block, axis):
+    """The block's 1-d group ids from their broadcast block (None where the
+    block is empty across the group axis, which hides them)."""
+    if w_block.size == 0:
+        return None
+    return np.ascontiguousarray(w_block[tuple(slice(None) if i == axis else 0
+                                              for i in range(w_block.ndim))], dtype=np.intp)
+
+
+def _group_state(ufunc, g, initial, fill, dtype, parts, block, w, axes):
+    from ._groups import _reduce_by_group
+
+    ufunc = _ufunc(ufunc)
+    axis = axes[0]
+    ids = _group_ids_1d(w, block, axis)
+    counts = None if ids is None else np.bincount(ids, minlength=g)
+    if ids is None:
+        ids = np.zeros(block.shape[axis], np.intp)  # the block has no elements
+    init = initial if fill is None else fill
+    states = tuple(_reduce_by_group(ufunc, p, ids, g, axis=axis, dtype=dtype, initial=init)
+                   for p in parts(block))
+    return {"empty": False, "s": (states, counts)}
+
+
+def _merge_groups(ufunc, a, b):
+    counts = b[1] if a[1] is None else a[1] if b[1] is None else a[1] + b[1]
+    return _merge_parts(ufunc, a[0], b[0]), counts
+
+
+def _group_finish(name, check_empty, finish, dtypes, states):
+    parts, counts = states
+    # counts None: an output block with no elements across the group axis
+    # (the empty groups are then found at build time or by the other blocks)
+    if check_empty and counts is not None and (counts == 0).any():
+        k = int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(f"{name}: group {k} is empty and the reduction has no initial "
+                         "value (pass initial=..., or group_ids without empty groups)")
+    return tuple(np.asarray(r, dtype=dt) for r, dt in zip(finish(dtypes, parts), dtypes))
+
+
+def _one_part(block):
+    return [block]
+
+
+def _real_parts(work, block):
+    parts = [block.real, block.imag] if block.dtype.kind == "c" else [block]
+    return [p.astype(work, copy=False) for p in parts] if work.itemsize > 8 else parts
+
+
+def _states_finish(dtypes, parts):
+    return tuple(np.asarray(s, dtype=dt) for s, dt in zip(parts[0], dtypes))
+
+
+def _group_meanvar_finish(mean_dt, var_dt, ddof, dtypes, parts):
+    count = parts[0][0]
+    m2 = parts[0][2] if len(parts) == 1 else np.add(parts[0][2], parts[1][2])
+    return _api._finish_meanvar(count, [p[1] for p in parts], m2, mean_dt, var_dt, ddof,
+                                std=False)
+
+
+def _group_lse_finish(in_dtype, dtypes, parts):
+    return (_api._logsumexp_finish(parts[0][0], parts[0][1], in_dtype),)
+
+
+def _group_fsum_finish(dtypes, parts):
+    return (_api._fsum_finish(*parts[0]),)
+
+
+def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
+             dtype=None, identity_needed=False):
+    """The Dask graph of one grouped reduction over the group axis."""
+    import dask.array as da
+
+    from ._dispatch import _mask_initials
+    from ._groups import _bad_id, _group_ids, _num_groups
+
+    name = qualname.rsplit(".", 1)[-1]
+    x = _as_dask(qualname, arguments[array], arguments.get("out"))
+    if arguments.get("where", True) is not True:
+        raise TypeError(f"{qualname}: where= is not supported for dask arrays (yet); select "
+                        "the elements with da.where or mask them out first")
+    if x.ndim == 0:
+        raise ValueError(f"{qualname}: the array must be at least 1-d")
+    axis = axis_index(arguments["axis"], x.ndim)
+    n = x.shape[axis]
+    if math.isnan(n):
+        raise ValueError(f"{qualname}: the group axis has unknown chunk sizes; call "
+                         "x.compute_chunk_sizes() first")
+    gids = arguments["group_ids"]
+    if (is_dask_array(gids) and identity_needed and _known(x.shape) and x.size == 0
+            and _known(gids.shape) and gids.ndim == 1):
+        # no elements, so no block sees the ids: compute them (not the data)
+        # for the NumPy path's empty-group check
+        gids = gids.compute()
+    if is_dask_array(gids):
+        if gids.dtype.kind not in "iu":
+            raise TypeError(f"{qualname}: 'group_ids' must be an array of integers, not of "
+                            f"dtype {gids.dtype}")
+        if gids.ndim != 1 or gids.shape[0] != n:
+            raise ValueError(f"{qualname}: 'group_ids' must be 1-d with one id per element "
+                             f"along the reduced axis ({n}), got shape {gids.shape}")
+        if arguments["num_groups"] is None:
+            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
+                             "array (the result's length must be known to build the graph)")
+        g = _num_groups(arguments["num_groups"], None, qualname)
+        ids = gids.rechunk((x.chunks[axis],))
+    else:
+        ids_np, ids_p = _group_ids(gids, n, qualname)
+        g = _num_groups(arguments["num_groups"], ids_p, qualname)
+        if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
+            raise _bad_id(ids_p, g, qualname)
+        if identity_needed and arguments.get("initial", NoValue) is NoValue:
+            empty = np.bincount(ids_p, minlength=g) == 0
+            if empty.any():  # the NumPy path's error, at graph-build time
+                raise ValueError(f"{name}: group {int(np.flatnonzero(empty)[0])} is empty "
+                                 "and the reduction has no initial value (pass initial=..., "
+                                 "or group_ids without empty groups)")
+        ids = da.from_array(ids_p, chunks=(x.chunks[axis],))
+    # the probe: every group present once along the axis
+    args = dict(arguments)
+    shape = tuple(g if i == axis else 1 for i in range(x.ndim))
+    args[array] = np.zeros(shape, x.dtype)
+    args["group_ids"] = np.arange(g, dtype=np.intp)
+    args["num_groups"] = g
+    args["axis"] = axis
+    if "out" in args:
+        args["out"] = None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = func(**args)
+    dtypes = [np.asarray(r).dtype for r in (res if isinstance(res, tuple) else (res,))]
+    initial = arguments.get("initial", NoValue)
+    fill = None
+    check_empty = False
+    if identity_needed and initial is NoValue:
+        stream = x.dtype if dtype is None else np.dtype(dtype)
+        fill = _mask_initials(_ufunc(ufunc), stream)
+        check_empty = True
+    # the ids along the group axis, new length-1 axes elsewhere (indexing,
+    # not reshape, which Dask mishandles with empty chunks)
+    ids_b = ids[tuple(slice(None) if i == axis else None for i in range(x.ndim))]
+    ids_b = da.broadcast_to(ids_b, x.shape, chunks=x.chunks)
+    return _build_grouped(name, x, axis, g, dtypes, ids_b,
+                          functools.partial(_group_state, ufunc, g, initial, fill, dtype, parts),
+                          functools.partial(_merge_groups, ufunc),
+                          functools.partial(_group_finish, name, check_empty, finish, dtypes))
+
+
+def _build_grouped(name, x, axis, g, dtypes, ids_b, block_state, merge_states, finish):
+    import dask
+    import dask.array as da
+
+    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
+    split_every = dask.config.get("split_every", None) or _SPLIT_EVERY
+    res = da.reduction(
+        x, functools.partial(_chunk, block_state, out_dt),
+        functools.partial(_aggregate, merge_states, finish, out_dt),
+        combine=functools.partial(_combine, merge_states, out_dt),
+        axis=(axis,), keepdims=True, output_size=g, dtype=out_dt, concatenate=False,
+        meta=np.empty((0,) * x.ndim, out_dt), weights=ids_b, name=f"numreduce-{name}",
+        split_every=split_every)
+    return tuple(res.map_blocks(_field, i, dtype=dt, meta=np.empty((0,) * x.ndim, dt),
+                                token=f"numreduce-{name}-out{i}")
+                 for i, dt in enumerate(dtypes))
+
+
+def _reduce_by_group_handler(qualname, arguments):
+    from ._engine import MULTI_OUTPUT
+    from ._groups import reduce_by_group
+
+    ufunc = arguments["ufunc"]
+    if ufunc not in MULTI_OUTPUT:
+        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
+    no_identity = ufunc in (_core.minimummaximum, _core.fminfmax)
+    return _grouped(qualname, reduce_by_group, arguments, "array", ufunc.__name__,
+                    _states_finish, dtype=arguments["dtype"],
+                    identity_needed=no_identity and arguments["initial"] is NoValue)
+
+
+def _group_minmax_handler(qualname, arguments):
+    from ._groups import group_minmax
+
+    return _grouped(qualname, group_minmax, arguments, "a", "minimummaximum", _states_finish,
+                    identity_needed=arguments["initial"] is NoValue)
+
+
+def _group_meanvar_handler(qualname, arguments):
+    from ._groups import group_meanvar
+
+    x = arguments["a"]
+    meta = np.empty((1,) * x.ndim, x.dtype)
+    ddof = _api._ddof_arg("group_meanvar", arguments["ddof"])
+    mean_dt, var_dt = _api._result_dtype("group_meanvar", meta.dtype, arguments["dtype"])
+    return _grouped(qualname, group_meanvar, arguments, "a", "moments",
+                    functools.partial(_group_meanvar_finish, mean_dt, var_dt, ddof),
+                    parts=functools.partial(_real_parts, np.finfo(mean_dt).dtype))
+
+
+def _group_logsumexp_handler(qualname, arguments):
+    from ._groups import group_logsumexp
+
+    return _grouped(qualname, group_logsumexp, arguments, "a", "maxsumexp",
+                    functools.partial(_group_lse_finish, arguments["a"].dtype))
+
+
+def _group_fsum_handler(qualname, arguments):
+    from ._groups import group_fsum
+
+    return _grouped(qualname, group_fsum, arguments, "a", "twosum", _group_fsum_finish)
+
+
+_HANDLERS.update({
+    "reduce_by_group": _reduce_by_group_handler,
+    "group_minmax": _group_minmax_handler,
+    "group_meanvar": _group_meanvar_handler,
+    "group_logsumexp": _group_logsumexp_handler,
+    "group_fsum": _group_fsum_handler,
+})

@@ -1,0 +1,572 @@
+"""numreduce on Dask arrays (numreduce/_dask.py): differential tests against
+the NumPy path and NumPy's and Dask's own reductions, graph tests, build-time
+errors, pickling, and the synchronous, threaded, multiprocessing and
+dask.distributed schedulers."""
+
+import contextlib
+import math
+import os
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+da = pytest.importorskip("dask.array", reason="dask[array] is not installed (the 'dask' extra)")
+import dask  # noqa: E402
+
+import numreduce as nr  # noqa: E402
+
+SYNC = {"scheduler": "synchronous"}
+FAST = settings(max_examples=int(os.environ.get("NR_DASK_EXAMPLES", "30")), deadline=None)
+
+
+def assert_same(got, ref, exact=True, rtol=1e-12, atol=0.0):
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape, (got.shape, ref.shape)
+    assert got.dtype == ref.dtype, (got.dtype, ref.dtype)
+    if exact:
+        np.testing.assert_array_equal(got, ref)
+    else:
+        np.testing.assert_allclose(got, ref, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def outcome(f):
+    """(result, None) or (None, exception type) of f(), warnings held back."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return f(), None
+        except (ValueError, TypeError, IndexError) as e:
+            return None, type(e)
+
+
+# ---------------------------------------------------------------------------
+# strategies: shapes, chunkings with empty and size-1 chunks, axes, NaNs
+# ---------------------------------------------------------------------------
+
+@st.composite
+def chunking(draw, n):
+    """A partition of n into chunks, with empty chunks sprinkled in."""
+    sizes, left = [], n
+    while left:
+        k = draw(st.integers(1, left))
+        sizes.append(k)
+        left -= k
+    for _ in range(draw(st.integers(0, 2))):
+        sizes.insert(draw(st.integers(0, len(sizes))), 0)
+    return tuple(sizes) or (0,)
+
+
+@st.composite
+def arrays(draw, dtypes=("float64", "float32", "int64", "int16"), max_ndim=3, nans=True):
+    ndim = draw(st.integers(1, max_ndim))
+    shape = tuple(draw(st.lists(st.integers(0, 7), min_size=ndim, max_size=ndim)))
+    dtype = np.dtype(draw(st.sampled_from(dtypes)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if dtype.kind == "f":
+        a = (rng.standard_normal(shape) * 10).astype(dtype)
+        if nans and a.size and draw(st.booleans()):
+            a.flat[rng.integers(0, a.size, rng.integers(1, a.size + 1))] = np.nan
+    elif dtype.kind == "c":
+        a = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    else:
+        a = rng.integers(-5, 5, shape).astype(dtype)  # ties
+    chunks = tuple(draw(chunking(n)) for n in shape)
+    return a, chunks
+
+
+@st.composite
+def axes(draw, ndim, single=False):
+    if single:
+        return draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1)))
+    return draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1),
+                          st.lists(st.integers(0, ndim - 1), unique=True).map(tuple)))
+
+
+def tree(se):
+    """dask.config's split_every (None: Dask's default)."""
+    return contextlib.nullcontext() if se is None else dask.config.set(split_every=se)
+
+
+def has_empty_chunk(chunks):
+    return any(0 in c for c in chunks)
+
+
+split_every = st.sampled_from([None, 2, 3, 16])
+
+
+# ---------------------------------------------------------------------------
+# differential: the NumPy path, NumPy and Dask
+# ---------------------------------------------------------------------------
+
+@FAST
+@given(data=st.data(), case=arrays(), se=split_every)
+def test_minmax_nanminmax_differential(data, case, se):
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(axes(a.ndim))
+    keepdims = data.draw(st.booleans())
+    for f, np_lo, np_hi in ((nr.minmax, np.min, np.max), (nr.nanminmax, np.nanmin, np.nanmax)):
+        ref, err = outcome(lambda: f(a, axis=axis, keepdims=keepdims))
+        with tree(se):
+            if err is not None:
+                with pytest.raises(err):
+                    dask.compute(*f(x, axis=axis, keepdims=keepdims), **SYNC)
+                continue
+            got, _ = outcome(lambda: dask.compute(*f(x, axis=axis, keepdims=keepdims), **SYNC))
+        assert got is not None
+        for g, r, npf in zip(got, ref, (np_lo, np_hi)):
+            assert_same(g, r)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert_same(g, npf(a, axis=axis, keepdims=keepdims))
+        if f is nr.minmax and not has_empty_chunk(chunks):
+            # Dask's own min / max agree where they work (no empty chunks)
+            lo, hi = dask.compute(x.min(axis=axis, keepdims=keepdims),
+                                  x.max(axis=axis, keepdims=keepdims), **SYNC)
+            assert_same(got[0], lo)
+            assert_same(got[1], hi)
+
+
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "complex128")),
+       se=split_every)
+def test_meanvar_family_differential(data, case, se):
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(axes(a.ndim))
+    ddof = data.draw(st.sampled_from([0, 1]))
+    keepdims = data.draw(st.booleans())
+    tol = 1e-5 if a.dtype in (np.float32, np.complex64) else 1e-10
+    for f in (nr.meanvar, nr.meanstd, nr.nanmeanvar):
+        ref, err = outcome(lambda: f(a, axis=axis, ddof=ddof, keepdims=keepdims))
+        with tree(se):
+            if err is not None:
+                with pytest.raises(err):
+                    dask.compute(*f(x, axis=axis, ddof=ddof, keepdims=keepdims), **SYNC)
+                continue
+            got, _ = outcome(lambda: dask.compute(*f(x, axis=axis, ddof=ddof,
+                                                     keepdims=keepdims), **SYNC))
+        for g, r in zip(got, ref):
+            assert_same(g, r, exact=False, rtol=tol, atol=tol * 100)
+        if f is nr.meanvar:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert_same(got[1], np.var(a, axis=axis, ddof=ddof, keepdims=keepdims),
+                            exact=False, rtol=tol, atol=tol * 100)
+                if not has_empty_chunk(chunks) and a.size:
+                    m, v = dask.compute(x.mean(axis=axis, keepdims=keepdims),
+                                        x.var(axis=axis, ddof=ddof, keepdims=keepdims), **SYNC)
+                    assert_same(got[0], m, exact=False, rtol=tol, atol=tol * 100)
+                    assert_same(got[1], v, exact=False, rtol=tol * 10, atol=tol * 100)
+
+
+@FAST
+@given(data=st.data(),
+       case=arrays(dtypes=("float64", "float32", "int64", "int8", "complex128")),
+       se=split_every)
+def test_argminmax_differential(data, case, se):
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(axes(a.ndim, single=True))
+    keepdims = data.draw(st.booleans())
+    cases = ((nr.argminmax, np.argmin, np.argmax), (nr.nanargminmax, np.nanargmin, np.nanargmax))
+    for f, np_lo, np_hi in cases:
+        with tree(se):
+            lo_ref, err = outcome(lambda: np_lo(a, axis=axis, keepdims=keepdims))
+            hi_ref, _ = outcome(lambda: np_hi(a, axis=axis, keepdims=keepdims))
+            if err is not None:
+                with pytest.raises(err):
+                    dask.compute(*f(x, axis=axis, keepdims=keepdims), **SYNC)
+                continue
+            lo, hi = dask.compute(*f(x, axis=axis, keepdims=keepdims), **SYNC)
+        assert_same(lo, lo_ref)  # NumPy's tie rule: the first in C order
+        assert_same(hi, hi_ref)
+        assert_same(lo, f(a, axis=axis, keepdims=keepdims)[0])
+
+
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int64")), se=split_every)
+def test_logsumexp_fsum_reduce_differential(data, case, se):
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(axes(a.ndim))
+    tol = 1e-5 if a.dtype == np.float32 else 1e-12
+    with tree(se):
+        for f in (nr.logsumexp, nr.fsum):
+            ref = f(a, axis=axis)
+            # fsum: the compensated sum's bound, eps * sum|x| (float32 sums in float32)
+            atol = tol * (1 + float(np.nansum(np.abs(a.astype(np.float64)))))
+            assert_same(f(x, axis=axis).compute(**SYNC), ref, exact=False, rtol=tol, atol=atol)
+        for u in (nr.moments, nr.twosum, nr.maxsumexp, nr.minimummaximum):
+            ref, err = outcome(lambda: nr.reduce(u, a, axis=axis))
+            if err is not None:
+                with pytest.raises(err):
+                    dask.compute(*nr.reduce(u, x, axis=axis), **SYNC)
+                continue
+            got = dask.compute(*nr.reduce(u, x, axis=axis), **SYNC)
+            if u is nr.twosum:  # s and e depend on the order; s + e does not
+                got, ref = [np.add(*got, dtype=np.float64)], [np.add(*ref, dtype=np.float64)]
+            # the states' scales: sum |x| (sums, means), sum x**2 (M2)
+            big = float(np.nansum(np.abs(a.astype(np.float64)) + a.astype(np.float64) ** 2))
+            for g, r in zip(got, ref):
+                assert_same(g, r, exact=u is nr.minimummaximum, rtol=tol, atol=tol * (1 + big))
+
+
+def test_where_and_initial():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((13, 9))
+    w = rng.random((13, 9)) < 0.4
+    x = da.from_array(a, chunks=((4, 0, 9), (2, 7)))
+    for where in (w, da.from_array(w, chunks=5), w[0]):
+        got = dask.compute(*nr.minmax(x, axis=0, where=where, initial=(5.0, -5.0)), **SYNC)
+        ref = nr.minmax(a, axis=0, where=np.asarray(where), initial=(5.0, -5.0))
+        for g, r in zip(got, ref):
+            assert_same(g, r)
+        got = dask.compute(*nr.meanvar(x, axis=1, where=where), **SYNC)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = (np.mean(a, axis=1, where=np.asarray(where)),
+                   np.var(a, axis=1, where=np.asarray(where)))
+        for g, r in zip(got, ref):
+            assert_same(g, r, exact=False)
+
+
+def test_dtype_argument():
+    a = np.arange(24, dtype=np.int16).reshape(4, 6)
+    x = da.from_array(a, chunks=(3, 4))
+    m, v = dask.compute(*nr.meanvar(x, axis=1, dtype=np.float32), **SYNC)
+    assert_same(m, np.mean(a, axis=1, dtype=np.float32), exact=False, rtol=1e-6)
+    assert_same(v, np.var(a, axis=1, dtype=np.float32), exact=False, rtol=1e-6)
+    s = nr.fsum(x, dtype=np.float32).compute(**SYNC)
+    assert_same(s, nr.fsum(a, dtype=np.float32))
+    lo, hi = dask.compute(*nr.reduce(nr.minimummaximum, x, axis=0, dtype=np.float64), **SYNC)
+    assert_same(lo, a.min(axis=0).astype(np.float64))
+
+
+def test_unknown_chunk_sizes():
+    a = np.arange(-10.0, 30.0)
+    x = da.from_array(a, chunks=7)
+    y = x[x > 0]
+    assert any(math.isnan(n) for n in y.chunks[0])
+    assert_same(dask.compute(*nr.minmax(y), **SYNC), (1.0, 29.0))
+    m, v = dask.compute(*nr.meanvar(y), **SYNC)
+    assert_same(v, np.var(a[a > 0]), exact=False)
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        nr.argminmax(y)
+    empty = x[x > 100]
+    with pytest.raises(ValueError, match="zero-size array"):
+        dask.compute(*nr.minmax(empty), **SYNC)
+
+
+# ---------------------------------------------------------------------------
+# NumPy's answers where Dask's own reductions differ (issue 12's examples)
+# ---------------------------------------------------------------------------
+
+def test_numpy_answers_not_dask_quirks():
+    a = np.arange(12.0).reshape(4, 3)
+    x = da.from_array(a, chunks=((2, 0, 2), (1, 2)))
+    mean, var = dask.compute(*nr.meanvar(x), **SYNC)
+    assert var == np.var(a) and mean == np.mean(a)          # Dask's x.var() is NaN here
+    assert dask.compute(*nr.minmax(x, axis=0), **SYNC)[0].tolist() == a.min(axis=0).tolist()
+    lo, hi = dask.compute(*nr.argminmax(x, axis=0), **SYNC)  # Dask's argmin raises here
+    assert_same(lo, np.argmin(a, axis=0))
+    b = np.array([[5, 5, 5, 0], [0, 5, 5, 5]])
+    lo, hi = dask.compute(*nr.argminmax(da.from_array(b, chunks=2)), **SYNC)
+    assert (lo, hi) == (np.argmin(b), np.argmax(b)) == (3, 0)  # Dask's argmin gives 4
+    c = np.array([[1.0, np.nan], [np.nan, 0.0]])
+    lo, hi = dask.compute(*nr.argminmax(da.from_array(c, chunks=1)), **SYNC)
+    assert (lo, hi) == (np.argmin(c), np.argmax(c)) == (1, 1)  # the first NaN wins
+    t = np.array(["2020-01-01", "NaT", "2019-01-01", "NaT"], dtype="datetime64[D]")
+    lo, hi = dask.compute(*nr.argminmax(da.from_array(t, chunks=1)), **SYNC)
+    assert (lo, hi) == (np.argmin(t), np.argmax(t)) == (1, 1)  # the first NaT wins
+    z = np.array([[1 + 1j, 1 + 0j], [0 + 5j, 2 + 0j]])
+    lo, hi = dask.compute(*nr.argminmax(da.from_array(z, chunks=1), axis=0), **SYNC)
+    assert_same(lo, np.argmin(z, axis=0))  # complex: NumPy's lexicographic order
+    assert_same(hi, np.argmax(z, axis=0))
+    x0 = da.from_array(np.array(3.0))  # 0-d
+    assert dask.compute(*nr.argminmax(x0), **SYNC) == (0, 0)
+    assert dask.compute(*nr.minmax(x0), **SYNC) == (3.0, 3.0)
+
+
+# ---------------------------------------------------------------------------
+# graphs: one task per chunk, each chunk read once, lazy until compute
+# ---------------------------------------------------------------------------
+
+def _counting_source(a, chunks):
+    calls = []
+
+    def source(block):
+        calls.append(1)
+        return block
+
+    x = da.from_array(a, chunks=chunks).map_blocks(source, meta=np.empty((0,) * a.ndim,
+                                                                            a.dtype))
+    return x, calls
+
+
+def _chunk_layers(arrays, prefix):
+    layers = {}
+    for arr in arrays:
+        layers.update(arr.__dask_graph__().layers)
+    return {k: v for k, v in layers.items() if k.startswith(prefix) and
+            not k.endswith(("-partial", "-aggregate")) and "-partial-" not in k
+            and "-aggregate-" not in k and "-out" not in k}
+
+
+def test_graph_one_task_per_chunk():
+    x = da.from_array(np.random.default_rng(0).random((40, 30)), chunks=(10, 7))
+    lo, hi = nr.minmax(x)
+    layers = _chunk_layers((lo, hi), "numreduce-minimummaximum")
+    assert len(layers) == 1
+    assert len(next(iter(layers.values()))) == x.npartitions  # one reduction task per chunk
+    graph = dict(lo.__dask_graph__())
+    graph.update(hi.__dask_graph__())
+    own = [k for k in graph if not str(k[0] if isinstance(k, tuple) else k).startswith("array")]
+    dask_own = dict(x.min().__dask_graph__())
+    dask_own.update(x.max().__dask_graph__())
+    dask_tasks = [k for k in dask_own if not str(k[0]).startswith("array")]
+    # numreduce: one chunk task per chunk + the tree; Dask: two of each
+    assert len(own) < len(dask_tasks) and len(dask_tasks) >= 2 * x.npartitions
+
+
+@pytest.mark.parametrize("func", [nr.minmax, nr.meanvar, nr.argminmax, nr.nanminmax])
+def test_each_chunk_read_once_and_lazy(func):
+    x, calls = _counting_source(np.random.default_rng(2).random((30, 20)), (7, 6))
+    outs = func(x, axis=0)
+    assert calls == []  # nothing computed while the graph is built
+    assert all(isinstance(o, da.Array) for o in outs)
+    res = dask.compute(*outs, scheduler="synchronous")
+    assert len(calls) == x.npartitions  # both outputs together: every chunk read once
+    for r, ref in zip(res, func(x.compute(), axis=0)):
+        assert_same(r, ref, exact=func is not nr.meanvar)
+
+
+# ---------------------------------------------------------------------------
+# errors at graph-build time
+# ---------------------------------------------------------------------------
+
+def test_errors_at_build_time():
+    a = np.arange(24.0).reshape(4, 6)
+    x, calls = _counting_source(a, 2)
+    with pytest.raises(np.exceptions.AxisError):
+        nr.minmax(x, axis=2)
+    with pytest.raises(np.exceptions.AxisError):
+        nr.meanvar(x, axis=(0, 5))
+    with pytest.raises(np.exceptions.AxisError):
+        nr.argminmax(x, axis=-3)
+    with pytest.raises(TypeError, match="axis"):
+        nr.argminmax(x, axis=(0, 1))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        nr.minmax(x, where=np.ones(4, bool), initial=0.0)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        nr.meanvar(x, where=da.ones(5, dtype=bool))
+    with pytest.raises(TypeError, match="boolean"):
+        nr.meanvar(x, where=da.ones(6, dtype=float))
+    with pytest.raises(ValueError, match="initial"):
+        nr.minmax(x, where=np.ones(6, bool))  # no identity: NumPy's rule
+    with pytest.raises(TypeError, match="dtype"):
+        nr.meanvar(x.astype("datetime64[s]"))
+    with pytest.raises(TypeError, match="dtype"):
+        nr.meanvar(x, dtype=np.int32)
+    with pytest.raises(TypeError, match="ddof"):
+        nr.meanvar(x, ddof="1")
+    with pytest.raises(TypeError, match="out="):
+        nr.minmax(x, out=(np.empty(()), np.empty(())))
+    with pytest.raises(ValueError, match="zero-size"):
+        nr.minmax(da.zeros((0, 3), chunks=2))
+    with pytest.raises(ValueError, match="empty sequence"):
+        nr.argminmax(da.zeros((3, 0), chunks=2), axis=1)
+    with pytest.raises(TypeError, match="not supported"):
+        nr.cumminmax(x)
+    with pytest.raises(TypeError, match="complex"):
+        nr.logsumexp(x.astype(complex))
+    with pytest.raises(TypeError, match="masked"):
+        nr.minmax(da.ma.masked_greater(x, 3))
+    assert calls == []
+    # Dask's own reductions raise there too
+    with pytest.raises(np.exceptions.AxisError):
+        x.min(axis=2)
+
+
+def test_all_nan_slice_at_compute():
+    a = np.array([[np.nan, 1.0], [np.nan, 2.0]])
+    x = da.from_array(a, chunks=1)
+    lo, hi = nr.nanargminmax(x, axis=1)  # fine: every row has a number
+    assert_same(lo.compute(**SYNC), np.nanargmin(a, axis=1))
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        dask.compute(*nr.nanargminmax(x, axis=0), **SYNC)
+    with pytest.warns(RuntimeWarning, match="All-NaN"):
+        lo, hi = dask.compute(*nr.nanminmax(x, axis=0), **SYNC)
+    assert np.isnan(lo[0]) and lo[1] == 1.0
+
+
+def test_import_does_not_import_dask():
+    code = ("import sys, numpy as np, numreduce as nr; nr.minmax(np.arange(3.0)); "
+            "nr.meanvar([1.0, 2.0]); "
+            "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules), "
+            "sorted(m for m in sys.modules if m.startswith('dask'))")
+    subprocess.run([sys.executable, "-P", "-c", code], check=True, cwd="/")
+
+
+# ---------------------------------------------------------------------------
+# pickling, schedulers
+# ---------------------------------------------------------------------------
+
+def test_pickle_ufuncs_states_and_graphs():
+    for u in (nr.minimummaximum, nr.fminfmax, nr.moments, nr.nanmoments, nr.maxsumexp,
+              nr.twosum):
+        assert pickle.loads(pickle.dumps(u)) is u
+    a = np.random.default_rng(3).random((9, 8))
+    states = nr.reduce(nr.moments, a, axis=0, keepdims=True)
+    back = pickle.loads(pickle.dumps(states))
+    assert all(np.array_equal(s, b) for s, b in zip(states, back))
+    x = da.from_array(a, chunks=(4, 3))
+    for outs in (nr.minmax(x, axis=1), nr.meanvar(x), nr.argminmax(x, axis=0),
+                 (nr.logsumexp(x),), (nr.fsum(x, axis=0),)):
+        got = dask.compute(*pickle.loads(pickle.dumps(outs)), **SYNC)
+        ref = dask.compute(*outs, **SYNC)
+        for g, r in zip(got, ref):
+            assert_same(g, r)
+
+
+def _scheduler_cases():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((23, 17)).astype(np.float32)
+    a[3, :5] = np.nan
+    chunks = ((5, 0, 1, 17), (8, 9))
+    return a, chunks
+
+
+def _check_all(compute, a, chunks):
+    x = da.from_array(a, chunks=chunks)
+    calls = [
+        (nr.minmax, {"axis": 0}), (nr.nanminmax, {"axis": None}), (nr.meanvar, {"axis": 1}),
+        (nr.nanmeanvar, {"axis": 0, "ddof": 1}), (nr.argminmax, {"axis": 1}),
+        (nr.nanargminmax, {"axis": None}),
+    ]
+    graphs = [f(x, **kw) for f, kw in calls] + [(nr.logsumexp(x, axis=0),),
+                                                 (nr.fsum(x, axis=1),)]
+    flat = [o for g in graphs for o in g]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = compute(flat)
+        refs = [r for f, kw in calls for r in f(a, **kw)] + [nr.logsumexp(a, axis=0),
+                                                              nr.fsum(a, axis=1)]
+    for g, r in zip(got, refs):
+        assert_same(g, r, exact=False, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("scheduler", ["synchronous", "threads", "processes"])
+def test_schedulers(scheduler):
+    a, chunks = _scheduler_cases()
+    _check_all(lambda outs: dask.compute(*outs, scheduler=scheduler), a, chunks)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed",
+                                      reason="dask.distributed is not installed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=40) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def test_distributed_cluster(client):
+    a, chunks = _scheduler_cases()
+    _check_all(lambda outs: client.compute(list(outs), sync=True), a, chunks)
+    # the chunk tasks ran on both worker processes' side of the wire
+    x = da.from_array(np.random.default_rng(5).random((400, 300)), chunks=(50, 100))
+    lo, hi = client.compute(list(nr.minmax(x, axis=0)), sync=True)
+    assert_same(lo, x.compute().min(axis=0))
+    assert len(client.scheduler_info()["workers"]) == 2
+
+
+# ---------------------------------------------------------------------------
+# grouped reductions
+# ---------------------------------------------------------------------------
+
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "complex128"),
+                                   max_ndim=2, nans=True), se=split_every)
+def test_grouped_differential(data, case, se):
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = a.shape[axis]
+    g = data.draw(st.integers(1, 5))
+    ids = np.asarray(data.draw(st.lists(st.integers(0, g - 1), min_size=n, max_size=n)),
+                     dtype=np.int64)
+    as_dask = data.draw(st.booleans())
+    gids = da.from_array(ids, chunks=max(1, n // 2)) if as_dask and n else ids
+    initial = data.draw(st.sampled_from([NOT_GIVEN, 0]))
+    kw = {} if initial is NOT_GIVEN else {"initial": initial}
+    calls = [(nr.group_minmax, kw), (nr.group_meanvar, {"ddof": data.draw(st.sampled_from([0, 1]))})]
+    if a.dtype.kind != "c":
+        calls += [(nr.group_logsumexp, {}), (nr.group_fsum, {})]
+    with tree(se):
+        for f, extra in calls:
+            if f is nr.group_minmax and a.dtype.kind == "c":
+                continue
+            ref, err = outcome(lambda: f(a, ids, num_groups=g, axis=axis, **extra))
+            if err is not None:
+                with pytest.raises(err):
+                    out = f(x, gids, num_groups=g, axis=axis, **extra)
+                    dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
+                continue
+            out = f(x, gids, num_groups=g, axis=axis, **extra)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
+            ref = ref if isinstance(ref, tuple) else (ref,)
+            for gt, r in zip(got, ref):
+                assert_same(gt, r, exact=f is nr.group_minmax, rtol=1e-5, atol=1e-5 * (
+                    1 + float(np.nansum(np.abs(a.astype(np.complex128))))))
+        u = data.draw(st.sampled_from([nr.moments, nr.twosum, nr.minimummaximum]))
+        if not (u is nr.minimummaximum and a.dtype.kind == "c"):
+            ref, err = outcome(lambda: nr.reduce_by_group(u, a, ids, g, axis=axis, **kw))
+            if err is None:
+                got = dask.compute(*nr.reduce_by_group(u, x, gids, g, axis=axis, **kw), **SYNC)
+                if u is nr.twosum:
+                    got, ref = [np.add(*got)], [np.add(*ref)]
+                for gt, r in zip(got, ref):
+                    assert_same(gt, r, exact=u is nr.minimummaximum, rtol=1e-5,
+                                atol=1e-5 * (1 + float(np.nansum(np.abs(a) ** 2 + np.abs(a)))))
+
+
+NOT_GIVEN = object()
+
+
+def test_grouped_errors_and_laziness():
+    a = np.arange(24.0).reshape(6, 4)
+    x, calls = _counting_source(a, 2)
+    ids = np.array([0, 1, 0, 2, 1, 0])
+    lo, hi = nr.group_minmax(x, ids)
+    assert calls == [] and lo.shape == (3, 4)
+    got = dask.compute(lo, hi, scheduler="synchronous")
+    assert len(calls) == x.npartitions  # both outputs: each chunk read once
+    for g, r in zip(got, nr.group_minmax(a, ids)):
+        assert_same(g, r)
+    with pytest.raises(ValueError, match="group 3 is empty"):
+        nr.group_minmax(x, ids, num_groups=4)  # NumPy ids: at build time
+    with pytest.raises(ValueError, match="num_groups is required"):
+        nr.group_minmax(x, da.from_array(ids, chunks=4))
+    with pytest.raises(IndexError, match="outside"):
+        nr.group_meanvar(x, ids, num_groups=2)
+    with pytest.raises(ValueError, match="1-d"):
+        nr.group_fsum(x, ids[:5])
+    with pytest.raises(TypeError, match="integers"):
+        nr.group_fsum(x, ids.astype(float))
+    with pytest.raises(TypeError, match="where"):
+        nr.group_minmax(x, ids, where=np.ones((6, 4), bool), initial=0.0)
+    with pytest.raises(TypeError, match="not supported"):
+        nr.group_argminmax(x[:, 0], ids)
+    assert len(calls) == x.npartitions  # the errors above: at graph-build time
+    with pytest.raises(ValueError, match="group 3 is empty"):  # dask ids: at compute time
+        dask.compute(*nr.group_minmax(x, da.from_array(ids, chunks=4), num_groups=4), **SYNC)

@@ -1,0 +1,116 @@
+"""The ``.nr`` accessor (numreduce/xarray.py) against xarray's own
+reductions: coordinates, dims, attributes and names kept, Datasets of
+several variables, NumPy- and Dask-backed objects (lazy on Dask)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+xr = pytest.importorskip("xarray", reason="xarray is not installed (the 'dask' extra)")
+da = pytest.importorskip("dask.array", reason="dask[array] is not installed (the 'dask' extra)")
+
+import numreduce.xarray  # noqa: E402,F401  (registers .nr)
+
+
+def make(nan=True):
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((6, 5, 4))
+    if nan:
+        a[0, 0, 0] = a[2, 3, 1] = np.nan
+    return xr.DataArray(
+        a, dims=("time", "y", "x"), name="temperature", attrs={"units": "K"},
+        coords={"time": np.arange(6), "x": np.linspace(0, 1, 4), "label": ("y", list("abcde")),
+                "scalar": 3.5})
+
+
+def close(got, ref, exact=False):
+    assert got.dims == ref.dims
+    for c in ref.coords:
+        assert c in got.coords
+        xr.testing.assert_equal(got.coords[c].reset_coords(drop=True),
+                                ref.coords[c].reset_coords(drop=True))
+    if exact:
+        np.testing.assert_array_equal(got.values, ref.values)
+    else:
+        np.testing.assert_allclose(got.values, ref.values, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("skipna", [None, False])
+def test_dataarray_against_xarray(chunked, skipna):
+    arr = make()
+    obj = arr.chunk({"time": 4, "x": 3}) if chunked else arr
+    for dim in ("time", ("time", "x"), None):
+        lo, hi = obj.nr.minmax(dim=dim, skipna=skipna)
+        assert isinstance(lo.data, da.Array) == chunked  # lazy on dask
+        close(lo.compute(), arr.min(dim=dim, skipna=skipna), exact=True)
+        close(hi.compute(), arr.max(dim=dim, skipna=skipna), exact=True)
+        for r in (lo, hi):
+            assert r.name == "temperature" and r.attrs == {"units": "K"}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m, v = obj.nr.meanvar(dim=dim, skipna=skipna, ddof=1)
+            close(m.compute(), arr.mean(dim=dim, skipna=skipna))
+            close(v.compute(), arr.var(dim=dim, skipna=skipna, ddof=1))
+            m, s = obj.nr.meanstd(dim=dim, skipna=skipna)
+            close(s.compute(), arr.std(dim=dim, skipna=skipna))
+        f = obj.nr.fsum(dim=dim, skipna=skipna)
+        close(f.compute(), arr.sum(dim=dim, skipna=skipna))
+        lse = obj.nr.logsumexp(dim=dim, skipna=skipna)
+        ref = np.log(np.exp(arr).sum(dim=dim, skipna=skipna))
+        close(lse.compute(), ref)
+        assert lse.attrs == {"units": "K"}
+    if skipna is None:
+        clean = make(nan=False)
+        cobj = clean.chunk({"x": 3}) if chunked else clean
+        i, j = cobj.nr.argminmax(dim="x")
+        close(i.compute(), clean.argmin(dim="x"), exact=True)
+        close(j.compute(), clean.argmax(dim="x"), exact=True)
+    i, j = obj.nr.argminmax(dim="time", skipna=True)
+    close(i.compute(), arr.argmin(dim="time", skipna=True), exact=True)
+
+
+def test_dataset_several_variables():
+    arr = make()
+    ds = xr.Dataset({"t": arr, "p": (arr * 2 + 1).isel(x=0, drop=True),
+                     "n": ("y", np.arange(5.0))}, attrs={"title": "test"})
+    for obj in (ds, ds.chunk({"time": 2})):
+        lo, hi = obj.nr.minmax(dim="time")
+        assert isinstance(lo, xr.Dataset) and set(lo.data_vars) == {"t", "p", "n"}
+        assert lo.attrs == {"title": "test"} and lo["t"].attrs == {"units": "K"}
+        xr.testing.assert_allclose(lo.compute()[["t", "p"]], ds[["t", "p"]].min("time"))
+        xr.testing.assert_allclose(hi.compute()[["t", "p"]], ds[["t", "p"]].max("time"))
+        # a variable without the dimension reduces over none of its axes
+        xr.testing.assert_allclose(lo["n"].compute(), ds["n"])
+        m, v = obj.nr.meanvar(dim=("time", "y"))
+        xr.testing.assert_allclose(v.compute()[["t", "p"]], ds[["t", "p"]].var(("time", "y")))
+        assert isinstance(obj.nr.fsum(), xr.Dataset)
+
+
+def test_lazy_and_one_graph():
+    calls = []
+
+    def source(block):
+        calls.append(1)
+        return block
+
+    arr = make(nan=False).chunk({"time": 2, "y": 2})
+    data = arr.data.map_blocks(source, meta=np.empty((0, 0, 0)))
+    obj = arr.copy(data=data)
+    lo, hi = obj.nr.minmax(dim="time")
+    assert calls == []
+    xr.testing.assert_equal(lo.compute(), make(nan=False).min("time"))
+    n = len(calls)
+    assert n == data.npartitions
+    import dask
+    dask.compute(lo, hi, scheduler="synchronous")
+    assert len(calls) == 2 * n  # both outputs together: each chunk read once more
+
+
+def test_errors():
+    arr = make()
+    with pytest.raises(ValueError, match="not found"):
+        arr.nr.minmax(dim="nope")
+    with pytest.raises(ValueError, match="one dimension"):
+        arr.nr.argminmax(dim=("time", "x"))
