@@ -151,13 +151,14 @@ __device__ __forceinline__ nr_state nr_reduce(const nr_state &a, const nr_state 
     s.any = true;
     return s;
 }
-// The final accumulator: mode 0 starts from the traits' initials (as the CPU
-// loops; none for minimum/maximum), 1 from none (initial=None), 2 from the
-// given initial values init (one per output).
+// The final accumulator: mode 0 starts from the traits' initials of a
+// non-empty reduction, 3 from those of an empty one (as the CPU loops; none
+// for minimum/maximum), 1 from none, 2 from the given initial values init
+// (one per output).  Slots that saw no element get the start values.
 __device__ __forceinline__ nr_acc nr_final(const nr_state &s, int mode, const nr_acc &init) {
     nr_acc r;
     if (mode == 2) return s.any ? nr_tr::combine(init, s.a) : init;
-    if (mode == 0 && nr_tr::initials(r, !s.any)) return s.any ? nr_tr::combine(r, s.a) : r;
+    if ((mode == 0 || mode == 3) && nr_tr::initials(r, mode == 3)) return s.any ? nr_tr::combine(r, s.a) : r;
     return s.a;  // non-empty here: the caller refuses empty reductions without initials
 }
 """
