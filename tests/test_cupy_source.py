@@ -153,3 +153,18 @@ def test_mixed_numpy_and_cupy_raise_typeerror():
         nr.minmax(x, out=(_FakeCupyArray(), None))
     with pytest.raises(TypeError, match="mixed CuPy and non-CuPy"):
         nr.reduce(nr.moments, x, out=(_FakeCupyArray(), None, None))
+
+
+def test_stub_names_match_the_module():
+    stub = ast.parse(open(os.path.join(os.path.dirname(nr.__file__), "cupy.pyi")).read())
+    names = set()
+    for node in stub.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            names.add(node.target.id)
+    mod = ast.parse(open(CUPY_PY).read())
+    defined = {n.name for n in mod.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+               and not n.name.startswith("_")}
+    defined |= set(src.TRAITS) | {"FUNCTIONS"}
+    assert names == defined
