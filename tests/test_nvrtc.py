@@ -10,7 +10,9 @@
    ElementwiseKernel / ReductionKernel body inside a harness shaped like the
    code CuPy generates around them (CArray / CIndexer parameters, REDUCE and
    POST_MAP macros wrapping the expressions in parentheses, a typedef'd
-   _type_reduce built from the identity, shared-memory tree, _J index).
+   _type_reduce built from the identity, shared-memory tree, _J index), with
+   stand-ins for CuPy's types and, where CuPy is installed, with its own
+   carray.cuh / complex.cuh.
 
 nvcc is deliberately not used: it accepts host code in headers that NVRTC
 rejects.
@@ -18,6 +20,7 @@ rejects.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
@@ -210,7 +213,8 @@ def reduction_harness(parts, block_size=512) -> str:
     ins, outs = _params(parts["in_params"]), _params(parts["out_params"])
     arrays = [(t, n) for t, n in ins if n in ("x", "w")]
     scalars = [(t, n) for t, n in ins if n not in ("x", "w")]
-    params = ", ".join([f"CArray<{t}, 2> _raw_{n}" for t, n in arrays + outs]
+    params = ", ".join([f"CArray<{t}, 2> _raw_{n}" for t, n in arrays]
+                       + [f"CArray<{t}, 1> _raw_{n}" for t, n in outs]
                        + [f"{t} {n}" for t, n in scalars]
                        + ["CIndexer<2> _in_ind", "CIndexer<1> _out_ind", "int _block_stride"])
     in_refs = "".join(f"      const {t} {n} = _raw_{n}[_in_ind.get()];\n" for t, n in arrays)
@@ -283,3 +287,28 @@ def test_nvrtc_reports_errors_with_the_log():
     with pytest.raises(AssertionError, match="error"):
         # host code in a header is what NVRTC rejects (nvcc would accept it)
         nvrtc_compile('#include <vector>\nextern "C" __global__ void k() {}', ARCHS[0])
+
+
+# The same kernels with CuPy's own headers instead of the stand-ins (where CuPy
+# is installed: its wheel ships carray.cuh, complex.cuh and the CCCL headers;
+# found without importing CuPy).  float16 is left out: CuPy's float16.cuh needs
+# the CUDA toolkit's cuda_fp16.h, which neither wheel ships.
+_cupy_spec = importlib.util.find_spec("cupy")
+CUPY_INCLUDE = (os.path.join(os.path.dirname(_cupy_spec.origin), "_core", "include")
+                if _cupy_spec is not None and _cupy_spec.origin else None)
+_no_cupy_headers = None if CUPY_INCLUDE and os.path.isfile(
+    os.path.join(CUPY_INCLUDE, "cupy", "carray.cuh")) else "CuPy is not installed (its headers)"
+CUPY_CASES = [c for c in MIRROR_CASES if c[2] != "e"]
+
+
+@needs_nvrtc
+@pytest.mark.skipif(_no_cupy_headers is not None, reason=_no_cupy_headers or "")
+@pytest.mark.parametrize("kind,name,char", CUPY_CASES,
+                         ids=[f"{k}-{n}-{c}" for k, n, c in CUPY_CASES])
+def test_nvrtc_mirror_cupy_headers(kind, name, char):
+    code = _harness(kind, name, char).replace(HARNESS_TYPES, "typedef int IndexT;\n")
+    code = "#include <cupy/complex.cuh>\n#include <cupy/carray.cuh>\n" + code
+    cccl = os.path.join(CUPY_INCLUDE, "cupy", "_cccl")
+    extra = [f"-I{CUPY_INCLUDE}"] + [f"-I{os.path.join(cccl, d)}" for d in
+                                     ("thrust", "libcudacxx", "cub")] + ["-std=c++17"]
+    nvrtc_compile(code, ARCHS[0], f"cupy_{kind}_{name}_{char}.cu", extra=extra)
