@@ -12,6 +12,7 @@ the traits' ``lift`` / ``combine`` / ``initials``.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -68,6 +69,7 @@ def _ufunc(name):
     return getattr(_core, name)
 
 
+@functools.lru_cache(maxsize=None)
 def loop_types(name: str) -> dict:
     """{input type char: output type char} of the CPU ufunc's loops that the
     device has (read from the ufunc: ``resolve_dtypes`` per device dtype)."""
@@ -80,7 +82,7 @@ def loop_types(name: str) -> dict:
         except TypeError:
             continue
         found[c] = res[2].char
-    return found
+    return found  # (cached: callers must not modify it)
 
 
 def _struct(template, in_char, out_char):
@@ -214,7 +216,7 @@ def elementwise_parts(name: str, in_char: str) -> dict:
           + "".join(f"{o} = nr_out(a.v[{k}]);\n" for k, o in enumerate(outs)))
     return dict(in_params=f"{it} x1, {it} x2", out_params=", ".join(f"{ot} {o}" for o in outs),
                 operation=op, name=f"nr_{name}_{_dtype_name(in_char)}",
-                preamble=preamble(name, in_char, out_char), options=("-I", include_dir()))
+                preamble=preamble(name, in_char, out_char), options=("-I" + include_dir(),))
 
 
 def reduction_parts(name: str, in_char: str, where: bool = False) -> dict:
@@ -235,7 +237,7 @@ def reduction_parts(name: str, in_char: str, where: bool = False) -> dict:
                 reduce_expr="nr_reduce(a, b)", post_map_expr=post, identity="nr_empty()",
                 name=f"nr_{name}_reduce_{_dtype_name(in_char)}{'_w' if where else ''}",
                 reduce_type="nr_state", preamble=preamble(name, in_char, out_char),
-                options=("-I", include_dir()))
+                options=("-I" + include_dir(),))
 
 
 # argminmax: the traits' own empty accumulator (index -1) is REDUCE's identity;
@@ -255,4 +257,4 @@ def arg_reduction_parts(name: str, in_char: str) -> dict:
                 map_expr="nr_arg_map(x, _J)", reduce_expr="nr_arg_reduce(a, b)",
                 post_map_expr="o0 = a.ilo, o1 = a.ihi", identity="nr_arg_empty()",
                 name=f"nr_{name}_{_dtype_name(in_char)}", reduce_type="nr_acc",
-                preamble=preamble(name, in_char), options=("-I", include_dir()))
+                preamble=preamble(name, in_char), options=("-I" + include_dir(),))

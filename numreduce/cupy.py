@@ -57,7 +57,7 @@ import numpy as np  # noqa: E402
 
 from . import _core  # noqa: E402
 from . import _cupy_source as _src  # noqa: E402
-from ._args import check_outs, keepdims_flag, normalize_axes  # noqa: E402
+from ._args import axis_index, keepdims_flag, normalize_axes  # noqa: E402
 from ._engine import NoValue, _parse_initial, _resolve_outs  # noqa: E402
 
 __all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
@@ -116,6 +116,23 @@ def _device_outs(out, nout, name):
             raise TypeError(f"numreduce.cupy.{name}: out[{i}] is a {type(o).__name__}, "
                             "not a cupy.ndarray")
     return out
+
+
+def _check_device_outs(outs, shape, name):
+    """_args.check_outs for CuPy outputs (the same rules and messages: exactly
+    the result's shape, no two sharing memory; CuPy arrays are writeable)."""
+    given = []
+    for i, o in enumerate(outs):
+        if o is None:
+            continue
+        if o.shape != shape:
+            raise ValueError(f"{name}: out[{i}] has shape {o.shape}, but the result has shape "
+                             f"{shape}")
+        for j, p in given:
+            if cupy.shares_memory(o, p):
+                raise ValueError(f"{name}: out[{j}] and out[{i}] share memory; every output "
+                                 "needs its own array")
+        given.append((i, o))
 
 
 def _device_char(dt, name):
@@ -197,7 +214,7 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape)) if keepdims \
         else tuple(n for i, n in enumerate(a.shape) if i not in axes)
     if any(o is not None for o in outs):
-        check_outs(outs, shape, name)
+        _check_device_outs(outs, shape, name)
     descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, nout, name)
     in_dt, out_dt = descrs[0], descrs[1]
     char = _device_char(in_dt, name)
@@ -267,7 +284,6 @@ def _arg(a, axis, keepdims, out, name):
         x, axes = a.reshape(-1), (0,)
         shape = (1,) * a.ndim if keepdims else ()
     else:
-        from ._args import axis_index
         ax = axis_index(axis, a.ndim)
         x, axes = a, (ax,)
         shape = tuple(1 if i == ax else n for i, n in enumerate(a.shape)) if keepdims \
@@ -275,7 +291,7 @@ def _arg(a, axis, keepdims, out, name):
     if zero_d:
         shape = ()
     outs = _device_outs(out, 2, name)
-    check_outs(outs, shape, name)
+    _check_device_outs(outs, shape, name)
     for i, o in enumerate(outs):
         if o is not None and not np.can_cast(o.dtype, np.intp, casting="safe"):
             raise TypeError(f"{name}: cannot store indices in out[{i}] of dtype {o.dtype}")

@@ -90,7 +90,7 @@ def test_generated_elementwise_source():
     for k in range(3):
         assert f"o{k} = nr_out(a.v[{k}]);" in p["operation"]
     assert p["preamble"].startswith('#include "numreduce/traits/moments.hpp"\n')
-    assert p["options"] == ("-I", src.include_dir())
+    assert p["options"] == ("-I" + src.include_dir(),)
     assert os.path.isfile(os.path.join(src.include_dir(), "numreduce", "traits", "moments.hpp"))
     h = src.elementwise_parts("minimummaximum", "e")
     assert h["in_params"] == "float16 x1, float16 x2" and "typedef float16 nr_cin;" in h["preamble"]

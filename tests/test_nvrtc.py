@@ -263,12 +263,17 @@ def _mirror_cases():
 MIRROR_CASES = _mirror_cases()
 
 
-def _harness(kind, name, c):
+def _parts(kind, name, c):
     if kind == "elementwise":
-        return elementwise_harness(src.elementwise_parts(name, c))
+        return src.elementwise_parts(name, c)
     if kind == "arg":
-        return reduction_harness(src.arg_reduction_parts(name, c))
-    return reduction_harness(src.reduction_parts(name, c, where=kind == "reduce_where"))
+        return src.arg_reduction_parts(name, c)
+    return src.reduction_parts(name, c, where=kind == "reduce_where")
+
+
+def _harness(kind, name, c):
+    parts = _parts(kind, name, c)
+    return (elementwise_harness if kind == "elementwise" else reduction_harness)(parts)
 
 
 @needs_nvrtc
@@ -276,7 +281,9 @@ def _harness(kind, name, c):
 @pytest.mark.parametrize("kind,name,char", MIRROR_CASES,
                          ids=[f"{k}-{n}-{c}" for k, n, c in MIRROR_CASES])
 def test_nvrtc_mirror(kind, name, char, arch):
-    nvrtc_compile(_harness(kind, name, char), arch, f"{kind}_{name}_{char}.cu")
+    # with the options the mirror hands CuPy (the include path of the package data)
+    nvrtc_compile(_harness(kind, name, char), arch, f"{kind}_{name}_{char}.cu",
+                  extra=_parts(kind, name, char)["options"])
 
 
 @needs_nvrtc
