@@ -6,7 +6,8 @@ minutes, results written to OUTDIR/gpu_check.json and OUTDIR/gpu_check.txt.
 
 Differential: every numreduce ufunc's reduce over device dtypes, shapes
 (empty ones too), axes, keepdims, out=, initial=, where=, NaN-laden data,
-plus the user functions (minmax ... fsum) through numreduce's dispatch.
+accumulate along each axis, merge of two partial states, plus the user
+functions (minmax ... fsum) through numreduce's dispatch.
 min/max/argminmax and the min/max ufuncs must agree exactly (NaN positions
 included); moments, logsumexp and fsum within a float tolerance (with NaN
 positions identical); the same exception type where the CPU raises.
@@ -191,6 +192,24 @@ def differential(cp, nr, nrc, log, quick):
                     return res
                 add(uname, f"{dtype}{shape} out= axis=1", with_out,
                     lambda f=with_out: f(device=True), exact, rtol)
+        # accumulate along each axis; merge of two partial states
+        if len(shape) >= 1 and shape[0] > 0:
+            for ax in range(len(shape)):
+                add(uname + ".accumulate", f"{dtype}{shape} nan={nan} axis={ax}",
+                    lambda x=x, u=u, ax=ax: nr.accumulate(u, x, axis=ax),
+                    lambda x=x, u=u, ax=ax: nr.accumulate(u, cp.asarray(x), axis=ax), exact,
+                    max(rtol, 1e-10))
+        if len(shape) == 2 and shape[0] > 1:
+            half = shape[0] // 2
+
+            def merged(x=x, u=u, half=half, device=False):
+                xp = cp if device else np
+                mod = nrc if device else nr
+                sa = nr.reduce(u, xp.asarray(x[:half]), axis=0)
+                sb = nr.reduce(u, xp.asarray(x[half:]), axis=0)
+                return mod.merge(u, sa, sb)
+            add(uname + ".merge", f"{dtype}{shape} nan={nan}", merged,
+                lambda f=merged: f(device=True), exact, max(rtol, 1e-10))
         # the elementwise ufunc, broadcasting
         if len(shape) == 2 and not nan:
             y = _data(rng, dt, shape[1:], False)

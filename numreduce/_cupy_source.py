@@ -18,7 +18,8 @@ import os
 import numpy as np
 
 __all__ = ["TRAITS", "ARG_TRAITS", "DEVICE_TYPES", "include_dir", "loop_types",
-           "preamble", "elementwise_parts", "reduction_parts", "arg_reduction_parts"]
+           "preamble", "elementwise_parts", "reduction_parts", "arg_reduction_parts",
+           "merge_parts", "accumulate_source"]
 
 # ufunc name -> (traits struct, header, nout); {T} = stream element, {A} = acc.
 TRAITS = {
@@ -258,3 +259,44 @@ def arg_reduction_parts(name: str, in_char: str) -> dict:
                 post_map_expr="o0 = a.ilo, o1 = a.ihi", identity="nr_arg_empty()",
                 name=f"nr_{name}_{_dtype_name(in_char)}", reduce_type="nr_acc",
                 preamble=preamble(name, in_char), options=("-I" + include_dir(),))
+
+
+def merge_parts(name: str, state_char: str) -> dict:
+    """``cupy.ElementwiseKernel`` arguments of ``merge``: two partial states
+    (nout arrays each, of the accumulator dtype) combined elementwise, as
+    the CPU merge loop: combine(a, b).  The traits are those whose
+    accumulator dtype is the states' (stream type = state type)."""
+    nout = TRAITS[name][2]
+    st = _dtype_name(state_char)
+    a = [f"a{k}" for k in range(nout)]
+    b = [f"b{k}" for k in range(nout)]
+    outs = [f"o{k}" for k in range(nout)]
+    op = ("nr_acc A, B;\n" + "".join(f"A.v[{k}] = nr_back({x}); B.v[{k}] = nr_back({y});\n"
+                                     for k, (x, y) in enumerate(zip(a, b)))
+          + "const nr_acc r = nr_tr::combine(A, B);\n"
+          + "".join(f"{o} = nr_out(r.v[{k}]);\n" for k, o in enumerate(outs)))
+    return dict(in_params=", ".join(f"{st} {x}" for x in a + b),
+                out_params=", ".join(f"{st} {o}" for o in outs), operation=op,
+                name=f"nr_{name}_merge_{st}", preamble=preamble(name, state_char, state_char),
+                options=("-I" + include_dir(),))
+
+
+def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
+    """(source, kernel name) of the ``cupy.RawKernel`` of ``accumulate``:
+    the data as (n, cols) C-contiguous (the axis first), one thread per
+    column stepping down it -- out[j] = lift(x[0]) stepped through x[j], the
+    CPU scan's running state -- so that a warp's loads are contiguous."""
+    nout = TRAITS[name][2]
+    kname = f"nr_{name}_accumulate_{_dtype_name(in_char)}"
+    outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
+    body = (f'extern "C" __global__ void {kname}(const nr_cin *x, {outs}, long long n, '
+            "long long cols) {\n"
+            "    const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (c >= cols) return;\n"
+            "    nr_acc a = nr_tr::lift(nr_in(x[c]));\n"
+            "    for (long long j = 0; j < n; j++) {\n"
+            "        const long long i = j * cols + c;\n"
+            "        if (j > 0) a = nr_tr::step(a, nr_in(x[i]));\n"
+            + "".join(f"        o{k}[i] = nr_out(a.v[{k}]);\n" for k in range(nout))
+            + "    }\n}\n")
+    return preamble(name, in_char) + body, kname

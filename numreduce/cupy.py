@@ -12,6 +12,7 @@ and ``numreduce.reduce`` route CuPy arrays here (numreduce/_dispatch.py).
   of the reduction for traits without initials): map = lift, reduce =
   combine, the post-map writes every output (passed positionally, all
   returned);
+* ``accumulate`` (a RawKernel) and ``merge`` (an ElementwiseKernel);
 * the user functions minmax, nanminmax, argminmax, nanargminmax, meanvar,
   meanstd, nanmeanvar, logsumexp, fsum (real dtypes; complex input raises
   NotImplementedError here).
@@ -62,7 +63,7 @@ from ._engine import NoValue, _parse_initial, _resolve_outs  # noqa: E402
 
 __all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
                                "meanstd", "nanmeanvar", "logsumexp", "fsum", "reduce",
-                               "is_cupy_array"]
+                               "accumulate", "merge", "is_cupy_array"]
 
 _ndarray = cupy.ndarray
 _KERNELS: dict = {}
@@ -90,6 +91,26 @@ def _kernel(kind, name, char, where=False):
                                      name=p["name"], reduce_type=p["reduce_type"],
                                      preamble=p["preamble"], options=p["options"])
         _KERNELS[key] = k
+    return k
+
+
+def _raw_kernel(name, char):
+    key = ("accumulate", name, char, False)
+    k = _KERNELS.get(key)
+    if k is None:
+        code, kname = _src.accumulate_source(name, char)
+        k = _KERNELS[key] = cupy.RawKernel(code, kname, options=("-I" + _src.include_dir(),))
+    return k
+
+
+def _merge_kernel(name, char):
+    key = ("merge", name, char, False)
+    k = _KERNELS.get(key)
+    if k is None:
+        p = _src.merge_parts(name, char)
+        k = _KERNELS[key] = cupy.ElementwiseKernel(p["in_params"], p["out_params"],
+                                                   p["operation"], name=p["name"],
+                                                   preamble=p["preamble"], options=p["options"])
     return k
 
 
@@ -241,6 +262,65 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     return _into(work, outs, name)
 
 
+def accumulate(ufunc, array, axis=0, dtype=None, out=None):
+    """``numreduce.accumulate`` for CuPy arrays: every output's running
+    reduction along one axis (a RawKernel, one thread per position of the
+    other axes)."""
+    from ._args import one_axis
+    name = _ufunc_name(ufunc, "accumulate")
+    u = globals()[name]
+    label = f"accumulate({name})"
+    outs = _device_outs(out, u.nout, label)
+    a = _device_array(array, "the array", label)
+    ax = one_axis(axis, a, label, "accumulate on")
+    if any(o is not None for o in outs):
+        _check_device_outs(outs, a.shape, label)
+    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, u.nout, label)
+    char = _device_char(descrs[0], label)
+    n = a.shape[ax]
+    x = cupy.ascontiguousarray(cupy.moveaxis(a.astype(descrs[0], copy=False), ax, 0))
+    cols = x.size // n if n else 0
+    work = [cupy.empty(x.shape, descrs[1]) for _ in range(u.nout)]
+    if x.size:
+        threads = 256
+        _raw_kernel(name, char)(((cols + threads - 1) // threads,), (threads,),
+                                (x, *work, np.int64(n), np.int64(cols)))
+    res = tuple(cupy.moveaxis(w, 0, ax) for w in work)
+    return _into(res, outs, label)
+
+
+def merge(ufunc, states_a, states_b, out=None):
+    """``numreduce.merge`` for CuPy states: combine(a, b) elementwise, with
+    broadcasting (an ElementwiseKernel over the 2 * nout state arrays)."""
+    name = _ufunc_name(ufunc, "merge")
+    u = globals()[name]
+    label = f"merge({name})"
+    for what, st in (("states_a", states_a), ("states_b", states_b)):
+        if type(st) is not tuple or len(st) != u.nout:
+            raise TypeError(f"{label}: {what} must be a tuple of {u.nout} arrays")
+    sa = [_device_array(x, "states_a", label) for x in states_a]
+    sb = [_device_array(x, "states_b", label) for x in states_b]
+    dt = np.result_type(*[x.dtype for x in sa + sb])
+    char = _device_char(dt, label)
+    if _src.loop_types(name).get(char) != char:
+        raise TypeError(f"{label}: states of dtype {dt} are not {name} accumulators")
+    shape = cupy.broadcast_shapes(*[x.shape for x in sa + sb])
+    outs = _device_outs(out, u.nout, label)
+    _check_device_outs(outs, shape, label)
+    work = [o if o is not None and o.dtype == dt else cupy.empty(shape, dt) for o in outs]
+    _merge_kernel(name, char)(*[x.astype(dt, copy=False) for x in sa + sb], *work)
+    return _into(work, outs, label)
+
+
+def _ufunc_name(ufunc, method):
+    name = getattr(ufunc, "__name__", None)
+    if name not in _src.TRAITS or (getattr(_core, name) is not ufunc
+                                   and globals().get(name) is not ufunc):
+        raise TypeError(f"numreduce.cupy.{method}: {ufunc!r} is not a numreduce multi-output "
+                        "ufunc")
+    return name
+
+
 for _name in _src.TRAITS:
     globals()[_name] = DeviceUFunc(_name)
 del _name
@@ -249,11 +329,7 @@ del _name
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
            where=True):
     """``numreduce.reduce`` for CuPy arrays (numreduce's ufuncs only)."""
-    name = getattr(ufunc, "__name__", None)
-    if name not in _src.TRAITS or (getattr(_core, name) is not ufunc
-                                   and globals().get(name) is not ufunc):
-        raise TypeError(f"numreduce.cupy.reduce: {ufunc!r} is not a numreduce multi-output "
-                        "ufunc (use the ufunc's own reduce for CuPy arrays)")
+    name = _ufunc_name(ufunc, "reduce")
     return globals()[name].reduce(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                                   initial=initial, where=where)
 
@@ -389,4 +465,5 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
 
 # The user functions by name, for numreduce._dispatch (numreduce.<name>).
 FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax, meanvar,
-                                     meanstd, nanmeanvar, logsumexp, fsum, reduce)}
+                                     meanstd, nanmeanvar, logsumexp, fsum, reduce,
+                                     accumulate)}

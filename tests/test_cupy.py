@@ -121,3 +121,18 @@ def test_mixed_inputs_raise():
         nr.minmax(x, out=(np.empty(()), None))
     with pytest.raises(TypeError, match="not a cupy.ndarray"):
         nr.reduce(nr.minimummaximum, x, where=np.ones(4, bool), initial=0.0)
+
+
+@pytest.mark.parametrize("ufunc", ["minimummaximum", "moments", "maxsumexp", "twosum"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_accumulate_and_merge_match_cpu(ufunc, axis):
+    import numreduce.cupy as nrc
+    rng = np.random.default_rng(4)
+    x = _data(rng, "float64", (30, 45))
+    u = getattr(nr, ufunc)
+    _check(nr.accumulate(u, x, axis=axis), nr.accumulate(u, cp.asarray(x), axis=axis),
+           ufunc in EXACT, 1e-12)
+    sa, sb = nr.reduce(u, x[:10], axis=0), nr.reduce(u, x[10:], axis=0)
+    ga = nr.reduce(u, cp.asarray(x[:10]), axis=0)
+    gb = nr.reduce(u, cp.asarray(x[10:]), axis=0)
+    _check(nr.merge(u, sa, sb), nrc.merge(u, ga, gb), ufunc in EXACT, 1e-12)

@@ -123,7 +123,7 @@ def test_device_functions_have_the_cpu_signatures():
     tree = ast.parse(open(CUPY_PY).read())
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     for name in ("minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar", "meanstd",
-                 "nanmeanvar", "logsumexp", "fsum", "reduce"):
+                 "nanmeanvar", "logsumexp", "fsum", "reduce", "accumulate", "merge"):
         cpu = list(inspect.signature(getattr(nr, name)).parameters)
         dev = [a.arg for a in defs[name].args.args]
         assert dev == cpu, name
@@ -168,3 +168,15 @@ def test_stub_names_match_the_module():
                and not n.name.startswith("_")}
     defined |= set(src.TRAITS) | {"FUNCTIONS"}
     assert names == defined
+
+
+def test_generated_accumulate_and_merge_source():
+    code, kname = src.accumulate_source("moments", "f")
+    assert kname == "nr_moments_accumulate_float32"
+    assert f'extern "C" __global__ void {kname}(const nr_cin *x, nr_cout *o0, nr_cout *o1, ' \
+           "nr_cout *o2, long long n, long long cols)" in code
+    assert "a = nr_tr::step(a, nr_in(x[i]))" in code and "typedef double nr_cout;" in code
+    m = src.merge_parts("twosum", "f")
+    assert m["in_params"] == "float32 a0, float32 a1, float32 b0, float32 b1"
+    assert "const nr_acc r = nr_tr::combine(A, B);" in m["operation"]
+    assert "nr::TwoSum<float, float>" in m["preamble"]

@@ -257,6 +257,12 @@ def _mirror_cases():
         for c in src.loop_types("minimummaximum"):
             if c not in "lL":
                 cases.append(("arg", name, c))
+    for name in src.TRAITS:
+        for c, oc in src.loop_types(name).items():
+            if c not in "lL":
+                cases.append(("accumulate", name, c))
+                if c == oc:  # states of the accumulator dtype
+                    cases.append(("merge", name, c))
     return cases
 
 
@@ -264,6 +270,11 @@ MIRROR_CASES = _mirror_cases()
 
 
 def _parts(kind, name, c):
+    if kind == "merge":
+        return src.merge_parts(name, c)
+    if kind == "accumulate":
+        code, kname = src.accumulate_source(name, c)
+        return {"code": code, "name": kname, "options": ("-I" + src.include_dir(),)}
     if kind == "elementwise":
         return src.elementwise_parts(name, c)
     if kind == "arg":
@@ -273,7 +284,10 @@ def _parts(kind, name, c):
 
 def _harness(kind, name, c):
     parts = _parts(kind, name, c)
-    return (elementwise_harness if kind == "elementwise" else reduction_harness)(parts)
+    if kind == "accumulate":  # a RawKernel: the source as CuPy gets it
+        return HARNESS_TYPES + parts["code"]
+    return (elementwise_harness if kind in ("elementwise", "merge")
+            else reduction_harness)(parts)
 
 
 @needs_nvrtc
