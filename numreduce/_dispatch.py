@@ -174,6 +174,8 @@ def _policy(impl, sig, array, qualname, masked, wrap_scalars, public, nep18, arg
         # before NEP 18, whose dask implementation would compute the array
         from . import _dask
         return _dask.dispatch(qualname, arguments)
+    if any(_is_cupy(x) for x in relevant):  # CuPy arrays: numreduce.cupy (GPU)
+        return _cupy_call(qualname, arguments, relevant)
     if nep18 and any(_overrides(x) for x in relevant):
         return _array_function(public, qualname, relevant, args, kwargs)
     for x in relevant:
@@ -516,3 +518,26 @@ def masked_refuse(hint):
                         f"ignored); {hint}")
 
     return handler
+
+
+# ---------------------------------------------------------------------------
+# CuPy arrays (numreduce.cupy): detected by the type's module name, so that
+# numreduce never imports CuPy itself.  Every operand must then be a CuPy
+# array: mixed NumPy/CuPy inputs are a TypeError (no silent host round trip).
+# ---------------------------------------------------------------------------
+
+def _is_cupy(x) -> bool:
+    return type(x).__module__.partition(".")[0] == "cupy"
+
+
+def _cupy_call(qualname, arguments, relevant):
+    others = [type(x).__name__ for x in relevant if not _is_cupy(x)]
+    if others:
+        raise TypeError(f"{qualname}: mixed CuPy and non-CuPy arrays ({', '.join(others)}); "
+                        "move every operand to the same device first (cupy.asarray / .get())")
+    from . import cupy as nr_cupy  # ImportError with what is missing (CuPy, a GPU)
+    func = nr_cupy.FUNCTIONS.get(qualname.rpartition(".")[2])
+    if func is None:
+        raise TypeError(f"{qualname} has no GPU implementation for CuPy arrays yet "
+                        "(numreduce.cupy; see docs/gpu.md)")
+    return func(**arguments)

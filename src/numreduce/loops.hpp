@@ -9,6 +9,7 @@
 
 #include "numpy_api.hpp"
 #include "simd.hpp"
+#include "host_traits.hpp"  // the traits' host-only members (before any traits header)
 #include "ufuncs.hpp"
 
 namespace nr {

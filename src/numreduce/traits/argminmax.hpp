@@ -5,7 +5,7 @@
 // and an all-NaN slice leaves index -1 (the caller raises).
 #pragma once
 #include "common.hpp"
-#include "minmax.hpp"  // the block summaries of the host fast path
+#include "minmax.hpp"  // the block summaries of the host fast path (MinMaxOf)
 
 namespace nr {
 
@@ -66,7 +66,7 @@ struct ArgMinMax {
     // NaN block (propagating) ends the scan: the first NaN wins both.
     static constexpr long long BLOCK = 4096;
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
-#if defined(NR_HAVE_HOST_SIMD)
+#if defined(NR_HOST_TRAITS) && defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             if (n >= 64) return combine(acc, blocked(x, n));
         }
@@ -76,39 +76,11 @@ struct ArgMinMax {
     }
 
   private:
-#if defined(NR_HAVE_HOST_SIMD)
-    // The block pass, for n >= 1 elements.
-    static acc_t blocked(const in_t *x, long long n) {
-        using MM = MinMaxOf<T, SKIP_NAN>;
-        T lo = T(), hi = T();
-        long long blo = -1, bhi = -1;  // start of the winning block per side
-        for (long long k = 0; k < n; k += BLOCK) {
-            const long long m = n - k < BLOCK ? n - k : BLOCK;
-            const typename MM::acc_t b = MM::block_reduce(MM::lift(x[k]), x + k + 1, m - 1);
-            if (is_nan(b.v[0])) {
-                if (SKIP_NAN) continue;  // only NaNs in this block
-                lo = hi = b.v[0];        // the block's first NaN wins both
-                blo = bhi = k;
-                break;
-            }
-            if (blo < 0 || b.v[0] < lo) {
-                lo = b.v[0];
-                blo = k;
-            }
-            if (bhi < 0 || b.v[1] > hi) {
-                hi = b.v[1];
-                bhi = k;
-            }
-        }
-        return acc_t{lo, hi, first_equal(x, n, blo, lo), first_equal(x, n, bhi, hi)};
-    }
-    // Index of the first element equal to v (the first NaN for a NaN v) in
-    // the block starting at k; -1 for k = -1.
-    static long long first_equal(const in_t *x, long long n, long long k, T v) {
-        if (k < 0) return -1;
-        const long long end = n - k < BLOCK ? n : k + BLOCK;
-        return k + simd::find_eq<T>(x + k, end - k, v);
-    }
+#if defined(NR_HOST_TRAITS) && defined(NR_HAVE_HOST_SIMD)
+    // Host only (defined in ../host_traits.hpp): the block pass for n >= 1
+    // elements, and the first element equal to v in the block at k.
+    static acc_t blocked(const in_t *x, long long n);
+    static long long first_equal(const in_t *x, long long n, long long k, T v);
 #endif
 };
 

@@ -3,7 +3,13 @@
 // Everything in src/numreduce/traits/ is plain C++17 arithmetic with no
 // library includes, so the same headers compile on the host (the NumPy
 // extension) and under NVRTC (the CuPy mirror).  Host/device qualifiers are
-// hidden behind NR_HD.
+// hidden behind NR_HD.  Host-only members (the row-block kernels, the SIMD
+// block pass of argminmax) are declared here only under NR_HOST_TRAITS and
+// defined in ../host_traits.hpp; the SIMD fast paths inside block_reduce are
+// compiled only under NR_HAVE_HOST_SIMD, which ../simd.hpp defines (host
+// translation units include it, through loops.hpp, before the traits).  The
+// headers are installed as package data (numreduce/include/numreduce/traits)
+// and tests/test_nvrtc.py compiles them with NVRTC's default options.
 #pragma once
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)

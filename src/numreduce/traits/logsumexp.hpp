@@ -9,7 +9,6 @@
 // long double).
 #pragma once
 #include "expfn.hpp"
-#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -114,43 +113,11 @@ struct MaxSumExp {
         while (top > 0) r = combine(stack[--top], r);
         return combine(acc, r);
     }
-    // Rows of a C-order block reduced over axis 0 (the engine's _reduce_rows;
-    // host only): per column block, runs of R ~ sqrt(rows) rows step into
-    // fresh per-column states (the branch-free step vectorises across the
-    // columns), and each run's states combine() into the accumulators -- a
-    // summation depth of about 2 sqrt(rows) instead of rows.
+#if defined(NR_HOST_TRAITS)
+    // Host only: row blocks reduced over axis 0 (defined in ../host_traits.hpp).
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
-                                             long long cols, long long stride) {
-        constexpr long long CB = 512;
-        A bm[CB], bt[CB];
-        long long R = 16;
-        while (R * R < rows) R *= 2;
-        for (long long c0 = 0; c0 < cols; c0 += CB) {
-            const long long cb = cols - c0 < CB ? cols - c0 : CB;
-            A *m = acc[0] + c0, *t = acc[1] + c0;
-            for (long long r0 = 0; r0 < rows; r0 += R) {
-                const long long rb = rows - r0 < R ? rows - r0 : R;
-                const in_t *x0 = x + r0 * stride + c0;
-                for (long long c = 0; c < cb; c++) {
-                    bm[c] = to_real<A>(x0[c]);
-                    bt[c] = A(0);
-                }
-                for (long long r = 1; r < rb; r++) {
-                    const in_t *xr = x0 + r * stride;
-                    for (long long c = 0; c < cb; c++) {
-                        const acc_t a = step(acc_t{{bm[c], bt[c]}}, xr[c]);
-                        bm[c] = a.v[0];
-                        bt[c] = a.v[1];
-                    }
-                }
-                for (long long c = 0; c < cb; c++) {
-                    const acc_t a = combine(acc_t{{m[c], t[c]}}, acc_t{{bm[c], bt[c]}});
-                    m[c] = a.v[0];
-                    t[c] = a.v[1];
-                }
-            }
-        }
-    }
+                                             long long cols, long long stride);
+#endif
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
     }

@@ -14,7 +14,6 @@
 //   frame_t, frame, ...     a working frame for chunks of one stream (moments.hpp)
 #pragma once
 #include "common.hpp"
-#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -103,34 +102,11 @@ struct MinMaxOf {
         return acc;
     }
 
-    // Rows of a C-ordered block reduced over axis 0 into the accumulator rows
-    // acc[0] (min) and acc[1] (max), in place.  Propagating integer/float
-    // data on the host: per block of rows, column tiles kept in vector
-    // registers while the block's rows stream past (simd.hpp); the remaining
-    // columns, and every other case, step row by row.  `stride` is in elements.
+#if defined(NR_HOST_TRAITS)
+    // Host only: row blocks reduced over axis 0 (defined in ../host_traits.hpp).
     static void rows_reduce(out_t *const *acc, const in_t *x, long long rows, long long cols,
-                            long long stride) {
-        // Blocks of 16 rows: few enough concurrent row streams for the
-        // prefetchers, enough rows to amortise the accumulator load/store.
-        constexpr long long RB = 16;
-        for (long long r0 = 0; r0 < rows; r0 += RB) {
-            const long long rb = rows - r0 < RB ? rows - r0 : RB;
-            const in_t *xb = x + r0 * stride;
-            long long c0 = 0;
-#if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SKIP_NAN && plain_arith<T>::value && sizeof(T) <= 8) {
-                c0 = simd::minmax_cols<T>(acc[0], acc[1], xb, rb, cols, stride);
-            }
+                            long long stride);
 #endif
-            for (long long r = 0; r < rb; r++) {
-                for (long long c = c0; c < cols; c++) {
-                    const acc_t a = step(acc_t{{acc[0][c], acc[1][c]}}, xb[r * stride + c]);
-                    acc[0][c] = a.v[0];
-                    acc[1][c] = a.v[1];
-                }
-            }
-        }
-    }
 };
 
 template <class T>

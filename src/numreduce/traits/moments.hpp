@@ -13,7 +13,6 @@
 // shifted value or mean would), never a negative or NaN M2.
 #pragma once
 #include "common.hpp"
-#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 
@@ -106,138 +105,15 @@ struct Moments {
         return {{r.v[0], mean, r.v[2] / scale / scale}};
     }
 
-    // Rows of a C-ordered block reduced over axis 0 (one accumulator per
-    // column, the accumulator rows count/mean/m2 updated in place),
-    // column-parallel in tiles of CB columns.  Each column keeps a fixed
-    // frame K (its running mean, else its first finite value) for the whole
-    // call.  A block of RB rows is summarised in one pass by shifted sums
-    //   S1 = sum(y), S2 = sum(y^2),   y = x - Kb,
-    // Kb = K + the column's previous block mean in the frame (four rows per
-    // sweep of the loops over columns, which vectorise; the accumulator rows
-    // stay in L1), and M2_b = S2 - S1^2 / n_b.  That formula loses at most one bit
-    // while the block mean lies within one standard deviation of Kb
-    // (S2 <= 2 M2_b), which the previous block's mean makes the normal case,
-    // slow trends included; a column block that fails the test (a first
-    // block far from its first value, a jump, inf/NaN, overflow) is summarised
-    // again exactly by the stream algorithm (two-pass per block).  Blocks
-    // merge with Chan's update in the frame, M2 compensated, and a column's
-    // frame moves to its first block's mean.  `stride` is in elements.
     static constexpr long long RB = 64, CB = 256;
+#if defined(NR_HOST_TRAITS)
+    // Host only (defined in ../host_traits.hpp): row blocks reduced over
+    // axis 0, and one column redone in the halved frame.
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
-                                             long long cols, long long stride) {
-        A *cnt = acc[0], *mean = acc[1], *m2 = acc[2];
-        A K[CB], cnt0[CB], mean0[CB], m20[CB], sc[CB], sm[CB], sq[CB], err[CB], last[CB], kb[CB], s1[CB], s2[CB], bn[CB];
-        for (long long c0 = 0; c0 < cols; c0 += CB) {
-            const long long cb = cols - c0 < CB ? cols - c0 : CB;
-            for (long long c = 0; c < cb; c++) {
-                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : to_real<A>(x[c0 + c]);
-                // A NaN/inf first value: shift by the column's first finite one.
-                for (long long r = 1; !is_finite(k) && cnt[c0 + c] == A(0) && r < rows; r++) {
-                    k = to_real<A>(x[r * stride + c0 + c]);
-                }
-                K[c] = is_finite(k) ? k : A(0);
-                cnt0[c] = cnt[c0 + c];
-                mean0[c] = mean[c0 + c];
-                m20[c] = m2[c0 + c];
-                sc[c] = cnt[c0 + c];
-                sm[c] = cnt[c0 + c] > A(0) ? mean[c0 + c] - K[c] : A(0);
-                sq[c] = m2[c0 + c];
-                err[c] = A(0);
-                last[c] = sm[c];
-            }
-            for (long long r0 = 0; r0 < rows; r0 += RB) {
-                const long long rb = rows - r0 < RB ? rows - r0 : RB;
-                for (long long c = 0; c < cb; c++) {
-                    kb[c] = K[c] + (is_finite(last[c]) ? last[c] : A(0));
-                    s1[c] = s2[c] = A(0);
-                    bn[c] = SKIP_NAN ? A(0) : A(rb);
-                }
-                long long r = r0;
-                if constexpr (!SKIP_NAN) {  // four rows per sweep: fewer L1 round trips
-                    for (; r + 4 <= r0 + rb; r += 4) {
-                        const in_t *x0 = x + r * stride + c0, *x1 = x0 + stride, *x2 = x1 + stride,
-                                   *x3 = x2 + stride;
-                        for (long long c = 0; c < cb; c++) {
-                            const A y0 = to_real<A>(x0[c]) - kb[c], y1 = to_real<A>(x1[c]) - kb[c];
-                            const A y2 = to_real<A>(x2[c]) - kb[c], y3 = to_real<A>(x3[c]) - kb[c];
-                            s1[c] += (y0 + y1) + (y2 + y3);
-                            s2[c] += (y0 * y0 + y1 * y1) + (y2 * y2 + y3 * y3);
-                        }
-                    }
-                }
-                for (; r < r0 + rb; r++) {
-                    const in_t *xr = x + r * stride + c0;
-                    for (long long c = 0; c < cb; c++) {
-                        const bool use = !skip(xr[c]);
-                        const A y = use ? to_real<A>(xr[c]) - kb[c] : A(0);
-                        s1[c] += y;
-                        s2[c] += y * y;
-                        if (SKIP_NAN) bn[c] += use ? A(1) : A(0);
-                    }
-                }
-                for (long long c = 0; c < cb; c++) {
-                    if (bn[c] == A(0)) continue;
-                    const A mb = s1[c] / bn[c], m2b = s2[c] - s1[c] * mb;
-                    acc_t blk;
-                    if (is_finite(s2[c]) && s1[c] * mb <= m2b) {
-                        blk = {{bn[c], (kb[c] - K[c]) + mb, m2b}};
-                    } else {  // gather the column's block: the exact stream algorithm
-                        in_t col[RB];
-                        for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
-                        blk = block_reduce_framed(acc_t{{A(0), A(0), A(0)}}, col, rb, frame_t{K[c], A(1)});
-                    }
-                    const bool fresh = sc[c] == A(0);
-                    const acc_t m = merge(acc_t{{sc[c], sm[c], sq[c]}}, blk, err[c]);
-                    sc[c] = m.v[0];
-                    sm[c] = m.v[1];
-                    sq[c] = m.v[2];
-                    if (fresh && is_finite(sm[c])) {
-                        // Move the frame to the first block's mean (exactly:
-                        // K + sm = new K + new sm), so that a first value far
-                        // from the rest costs no accuracy in later merges.
-                        A k2, e;
-                        two_sum(K[c], sm[c], k2, e);
-                        K[c] = k2;
-                        sm[c] = last[c] = e;
-                    } else {
-                        last[c] = blk.v[1];
-                    }
-                }
-            }
-            for (long long c = 0; c < cb; c++) {
-                if (sq[c] == -neg_inf<A>()) {
-                    // M2 overflowed: the column's frame may have too (see
-                    // frame_t); redo it as one stream, in the halved frame.
-                    const acc_t a0 = {{cnt0[c], mean0[c], m20[c]}};
-                    const acc_t r = column_scaled(a0, x + c0 + c, rows, stride);
-                    cnt[c0 + c] = r.v[0];
-                    mean[c0 + c] = r.v[1];
-                    m2[c0 + c] = r.v[2];
-                    continue;
-                }
-                cnt[c0 + c] = sc[c];
-                mean[c0 + c] = K[c] + sm[c];
-                m2[c0 + c] = is_finite(sq[c]) ? sq[c] + err[c] : sq[c];
-            }
-        }
-    }
+                                             long long cols, long long stride);
+    static acc_t column_scaled(acc_t acc, const in_t *x, long long rows, long long stride);
+#endif
 
-    // One column (elements `stride` apart) reduced onto acc as a stream in
-    // its halved frame, gathered in blocks (rows_reduce's overflow case).
-    static acc_t column_scaled(acc_t acc, const in_t *x, long long rows, long long stride) {
-        in_t col[RB];
-        long long k = 0;
-        while (k < rows && skip(x[k * stride])) k++;
-        frame_t f = frame(acc, k < rows ? x + k * stride : x, k < rows ? 1 : 0);
-        f.S = A(0.5);
-        acc_t sh = to_frame(acc, f);
-        for (long long r0 = 0; r0 < rows; r0 += RB) {
-            const long long rb = rows - r0 < RB ? rows - r0 : RB;
-            for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride];
-            sh = block_reduce_framed(sh, col, rb, f);
-        }
-        return from_frame(sh, f);
-    }
 
     // combine(sh, blk) in a frame, the M2 sum compensated (TwoSum, the
     // error collected in m2_err): over thousands of blocks its rounding

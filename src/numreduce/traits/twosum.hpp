@@ -9,7 +9,6 @@
 // type for float32/float64/long double.
 #pragma once
 #include "common.hpp"
-#include "../simd.hpp"  // host-only vector kernels (nothing under NVRTC)
 
 namespace nr {
 

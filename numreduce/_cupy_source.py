@@ -1,0 +1,302 @@
+"""CUDA source of the CuPy mirror (``numreduce.cupy``), generated from the
+traits headers -- importable without CuPy or a GPU, so that the generation is
+unit-tested and NVRTC-compiled everywhere (tests/test_nvrtc.py).
+
+One table maps each numreduce ufunc to its traits struct (the same structs the
+CPU extension registers in src/numreduce/ufuncs.cpp); the loop dtypes of each
+ufunc are read from the CPU ufunc itself (``ufunc.resolve_dtypes``), so the
+mirror supports exactly the CPU's loops that exist on the device.  Per dtype
+only typedefs change; the kernel code is one fixed adapter (``ADAPTER``) over
+the traits' ``lift`` / ``combine`` / ``initials``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+
+__all__ = ["TRAITS", "ARG_TRAITS", "DEVICE_TYPES", "include_dir", "loop_types",
+           "preamble", "elementwise_parts", "reduction_parts", "arg_reduction_parts",
+           "merge_parts", "accumulate_source"]
+
+# ufunc name -> (traits struct, header, nout); {T} = stream element, {A} = acc.
+TRAITS = {
+    "minimummaximum": ("nr::MinMax<{T}>", "minmax.hpp", 2),
+    "fminfmax": ("nr::FMinFMax<{T}>", "fminfmax.hpp", 2),
+    "moments": ("nr::Moments<{T}, {A}, false>", "moments.hpp", 3),
+    "nanmoments": ("nr::Moments<{T}, {A}, true>", "moments.hpp", 3),
+    "maxsumexp": ("nr::MaxSumExp<{T}, {A}>", "logsumexp.hpp", 2),
+    "twosum": ("nr::TwoSum<{T}, {A}>", "twosum.hpp", 2),
+}
+# The index-carrying reductions of argminmax / nanargminmax (no ufunc).
+ARG_TRAITS = {
+    "argminmax": ("nr::ArgMinMax<{T}, false>", "argminmax.hpp"),
+    "nanargminmax": ("nr::ArgMinMax<{T}, true>", "argminmax.hpp"),
+}
+
+# NumPy type char -> (CuPy's C type of an element, the traits' storage type).
+# Only dtypes CuPy has: no long double, datetime64 or timedelta64 on the device.
+DEVICE_TYPES = {
+    "?": ("bool", "bool"),
+    "b": ("signed char", "signed char"),
+    "B": ("unsigned char", "unsigned char"),
+    "h": ("short", "short"),
+    "H": ("unsigned short", "unsigned short"),
+    "i": ("int", "int"),
+    "I": ("unsigned int", "unsigned int"),
+    "l": ("long long", "long long"),
+    "L": ("unsigned long long", "unsigned long long"),
+    "q": ("long long", "long long"),
+    "Q": ("unsigned long long", "unsigned long long"),
+    "e": ("float16", "nr::half16"),
+    "f": ("float", "float"),
+    "d": ("double", "double"),
+    "F": ("complex<float>", "nr::cplx<float>"),
+    "D": ("complex<double>", "nr::cplx<double>"),
+}
+# Real types of the accumulators (out_t), by type char.
+_REAL = {"f": "float", "d": "double"}
+
+
+def include_dir() -> str:
+    """The installed headers' root: ``#include "numreduce/traits/..."``."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
+
+
+def _ufunc(name):
+    from . import _core
+    return getattr(_core, name)
+
+
+@functools.lru_cache(maxsize=None)
+def loop_types(name: str) -> dict:
+    """{input type char: output type char} of the CPU ufunc's loops that the
+    device has (read from the ufunc: ``resolve_dtypes`` per device dtype)."""
+    u = _ufunc(name)
+    found = {}
+    for c in DEVICE_TYPES:
+        dt = np.dtype(c)
+        try:
+            res = u.resolve_dtypes((dt, dt) + (None,) * u.nout)
+        except TypeError:
+            continue
+        found[c] = res[2].char
+    return found  # (cached: callers must not modify it)
+
+
+def _struct(template, in_char, out_char):
+    return template.format(T=DEVICE_TYPES[in_char][1],
+                           A=_REAL.get(out_char, DEVICE_TYPES[out_char][1]))
+
+
+# The adapter between CuPy's kernels and the traits, the same for every
+# ufunc and dtype (it sees only the typedefs nr_tr, nr_cin, nr_cout).
+ADAPTER = r"""
+// Byte copy between CuPy's element classes (float16, complex<T>) and the
+// traits' storage types (nr::half16, nr::cplx<T>) of the same layout.
+template <class To, class From>
+struct nr_conv {
+    static __device__ __forceinline__ To go(const From &f) {
+        static_assert(sizeof(To) == sizeof(From), "nr_conv needs equal sizes");
+        To t;
+        const char *s = reinterpret_cast<const char *>(&f);
+        char *d = reinterpret_cast<char *>(&t);
+        for (int i = 0; i < (int)sizeof(To); i++) d[i] = s[i];
+        return t;
+    }
+};
+template <class T>
+struct nr_conv<T, T> {
+    static __device__ __forceinline__ T go(const T &f) { return f; }
+};
+typedef nr_tr::acc_t nr_acc;
+__device__ __forceinline__ nr_tr::in_t nr_in(const nr_cin &x) {
+    return nr_conv<nr_tr::in_t, nr_cin>::go(x);
+}
+"""
+
+# Reductions whose traits keep nout values of out_t (every ufunc's traits).
+ADAPTER_VALUES = r"""
+typedef nr_tr::out_t nr_out_t;
+__device__ __forceinline__ nr_cout nr_out(const nr_out_t &v) { return nr_conv<nr_cout, nr_out_t>::go(v); }
+__device__ __forceinline__ nr_out_t nr_back(const nr_cout &v) { return nr_conv<nr_out_t, nr_cout>::go(v); }
+// The reduction state: the traits' accumulator and whether it has seen an
+// element (the identity of REDUCE for every traits struct, those without
+// initials -- minimum/maximum -- included).
+struct nr_state {
+    nr_acc a;
+    bool any;
+};
+__device__ __forceinline__ nr_state nr_empty() {
+    nr_state s;
+    s.any = false;
+    return s;
+}
+__device__ __forceinline__ nr_state nr_map(const nr_cin &x) {
+    nr_state s;
+    s.a = nr_tr::lift(nr_in(x));
+    s.any = true;
+    return s;
+}
+__device__ __forceinline__ nr_state nr_map_where(const nr_cin &x, bool w) {
+    nr_state s;
+    if (w) s.a = nr_tr::lift(nr_in(x));
+    s.any = w;
+    return s;
+}
+__device__ __forceinline__ nr_state nr_reduce(const nr_state &a, const nr_state &b) {
+    if (!b.any) return a;
+    if (!a.any) return b;
+    nr_state s;
+    s.a = nr_tr::combine(a.a, b.a);
+    s.any = true;
+    return s;
+}
+// The final accumulator: mode 0 starts from the traits' initials of a
+// non-empty reduction, 3 from those of an empty one (as the CPU loops; none
+// for minimum/maximum), 1 from none, 2 from the given initial values init
+// (one per output).  Slots that saw no element get the start values.
+__device__ __forceinline__ nr_acc nr_final(const nr_state &s, int mode, const nr_acc &init) {
+    nr_acc r;
+    if (mode == 2) return s.any ? nr_tr::combine(init, s.a) : init;
+    if ((mode == 0 || mode == 3) && nr_tr::initials(r, mode == 3)) return s.any ? nr_tr::combine(r, s.a) : r;
+    return s.a;  // non-empty here: the caller refuses empty reductions without initials
+}
+"""
+
+def _post(nout):
+    """The post-map of an nout-output reduction: a function, since CuPy
+    wraps POST_MAP's expression in parentheses."""
+    ins = ", ".join(f"nr_cout i{k}" for k in range(nout))
+    outs = ", ".join(f"nr_cout &o{k}" for k in range(nout))
+    return ("__device__ __forceinline__ void nr_post(const nr_state &s, int mode, "
+            f"{ins}, {outs}) {{\n"
+            "    nr_acc init;\n"
+            + "".join(f"    init.v[{k}] = nr_back(i{k});\n" for k in range(nout))
+            + "    const nr_acc r = nr_final(s, mode, init);\n"
+            + "".join(f"    o{k} = nr_out(r.v[{k}]);\n" for k in range(nout))
+            + "}\n")
+
+
+def _typedefs(struct, in_char, out_char):
+    return (f"typedef {struct} nr_tr;\n"
+            f"typedef {DEVICE_TYPES[in_char][0]} nr_cin;\n"
+            f"typedef {DEVICE_TYPES[out_char][0]} nr_cout;\n")
+
+
+def preamble(name: str, in_char: str, out_char: str | None = None) -> str:
+    """The kernel preamble of ufunc (or arg reduction) `name` for one input
+    dtype: the traits header, the typedefs and the adapter."""
+    if name in ARG_TRAITS:
+        template, header = ARG_TRAITS[name]
+        struct = template.format(T=DEVICE_TYPES[in_char][1])
+        return (f'#include "numreduce/traits/{header}"\n' + _typedefs(struct, in_char, "l")
+                + ADAPTER + ADAPTER_ARG)
+    template, header, _ = TRAITS[name]
+    if out_char is None:
+        out_char = loop_types(name)[in_char]
+    struct = _struct(template, in_char, out_char)
+    return (f'#include "numreduce/traits/{header}"\n' + _typedefs(struct, in_char, out_char)
+            + ADAPTER + ADAPTER_VALUES + _post(TRAITS[name][2]))
+
+
+def _dtype_name(char):
+    return np.dtype(char).name
+
+
+def elementwise_parts(name: str, in_char: str) -> dict:
+    """Arguments of ``cupy.ElementwiseKernel`` for ufunc `name` on (in, in):
+    outputs = combine(lift(x1), lift(x2)), as the CPU forward loop."""
+    out_char = loop_types(name)[in_char]
+    nout = TRAITS[name][2]
+    it, ot = _dtype_name(in_char), _dtype_name(out_char)
+    outs = [f"o{k}" for k in range(nout)]
+    op = ("nr_acc a = nr_tr::combine(nr_tr::lift(nr_in(x1)), nr_tr::lift(nr_in(x2)));\n"
+          + "".join(f"{o} = nr_out(a.v[{k}]);\n" for k, o in enumerate(outs)))
+    return dict(in_params=f"{it} x1, {it} x2", out_params=", ".join(f"{ot} {o}" for o in outs),
+                operation=op, name=f"nr_{name}_{_dtype_name(in_char)}",
+                preamble=preamble(name, in_char, out_char), options=("-I" + include_dir(),))
+
+
+def reduction_parts(name: str, in_char: str, where: bool = False) -> dict:
+    """Arguments of ``cupy.ReductionKernel`` for ``ufunc.reduce``: map =
+    lift, reduce = combine, the post-map writes every output.  Scalar
+    parameters: nr_mode (initials mode, see nr_final) and one initial value
+    per output (used for mode 2)."""
+    out_char = loop_types(name)[in_char]
+    nout = TRAITS[name][2]
+    it, ot = _dtype_name(in_char), _dtype_name(out_char)
+    outs = [f"o{k}" for k in range(nout)]
+    inits = [f"i{k}" for k in range(nout)]
+    in_params = f"{it} x" + (", bool w" if where else "") + ", int32 nr_mode, " + \
+        ", ".join(f"{ot} {i}" for i in inits)
+    post = f"nr_post(a, nr_mode, {', '.join(inits)}, {', '.join(outs)})"
+    return dict(in_params=in_params, out_params=", ".join(f"{ot} {o}" for o in outs),
+                map_expr="nr_map_where(x, w)" if where else "nr_map(x)",
+                reduce_expr="nr_reduce(a, b)", post_map_expr=post, identity="nr_empty()",
+                name=f"nr_{name}_reduce_{_dtype_name(in_char)}{'_w' if where else ''}",
+                reduce_type="nr_state", preamble=preamble(name, in_char, out_char),
+                options=("-I" + include_dir(),))
+
+
+# argminmax: the traits' own empty accumulator (index -1) is REDUCE's identity;
+# _J is CuPy's index of the element in the reduced axes.
+ADAPTER_ARG = r"""
+__device__ __forceinline__ nr_acc nr_arg_empty() { return nr_tr::empty(); }
+__device__ __forceinline__ nr_acc nr_arg_map(const nr_cin &x, long long j) { return nr_tr::lift(nr_in(x), j); }
+__device__ __forceinline__ nr_acc nr_arg_reduce(const nr_acc &a, const nr_acc &b) { return nr_tr::combine(a, b); }
+"""
+
+
+def arg_reduction_parts(name: str, in_char: str) -> dict:
+    """``cupy.ReductionKernel`` arguments of argminmax / nanargminmax: the
+    (argmin, argmax) int64 outputs; an all-NaN slice of nanargminmax leaves
+    -1 (the caller raises, as the CPU path)."""
+    return dict(in_params=f"{_dtype_name(in_char)} x", out_params="int64 o0, int64 o1",
+                map_expr="nr_arg_map(x, _J)", reduce_expr="nr_arg_reduce(a, b)",
+                post_map_expr="o0 = a.ilo, o1 = a.ihi", identity="nr_arg_empty()",
+                name=f"nr_{name}_{_dtype_name(in_char)}", reduce_type="nr_acc",
+                preamble=preamble(name, in_char), options=("-I" + include_dir(),))
+
+
+def merge_parts(name: str, state_char: str) -> dict:
+    """``cupy.ElementwiseKernel`` arguments of ``merge``: two partial states
+    (nout arrays each, of the accumulator dtype) combined elementwise, as
+    the CPU merge loop: combine(a, b).  The traits are those whose
+    accumulator dtype is the states' (stream type = state type)."""
+    nout = TRAITS[name][2]
+    st = _dtype_name(state_char)
+    a = [f"a{k}" for k in range(nout)]
+    b = [f"b{k}" for k in range(nout)]
+    outs = [f"o{k}" for k in range(nout)]
+    op = ("nr_acc A, B;\n" + "".join(f"A.v[{k}] = nr_back({x}); B.v[{k}] = nr_back({y});\n"
+                                     for k, (x, y) in enumerate(zip(a, b)))
+          + "const nr_acc r = nr_tr::combine(A, B);\n"
+          + "".join(f"{o} = nr_out(r.v[{k}]);\n" for k, o in enumerate(outs)))
+    return dict(in_params=", ".join(f"{st} {x}" for x in a + b),
+                out_params=", ".join(f"{st} {o}" for o in outs), operation=op,
+                name=f"nr_{name}_merge_{st}", preamble=preamble(name, state_char, state_char),
+                options=("-I" + include_dir(),))
+
+
+def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
+    """(source, kernel name) of the ``cupy.RawKernel`` of ``accumulate``:
+    the data as (n, cols) C-contiguous (the axis first), one thread per
+    column stepping down it -- out[j] = lift(x[0]) stepped through x[j], the
+    CPU scan's running state -- so that a warp's loads are contiguous."""
+    nout = TRAITS[name][2]
+    kname = f"nr_{name}_accumulate_{_dtype_name(in_char)}"
+    outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
+    body = (f'extern "C" __global__ void {kname}(const nr_cin *x, {outs}, long long n, '
+            "long long cols) {\n"
+            "    const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (c >= cols) return;\n"
+            "    nr_acc a = nr_tr::lift(nr_in(x[c]));\n"
+            "    for (long long j = 0; j < n; j++) {\n"
+            "        const long long i = j * cols + c;\n"
+            "        if (j > 0) a = nr_tr::step(a, nr_in(x[i]));\n"
+            + "".join(f"        o{k}[i] = nr_out(a.v[{k}]);\n" for k in range(nout))
+            + "    }\n}\n")
+    return preamble(name, in_char) + body, kname

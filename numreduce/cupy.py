@@ -1,0 +1,469 @@
+"""numreduce on CuPy arrays: the same multi-output ufuncs and reductions on
+the GPU, compiled from the same traits headers (docs/gpu.md).
+
+``import numreduce`` never imports this module or CuPy; the user functions
+and ``numreduce.reduce`` route CuPy arrays here (numreduce/_dispatch.py).
+
+* ``numreduce.cupy.<ufunc>(x1, x2, out=(..), dtype=..)``: a
+  ``cupy.ElementwiseKernel`` (broadcasting, every output);
+* ``numreduce.cupy.<ufunc>.reduce(a, axis=0, dtype=None, out=None,
+  keepdims=False, initial=..., where=True)``: a ``cupy.ReductionKernel``
+  whose accumulator is the traits' ``acc_t`` (with a seen-flag, the identity
+  of the reduction for traits without initials): map = lift, reduce =
+  combine, the post-map writes every output (passed positionally, all
+  returned);
+* ``accumulate`` (a RawKernel) and ``merge`` (an ElementwiseKernel);
+* the user functions minmax, nanminmax, argminmax, nanargminmax, meanvar,
+  meanstd, nanmeanvar, logsumexp, fsum (real dtypes; complex input raises
+  NotImplementedError here).
+
+Kernel source comes from numreduce._cupy_source (one table, the CPU ufuncs'
+loops); CuPy caches the compiled kernels (its kernel cache, on disk).
+
+NOT YET RUN ON A GPU: the kernels are NVRTC-compiled in CI
+(tests/test_nvrtc.py) and the differential checks are prepared
+(benchmarks/gpu_check.py, tests/test_cupy.py), but no GPU has been available.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+try:
+    import cupy
+except ImportError as _e:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "numreduce.cupy needs CuPy, which is not installed "
+        f"({_e}); install a CuPy wheel for your CUDA (e.g. pip install cupy-cuda12x)"
+    ) from None
+
+
+def _device_count():
+    try:
+        return cupy.cuda.runtime.getDeviceCount(), None
+    except Exception as e:  # CUDARuntimeError: no driver, insufficient driver, no device
+        return 0, e
+
+
+_n, _why = _device_count()
+if _n == 0:
+    raise ImportError(
+        f"numreduce.cupy needs a CUDA device: CuPy {cupy.__version__} is installed but "
+        + (f"cupy.cuda.runtime.getDeviceCount() failed ({_why})" if _why is not None
+           else "no CUDA device is visible")
+    )
+
+import numpy as np  # noqa: E402
+
+from . import _core  # noqa: E402
+from . import _cupy_source as _src  # noqa: E402
+from ._args import axis_index, keepdims_flag, normalize_axes  # noqa: E402
+from ._engine import NoValue, _parse_initial, _resolve_outs  # noqa: E402
+
+__all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
+                               "meanstd", "nanmeanvar", "logsumexp", "fsum", "reduce",
+                               "accumulate", "merge", "is_cupy_array"]
+
+_ndarray = cupy.ndarray
+_KERNELS: dict = {}
+_WITH_INITIALS = {"moments", "nanmoments", "maxsumexp", "twosum"}
+
+
+def is_cupy_array(x) -> bool:
+    return isinstance(x, _ndarray)
+
+
+def _kernel(kind, name, char, where=False):
+    key = (kind, name, char, where)
+    k = _KERNELS.get(key)
+    if k is None:
+        if kind == "elementwise":
+            p = _src.elementwise_parts(name, char)
+            k = cupy.ElementwiseKernel(p["in_params"], p["out_params"], p["operation"],
+                                       name=p["name"], preamble=p["preamble"],
+                                       options=p["options"])
+        else:
+            p = (_src.arg_reduction_parts(name, char) if kind == "arg"
+                 else _src.reduction_parts(name, char, where))
+            k = cupy.ReductionKernel(p["in_params"], p["out_params"], p["map_expr"],
+                                     p["reduce_expr"], p["post_map_expr"], p["identity"],
+                                     name=p["name"], reduce_type=p["reduce_type"],
+                                     preamble=p["preamble"], options=p["options"])
+        _KERNELS[key] = k
+    return k
+
+
+def _raw_kernel(name, char):
+    key = ("accumulate", name, char, False)
+    k = _KERNELS.get(key)
+    if k is None:
+        code, kname = _src.accumulate_source(name, char)
+        k = _KERNELS[key] = cupy.RawKernel(code, kname, options=("-I" + _src.include_dir(),))
+    return k
+
+
+def _merge_kernel(name, char):
+    key = ("merge", name, char, False)
+    k = _KERNELS.get(key)
+    if k is None:
+        p = _src.merge_parts(name, char)
+        k = _KERNELS[key] = cupy.ElementwiseKernel(p["in_params"], p["out_params"],
+                                                   p["operation"], name=p["name"],
+                                                   preamble=p["preamble"], options=p["options"])
+    return k
+
+
+def _device_array(x, what, name):
+    """A CuPy array for an operand; NumPy arrays (and other array objects)
+    are refused: no silent host<->device copies."""
+    if isinstance(x, _ndarray):
+        return x
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        return cupy.asarray(x)
+    raise TypeError(f"numreduce.cupy.{name}: {what} is a {type(x).__module__}."
+                    f"{type(x).__name__}, not a cupy.ndarray (mixing NumPy and CuPy inputs is "
+                    "not supported: move it with cupy.asarray or .get() first)")
+
+
+def _device_outs(out, nout, name):
+    if out is None:
+        return (None,) * nout
+    if type(out) is not tuple or len(out) != nout:
+        raise TypeError(f"numreduce.cupy.{name}: out must be a tuple of {nout} arrays "
+                        "(or None entries)")
+    for i, o in enumerate(out):
+        if o is not None and not isinstance(o, _ndarray):
+            raise TypeError(f"numreduce.cupy.{name}: out[{i}] is a {type(o).__name__}, "
+                            "not a cupy.ndarray")
+    return out
+
+
+def _check_device_outs(outs, shape, name):
+    """_args.check_outs for CuPy outputs (the same rules and messages: exactly
+    the result's shape, no two sharing memory; CuPy arrays are writeable)."""
+    given = []
+    for i, o in enumerate(outs):
+        if o is None:
+            continue
+        if o.shape != shape:
+            raise ValueError(f"{name}: out[{i}] has shape {o.shape}, but the result has shape "
+                             f"{shape}")
+        for j, p in given:
+            if cupy.shares_memory(o, p):
+                raise ValueError(f"{name}: out[{j}] and out[{i}] share memory; every output "
+                                 "needs its own array")
+        given.append((i, o))
+
+
+def _device_char(dt, name):
+    c = np.dtype(dt).char
+    if c not in _src.DEVICE_TYPES:
+        raise TypeError(f"numreduce.cupy.{name}: dtype {np.dtype(dt)} has no device loop")
+    return c
+
+
+def _into(results, outs, name):
+    """Results written into the given out entries (a same-kind cast, as the
+    CPU path's check_out_dtypes allowed)."""
+    final = []
+    for r, o in zip(results, outs):
+        if o is None or o is r:
+            final.append(r)
+        else:
+            cupy.copyto(o, r, casting="unsafe")
+            final.append(o)
+    return tuple(final)
+
+
+class DeviceUFunc:
+    """One numreduce ufunc on CuPy arrays (same name, nin = 2, nout)."""
+
+    def __init__(self, name):
+        self.__name__ = name
+        self.cpu = getattr(_core, name)
+        self.nout = _src.TRAITS[name][2]
+        self.nin = 2
+        self.__doc__ = f"numreduce.{name} on CuPy arrays (ElementwiseKernel; .reduce: " \
+                       "ReductionKernel).\n\n" + (self.cpu.__doc__ or "")
+
+    def __repr__(self):
+        return f"<numreduce.cupy ufunc {self.__name__!r}>"
+
+    def __call__(self, x1, x2, out=None, dtype=None):
+        name = self.__name__
+        x1 = _device_array(x1, "x1", name)
+        x2 = _device_array(x2, "x2", name)
+        outs = _device_outs(out, self.nout, name)
+        sig = None if dtype is None else np.dtype(dtype)
+        res = self.cpu.resolve_dtypes((x1.dtype, x2.dtype) + (None,) * self.nout,
+                                      signature=(None, None) + (sig,) * self.nout,
+                                      casting="unsafe")
+        in_dt, out_dt = res[0], res[2]
+        char = _device_char(in_dt, name)
+        shape = cupy.broadcast_shapes(x1.shape, x2.shape)
+        for i, o in enumerate(outs):
+            if o is not None and not np.can_cast(out_dt, o.dtype, casting="same_kind"):
+                raise TypeError(f"numreduce.cupy.{name}: cannot cast output {i} from "
+                                f"{out_dt} to {o.dtype} with casting rule 'same_kind'")
+        direct = [o if o is not None and o.dtype == out_dt and o.shape == shape else None
+                  for o in outs]
+        work = [d if d is not None else cupy.empty(shape, out_dt) for d in direct]
+        _kernel("elementwise", name, char)(x1.astype(in_dt, copy=False),
+                                           x2.astype(in_dt, copy=False), *work)
+        return _into(work, outs, name)
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
+               where=True):
+        return _reduce(self, a, axis, dtype, out, keepdims, initial, where)
+
+
+def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
+    name, nout = u.__name__, u.nout
+    a = _device_array(a, "the array", name)
+    keepdims = keepdims_flag(keepdims)
+    outs = _device_outs(out, nout, name)
+    axes = normalize_axes(axis, a.ndim)
+    mode, initials = _parse_initial(initial, nout)
+    mask = None
+    if not (where is True):
+        w = _device_array(where, "where", name)
+        if w.dtype != np.bool_:
+            raise TypeError(f"numreduce.cupy.{name}.reduce: where must be a boolean array, "
+                            f"got dtype {w.dtype}")
+        mask = cupy.broadcast_to(w, a.shape)
+    shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape)) if keepdims \
+        else tuple(n for i, n in enumerate(a.shape) if i not in axes)
+    if any(o is not None for o in outs):
+        _check_device_outs(outs, shape, name)
+    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, nout, name)
+    in_dt, out_dt = descrs[0], descrs[1]
+    char = _device_char(in_dt, name)
+    n_reduced = math.prod(a.shape[i] for i in axes)
+    has_initials = name in _WITH_INITIALS
+    if mode == 1 and has_initials:
+        raise NotImplementedError(f"numreduce.cupy.{name}.reduce: initial=None (start from the "
+                                  "first element) is not supported on the GPU")
+    if not has_initials and mode != 2:
+        if mask is not None:
+            raise ValueError(f"reduction operation '{name}' does not have an identity, so to "
+                             "use a where mask one has to specify 'initial'")
+        if n_reduced == 0 and a.size == 0:
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             "identity")
+    kmode = 2 if mode == 2 else (3 if n_reduced == 0 else 0)
+    scalar = np.dtype(out_dt).type
+    inits = [scalar(v) for v in initials] if mode == 2 else [scalar(0)] * nout
+    direct = [o if o is not None and o.dtype == out_dt else None for o in outs]
+    work = [d if d is not None else cupy.empty(shape, out_dt) for d in direct]
+    args = [a.astype(in_dt, copy=False)] + ([mask] if mask is not None else [])
+    _kernel("reduce", name, char, mask is not None)(*args, np.int32(kmode), *inits, *work,
+                                                   axis=tuple(axes), keepdims=keepdims)
+    return _into(work, outs, name)
+
+
+def accumulate(ufunc, array, axis=0, dtype=None, out=None):
+    """``numreduce.accumulate`` for CuPy arrays: every output's running
+    reduction along one axis (a RawKernel, one thread per position of the
+    other axes)."""
+    from ._args import one_axis
+    name = _ufunc_name(ufunc, "accumulate")
+    u = globals()[name]
+    label = f"accumulate({name})"
+    outs = _device_outs(out, u.nout, label)
+    a = _device_array(array, "the array", label)
+    ax = one_axis(axis, a, label, "accumulate on")
+    if any(o is not None for o in outs):
+        _check_device_outs(outs, a.shape, label)
+    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, u.nout, label)
+    char = _device_char(descrs[0], label)
+    n = a.shape[ax]
+    x = cupy.ascontiguousarray(cupy.moveaxis(a.astype(descrs[0], copy=False), ax, 0))
+    cols = x.size // n if n else 0
+    work = [cupy.empty(x.shape, descrs[1]) for _ in range(u.nout)]
+    if x.size:
+        threads = 256
+        _raw_kernel(name, char)(((cols + threads - 1) // threads,), (threads,),
+                                (x, *work, np.int64(n), np.int64(cols)))
+    res = tuple(cupy.moveaxis(w, 0, ax) for w in work)
+    return _into(res, outs, label)
+
+
+def merge(ufunc, states_a, states_b, out=None):
+    """``numreduce.merge`` for CuPy states: combine(a, b) elementwise, with
+    broadcasting (an ElementwiseKernel over the 2 * nout state arrays)."""
+    name = _ufunc_name(ufunc, "merge")
+    u = globals()[name]
+    label = f"merge({name})"
+    for what, st in (("states_a", states_a), ("states_b", states_b)):
+        if type(st) is not tuple or len(st) != u.nout:
+            raise TypeError(f"{label}: {what} must be a tuple of {u.nout} arrays")
+    sa = [_device_array(x, "states_a", label) for x in states_a]
+    sb = [_device_array(x, "states_b", label) for x in states_b]
+    dt = np.result_type(*[x.dtype for x in sa + sb])
+    char = _device_char(dt, label)
+    if _src.loop_types(name).get(char) != char:
+        raise TypeError(f"{label}: states of dtype {dt} are not {name} accumulators")
+    shape = cupy.broadcast_shapes(*[x.shape for x in sa + sb])
+    outs = _device_outs(out, u.nout, label)
+    _check_device_outs(outs, shape, label)
+    work = [o if o is not None and o.dtype == dt else cupy.empty(shape, dt) for o in outs]
+    _merge_kernel(name, char)(*[x.astype(dt, copy=False) for x in sa + sb], *work)
+    return _into(work, outs, label)
+
+
+def _ufunc_name(ufunc, method):
+    name = getattr(ufunc, "__name__", None)
+    if name not in _src.TRAITS or (getattr(_core, name) is not ufunc
+                                   and globals().get(name) is not ufunc):
+        raise TypeError(f"numreduce.cupy.{method}: {ufunc!r} is not a numreduce multi-output "
+                        "ufunc")
+    return name
+
+
+for _name in _src.TRAITS:
+    globals()[_name] = DeviceUFunc(_name)
+del _name
+
+
+def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
+           where=True):
+    """``numreduce.reduce`` for CuPy arrays (numreduce's ufuncs only)."""
+    name = _ufunc_name(ufunc, "reduce")
+    return globals()[name].reduce(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                                  initial=initial, where=where)
+
+
+def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
+    """``numreduce.minmax`` on the GPU: (min, max), NaN-propagating."""
+    return globals()["minimummaximum"].reduce(a, axis=axis, out=out, keepdims=keepdims,
+                                              initial=initial, where=where)
+
+
+def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
+    """``numreduce.nanminmax`` on the GPU (All-NaN slice warning as NumPy)."""
+    res = globals()["fminfmax"].reduce(a, axis=axis, out=out, keepdims=keepdims,
+                                       initial=initial, where=where)
+    if res[0].dtype.kind in "fc" and bool(cupy.isnan(res[0]).any()):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
+    return res
+
+
+def _arg(a, axis, keepdims, out, name):
+    a = _device_array(a, "the array", name)
+    keepdims = keepdims_flag(keepdims)
+    char = _device_char(a.dtype, name)
+    zero_d = a.ndim == 0
+    if zero_d:
+        a = a.reshape(1)
+    if axis is None:
+        x, axes = a.reshape(-1), (0,)
+        shape = (1,) * a.ndim if keepdims else ()
+    else:
+        ax = axis_index(axis, a.ndim)
+        x, axes = a, (ax,)
+        shape = tuple(1 if i == ax else n for i, n in enumerate(a.shape)) if keepdims \
+            else tuple(n for i, n in enumerate(a.shape) if i != ax)
+    if zero_d:
+        shape = ()
+    outs = _device_outs(out, 2, name)
+    _check_device_outs(outs, shape, name)
+    for i, o in enumerate(outs):
+        if o is not None and not np.can_cast(o.dtype, np.intp, casting="safe"):
+            raise TypeError(f"{name}: cannot store indices in out[{i}] of dtype {o.dtype}")
+    if x.shape[axes[0]] == 0:
+        raise ValueError("attempt to get argmin of an empty sequence")
+    lo = cupy.empty(shape, np.int64)
+    hi = cupy.empty(shape, np.int64)
+    kshape = tuple(n for i, n in enumerate(x.shape) if i != axes[0])
+    _kernel("arg", name, char)(x, lo.reshape(kshape), hi.reshape(kshape), axis=axes)
+    if name == "nanargminmax" and bool((lo < 0).any()):
+        raise ValueError("All-NaN slice encountered")
+    return _into((lo, hi), outs, name)
+
+
+def argminmax(a, axis=None, keepdims=False, out=None):
+    """``numreduce.argminmax`` on the GPU: first occurrences, first NaN wins."""
+    return _arg(a, axis, keepdims, out, "argminmax")
+
+
+def nanargminmax(a, axis=None, keepdims=False, out=None):
+    """``numreduce.nanargminmax`` on the GPU (ValueError for an all-NaN slice)."""
+    return _arg(a, axis, keepdims, out, "nanargminmax")
+
+
+def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
+    from ._api import _ddof_arg, _result_dtype
+    a = _device_array(a, "the array", name)
+    ddof = _ddof_arg(name, ddof)
+    mean_dt, var_dt = _result_dtype(name, a.dtype, dtype, nan)
+    if a.dtype.kind == "c" or np.dtype(mean_dt).kind == "c":
+        raise NotImplementedError(f"numreduce.cupy.{name}: complex data are not supported on "
+                                  "the GPU yet")
+    ufunc = globals()["nanmoments" if nan and a.dtype.kind == "f" else "moments"]
+    if axis is None:
+        axis = tuple(range(a.ndim))
+    count, mean, m2 = ufunc.reduce(a, axis=axis, keepdims=keepdims, where=where)
+    if bool((count == 0).any()):
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+    dof = cupy.maximum(count - ddof, 0)
+    nan_dof = nan and a.dtype.kind == "f"
+    if bool((dof <= 0).any()):
+        warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
+                      RuntimeWarning, stacklevel=3)
+    mean = cupy.where(count > 0, mean, cupy.nan)
+    var = m2 / dof
+    if nan_dof:
+        var = cupy.where(dof > 0, var, cupy.nan)
+    if std:
+        var = cupy.sqrt(var)
+    return mean.astype(mean_dt, copy=False), var.astype(var_dt, copy=False)
+
+
+def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    """``numreduce.meanvar`` on the GPU (float64 accumulation for float32 data)."""
+    return _meanvar("meanvar", a, axis, dtype, ddof, keepdims, where, std=False)
+
+
+def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    """``numreduce.meanstd`` on the GPU."""
+    return _meanvar("meanstd", a, axis, dtype, ddof, keepdims, where, std=True)
+
+
+def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    """``numreduce.nanmeanvar`` on the GPU."""
+    return _meanvar("nanmeanvar", a, axis, dtype, ddof, keepdims, where, std=False, nan=True)
+
+
+def logsumexp(a, axis=None, keepdims=False):
+    """``numreduce.logsumexp`` on the GPU: m + log1p(t) of one maxsumexp pass."""
+    a = _device_array(a, "the array", "logsumexp")
+    if a.dtype.kind not in "biuf":
+        raise (NotImplementedError if a.dtype.kind == "c" else TypeError)(
+            f"numreduce.cupy.logsumexp: unsupported dtype {a.dtype}")
+    if axis is None:
+        axis = tuple(range(a.ndim))
+    mx, t = globals()["maxsumexp"].reduce(a, axis=axis, keepdims=keepdims)
+    res = mx + cupy.log1p(t)
+    return res.astype(a.dtype if a.dtype.kind == "f" else np.float64, copy=False)
+
+
+def fsum(a, axis=None, dtype=None, keepdims=False):
+    """``numreduce.fsum`` on the GPU: compensated (TwoSum) sum s + e."""
+    from ._api import _fsum_dtype
+    a = _device_array(a, "the array", "fsum")
+    acc, rdt = _fsum_dtype(a.dtype, dtype)
+    if a.dtype.kind == "c" or (rdt is not None and np.dtype(rdt).kind == "c"):
+        raise NotImplementedError("numreduce.cupy.fsum: complex data are not supported on the "
+                                  "GPU yet")
+    if axis is None:
+        axis = tuple(range(a.ndim))
+    s, e = globals()["twosum"].reduce(a, axis=axis, dtype=acc, keepdims=keepdims)
+    res = cupy.where(cupy.isfinite(s) & (e != 0), s + e, s)
+    return res if rdt is None else res.astype(rdt, copy=False)
+
+
+# The user functions by name, for numreduce._dispatch (numreduce.<name>).
+FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax, meanvar,
+                                     meanstd, nanmeanvar, logsumexp, fsum, reduce,
+                                     accumulate)}

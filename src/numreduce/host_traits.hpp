@@ -1,0 +1,280 @@
+// Host-only members of the reduction traits: the row-block kernels over
+// axis 0 (rows_reduce) and the other loops that call the SIMD kernels of
+// simd.hpp outside a guarded block.  They were defined inside the traits
+// structs; they live here so that everything under traits/ is device-pure
+// (NR_HD only, no library includes: the headers the CuPy mirror and NVRTC
+// compile, installed as package data).  The traits declare these members only
+// under NR_HOST_TRAITS, which this header defines before it includes them,
+// so a host translation unit must include this header (loops.hpp does)
+// before any traits header; the bodies are the in-class ones, moved verbatim
+// (their indentation kept), defined out of class (and `inline`, as the in-class definitions were implicitly,
+// so that the compiler's inlining and the generated code stay the same).
+#pragma once
+#define NR_HOST_TRAITS 1
+#include "simd.hpp"  // NR_HAVE_HOST_SIMD, NR_TARGET_CLONES, the vector kernels
+
+#include "traits/argminmax.hpp"
+#include "traits/logsumexp.hpp"
+#include "traits/minmax.hpp"
+#include "traits/moments.hpp"
+
+namespace nr {
+
+// ---------------------------------------------------------------------------
+// minmax.hpp (MinMaxOf: minimummaximum, fminfmax)
+// ---------------------------------------------------------------------------
+
+    // Rows of a C-ordered block reduced over axis 0 into the accumulator rows
+    // acc[0] (min) and acc[1] (max), in place.  Propagating integer/float
+    // data on the host: per block of rows, column tiles kept in vector
+    // registers while the block's rows stream past (simd.hpp); the remaining
+    // columns, and every other case, step row by row.  `stride` is in elements.
+    template <class T, bool SKIP_NAN>
+    inline void MinMaxOf<T, SKIP_NAN>::rows_reduce(out_t *const *acc, const in_t *x, long long rows,
+                                            long long cols, long long stride) {
+        // Blocks of 16 rows: few enough concurrent row streams for the
+        // prefetchers, enough rows to amortise the accumulator load/store.
+        constexpr long long RB = 16;
+        for (long long r0 = 0; r0 < rows; r0 += RB) {
+            const long long rb = rows - r0 < RB ? rows - r0 : RB;
+            const in_t *xb = x + r0 * stride;
+            long long c0 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (!SKIP_NAN && plain_arith<T>::value && sizeof(T) <= 8) {
+                c0 = simd::minmax_cols<T>(acc[0], acc[1], xb, rb, cols, stride);
+            }
+#endif
+            for (long long r = 0; r < rb; r++) {
+                for (long long c = c0; c < cols; c++) {
+                    const acc_t a = step(acc_t{{acc[0][c], acc[1][c]}}, xb[r * stride + c]);
+                    acc[0][c] = a.v[0];
+                    acc[1][c] = a.v[1];
+                }
+            }
+        }
+    }
+
+// ---------------------------------------------------------------------------
+// moments.hpp (Moments: moments, nanmoments)
+// ---------------------------------------------------------------------------
+
+    // Rows of a C-ordered block reduced over axis 0 (one accumulator per
+    // column, the accumulator rows count/mean/m2 updated in place),
+    // column-parallel in tiles of CB columns.  Each column keeps a fixed
+    // frame K (its running mean, else its first finite value) for the whole
+    // call.  A block of RB rows is summarised in one pass by shifted sums
+    //   S1 = sum(y), S2 = sum(y^2),   y = x - Kb,
+    // Kb = K + the column's previous block mean in the frame (four rows per
+    // sweep of the loops over columns, which vectorise; the accumulator rows
+    // stay in L1), and M2_b = S2 - S1^2 / n_b.  That formula loses at most one bit
+    // while the block mean lies within one standard deviation of Kb
+    // (S2 <= 2 M2_b), which the previous block's mean makes the normal case,
+    // slow trends included; a column block that fails the test (a first
+    // block far from its first value, a jump, inf/NaN, overflow) is summarised
+    // again exactly by the stream algorithm (two-pass per block).  Blocks
+    // merge with Chan's update in the frame, M2 compensated, and a column's
+    // frame moves to its first block's mean.  `stride` is in elements.
+    template <class T, class A, bool SKIP_NAN>
+    NR_TARGET_CLONES inline void Moments<T, A, SKIP_NAN>::rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                                              long long cols, long long stride) {
+        A *cnt = acc[0], *mean = acc[1], *m2 = acc[2];
+        A K[CB], cnt0[CB], mean0[CB], m20[CB], sc[CB], sm[CB], sq[CB], err[CB], last[CB], kb[CB], s1[CB], s2[CB], bn[CB];
+        for (long long c0 = 0; c0 < cols; c0 += CB) {
+            const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            for (long long c = 0; c < cb; c++) {
+                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : to_real<A>(x[c0 + c]);
+                // A NaN/inf first value: shift by the column's first finite one.
+                for (long long r = 1; !is_finite(k) && cnt[c0 + c] == A(0) && r < rows; r++) {
+                    k = to_real<A>(x[r * stride + c0 + c]);
+                }
+                K[c] = is_finite(k) ? k : A(0);
+                cnt0[c] = cnt[c0 + c];
+                mean0[c] = mean[c0 + c];
+                m20[c] = m2[c0 + c];
+                sc[c] = cnt[c0 + c];
+                sm[c] = cnt[c0 + c] > A(0) ? mean[c0 + c] - K[c] : A(0);
+                sq[c] = m2[c0 + c];
+                err[c] = A(0);
+                last[c] = sm[c];
+            }
+            for (long long r0 = 0; r0 < rows; r0 += RB) {
+                const long long rb = rows - r0 < RB ? rows - r0 : RB;
+                for (long long c = 0; c < cb; c++) {
+                    kb[c] = K[c] + (is_finite(last[c]) ? last[c] : A(0));
+                    s1[c] = s2[c] = A(0);
+                    bn[c] = SKIP_NAN ? A(0) : A(rb);
+                }
+                long long r = r0;
+                if constexpr (!SKIP_NAN) {  // four rows per sweep: fewer L1 round trips
+                    for (; r + 4 <= r0 + rb; r += 4) {
+                        const in_t *x0 = x + r * stride + c0, *x1 = x0 + stride, *x2 = x1 + stride,
+                                   *x3 = x2 + stride;
+                        for (long long c = 0; c < cb; c++) {
+                            const A y0 = to_real<A>(x0[c]) - kb[c], y1 = to_real<A>(x1[c]) - kb[c];
+                            const A y2 = to_real<A>(x2[c]) - kb[c], y3 = to_real<A>(x3[c]) - kb[c];
+                            s1[c] += (y0 + y1) + (y2 + y3);
+                            s2[c] += (y0 * y0 + y1 * y1) + (y2 * y2 + y3 * y3);
+                        }
+                    }
+                }
+                for (; r < r0 + rb; r++) {
+                    const in_t *xr = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) {
+                        const bool use = !skip(xr[c]);
+                        const A y = use ? to_real<A>(xr[c]) - kb[c] : A(0);
+                        s1[c] += y;
+                        s2[c] += y * y;
+                        if (SKIP_NAN) bn[c] += use ? A(1) : A(0);
+                    }
+                }
+                for (long long c = 0; c < cb; c++) {
+                    if (bn[c] == A(0)) continue;
+                    const A mb = s1[c] / bn[c], m2b = s2[c] - s1[c] * mb;
+                    acc_t blk;
+                    if (is_finite(s2[c]) && s1[c] * mb <= m2b) {
+                        blk = {{bn[c], (kb[c] - K[c]) + mb, m2b}};
+                    } else {  // gather the column's block: the exact stream algorithm
+                        in_t col[RB];
+                        for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
+                        blk = block_reduce_framed(acc_t{{A(0), A(0), A(0)}}, col, rb, frame_t{K[c], A(1)});
+                    }
+                    const bool fresh = sc[c] == A(0);
+                    const acc_t m = merge(acc_t{{sc[c], sm[c], sq[c]}}, blk, err[c]);
+                    sc[c] = m.v[0];
+                    sm[c] = m.v[1];
+                    sq[c] = m.v[2];
+                    if (fresh && is_finite(sm[c])) {
+                        // Move the frame to the first block's mean (exactly:
+                        // K + sm = new K + new sm), so that a first value far
+                        // from the rest costs no accuracy in later merges.
+                        A k2, e;
+                        two_sum(K[c], sm[c], k2, e);
+                        K[c] = k2;
+                        sm[c] = last[c] = e;
+                    } else {
+                        last[c] = blk.v[1];
+                    }
+                }
+            }
+            for (long long c = 0; c < cb; c++) {
+                if (sq[c] == -neg_inf<A>()) {
+                    // M2 overflowed: the column's frame may have too (see
+                    // frame_t); redo it as one stream, in the halved frame.
+                    const acc_t a0 = {{cnt0[c], mean0[c], m20[c]}};
+                    const acc_t r = column_scaled(a0, x + c0 + c, rows, stride);
+                    cnt[c0 + c] = r.v[0];
+                    mean[c0 + c] = r.v[1];
+                    m2[c0 + c] = r.v[2];
+                    continue;
+                }
+                cnt[c0 + c] = sc[c];
+                mean[c0 + c] = K[c] + sm[c];
+                m2[c0 + c] = is_finite(sq[c]) ? sq[c] + err[c] : sq[c];
+            }
+        }
+    }
+
+    // One column (elements `stride` apart) reduced onto acc as a stream in
+    // its halved frame, gathered in blocks (rows_reduce's overflow case).
+    template <class T, class A, bool SKIP_NAN>
+    inline auto Moments<T, A, SKIP_NAN>::column_scaled(acc_t acc, const in_t *x, long long rows, long long stride)
+        -> acc_t {
+        in_t col[RB];
+        long long k = 0;
+        while (k < rows && skip(x[k * stride])) k++;
+        frame_t f = frame(acc, k < rows ? x + k * stride : x, k < rows ? 1 : 0);
+        f.S = A(0.5);
+        acc_t sh = to_frame(acc, f);
+        for (long long r0 = 0; r0 < rows; r0 += RB) {
+            const long long rb = rows - r0 < RB ? rows - r0 : RB;
+            for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride];
+            sh = block_reduce_framed(sh, col, rb, f);
+        }
+        return from_frame(sh, f);
+    }
+
+// ---------------------------------------------------------------------------
+// logsumexp.hpp (MaxSumExp: maxsumexp)
+// ---------------------------------------------------------------------------
+
+    // Rows of a C-order block reduced over axis 0 (the engine's _reduce_rows;
+    // host only): per column block, runs of R ~ sqrt(rows) rows step into
+    // fresh per-column states (the branch-free step vectorises across the
+    // columns), and each run's states combine() into the accumulators -- a
+    // summation depth of about 2 sqrt(rows) instead of rows.
+    template <class T, class A>
+    NR_TARGET_CLONES inline void MaxSumExp<T, A>::rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                                      long long cols, long long stride) {
+        constexpr long long CB = 512;
+        A bm[CB], bt[CB];
+        long long R = 16;
+        while (R * R < rows) R *= 2;
+        for (long long c0 = 0; c0 < cols; c0 += CB) {
+            const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            A *m = acc[0] + c0, *t = acc[1] + c0;
+            for (long long r0 = 0; r0 < rows; r0 += R) {
+                const long long rb = rows - r0 < R ? rows - r0 : R;
+                const in_t *x0 = x + r0 * stride + c0;
+                for (long long c = 0; c < cb; c++) {
+                    bm[c] = to_real<A>(x0[c]);
+                    bt[c] = A(0);
+                }
+                for (long long r = 1; r < rb; r++) {
+                    const in_t *xr = x0 + r * stride;
+                    for (long long c = 0; c < cb; c++) {
+                        const acc_t a = step(acc_t{{bm[c], bt[c]}}, xr[c]);
+                        bm[c] = a.v[0];
+                        bt[c] = a.v[1];
+                    }
+                }
+                for (long long c = 0; c < cb; c++) {
+                    const acc_t a = combine(acc_t{{m[c], t[c]}}, acc_t{{bm[c], bt[c]}});
+                    m[c] = a.v[0];
+                    t[c] = a.v[1];
+                }
+            }
+        }
+    }
+
+// ---------------------------------------------------------------------------
+// argminmax.hpp (ArgMinMax: the block pass of the contiguous fast path)
+// ---------------------------------------------------------------------------
+
+#if defined(NR_HAVE_HOST_SIMD)
+    // The block pass, for n >= 1 elements.
+    template <class T, bool SKIP_NAN>
+    inline auto ArgMinMax<T, SKIP_NAN>::blocked(const in_t *x, long long n) -> acc_t {
+        using MM = MinMaxOf<T, SKIP_NAN>;
+        T lo = T(), hi = T();
+        long long blo = -1, bhi = -1;  // start of the winning block per side
+        for (long long k = 0; k < n; k += BLOCK) {
+            const long long m = n - k < BLOCK ? n - k : BLOCK;
+            const typename MM::acc_t b = MM::block_reduce(MM::lift(x[k]), x + k + 1, m - 1);
+            if (is_nan(b.v[0])) {
+                if (SKIP_NAN) continue;  // only NaNs in this block
+                lo = hi = b.v[0];        // the block's first NaN wins both
+                blo = bhi = k;
+                break;
+            }
+            if (blo < 0 || b.v[0] < lo) {
+                lo = b.v[0];
+                blo = k;
+            }
+            if (bhi < 0 || b.v[1] > hi) {
+                hi = b.v[1];
+                bhi = k;
+            }
+        }
+        return acc_t{lo, hi, first_equal(x, n, blo, lo), first_equal(x, n, bhi, hi)};
+    }
+    // Index of the first element equal to v (the first NaN for a NaN v) in
+    // the block starting at k; -1 for k = -1.
+    template <class T, bool SKIP_NAN>
+    inline long long ArgMinMax<T, SKIP_NAN>::first_equal(const in_t *x, long long n, long long k, T v) {
+        if (k < 0) return -1;
+        const long long end = n - k < BLOCK ? n : k + BLOCK;
+        return k + simd::find_eq<T>(x + k, end - k, v);
+    }
+#endif
+
+}  // namespace nr

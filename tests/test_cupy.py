@@ -1,0 +1,138 @@
+"""The CuPy mirror against the CPU path on a GPU (a smaller differential than
+benchmarks/gpu_check.py).  Skipped where CuPy or a CUDA device is missing;
+not yet run anywhere (no GPU has been available, see docs/gpu.md)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numreduce as nr
+
+try:
+    import cupy as cp
+    _n = cp.cuda.runtime.getDeviceCount()
+    _why = None if _n > 0 else "no CUDA device"
+except ImportError:
+    cp, _why = None, "CuPy is not installed"
+except Exception as e:  # CUDARuntimeError: no driver / insufficient driver
+    cp, _why = None, f"no CUDA device ({type(e).__name__}: {e})"
+
+pytestmark = pytest.mark.skipif(_why is not None, reason=_why or "")
+
+EXACT = {"minimummaximum", "fminfmax"}
+
+
+def _data(rng, dtype, shape, nan=False):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(0 if dt.kind == "u" else -100, 100, size=shape).astype(dt)
+    x = (rng.standard_normal(shape) * 10).astype(dt)
+    if nan and x.size:
+        x.reshape(-1)[:: max(1, x.size // 7)] = np.nan
+    return x
+
+
+def _check(cpu, gpu, exact, rtol):
+    if not isinstance(cpu, tuple):
+        cpu, gpu = (cpu,), (gpu,)
+    assert len(cpu) == len(gpu)
+    for c, g in zip(cpu, gpu):
+        assert isinstance(g, cp.ndarray)
+        c, g = np.asarray(c), g.get()
+        assert c.shape == g.shape and c.dtype == g.dtype
+        if c.dtype.kind == "f":
+            np.testing.assert_array_equal(np.isnan(g), np.isnan(c))
+        if exact or c.dtype.kind != "f":
+            np.testing.assert_array_equal(g, c)
+        else:
+            np.testing.assert_allclose(g, c, rtol=rtol, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("ufunc", ["minimummaximum", "fminfmax", "moments", "maxsumexp",
+                                   "twosum"])
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduce_matches_cpu(ufunc, dtype, axis, keepdims):
+    rng = np.random.default_rng(0)
+    x = _data(rng, dtype, (33, 70), nan=True)
+    u = getattr(nr, ufunc)
+    cpu = nr.reduce(u, x, axis=axis, keepdims=keepdims)
+    gpu = nr.reduce(u, cp.asarray(x), axis=axis, keepdims=keepdims)
+    _check(cpu, gpu, ufunc in EXACT, 1e-5 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("ufunc", ["minimummaximum", "twosum", "moments"])
+def test_reduce_where_initial_out(ufunc):
+    rng = np.random.default_rng(1)
+    x = _data(rng, "float64", (20, 30))
+    w = rng.random(x.shape) < 0.5
+    u = getattr(nr, ufunc)
+    kw = {"initial": (50.0, -50.0)} if ufunc == "minimummaximum" else {}
+    cpu = nr.reduce(u, x, axis=0, where=w, **kw)
+    gpu = nr.reduce(u, cp.asarray(x), axis=0, where=cp.asarray(w), **kw)
+    _check(cpu, gpu, ufunc in EXACT, 1e-12)
+    outs = tuple(cp.empty(30) for _ in range(u.nout))
+    res = nr.reduce(u, cp.asarray(x), axis=0, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _check(nr.reduce(u, x, axis=0), res, ufunc in EXACT, 1e-12)
+
+
+def test_empty_reductions():
+    x = np.empty((0, 4))
+    for u in (nr.moments, nr.twosum, nr.maxsumexp):
+        _check(nr.reduce(u, x, axis=0), nr.reduce(u, cp.asarray(x), axis=0), False, 0)
+    with pytest.raises(ValueError, match="zero-size array"):
+        nr.reduce(nr.minimummaximum, cp.asarray(x), axis=0)
+
+
+@pytest.mark.parametrize("fname", ["minmax", "nanminmax", "argminmax", "nanargminmax",
+                                   "meanvar", "meanstd", "nanmeanvar", "logsumexp", "fsum"])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_user_functions_match_cpu(fname, axis):
+    rng = np.random.default_rng(2)
+    x = _data(rng, "float32", (41, 67), nan=fname.startswith("nan"))
+    f = getattr(nr, fname)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cpu, gpu = f(x, axis=axis), f(cp.asarray(x), axis=axis)
+    _check(cpu, gpu, "minmax" in fname, 1e-5)
+
+
+def test_elementwise_broadcasting_and_out():
+    import numreduce.cupy as nrc
+    rng = np.random.default_rng(3)
+    x, y = _data(rng, "float32", (5, 7), nan=True), _data(rng, "float32", (7,))
+    _check(nr.minimummaximum(x, y), nrc.minimummaximum(cp.asarray(x), cp.asarray(y)), True, 0)
+    outs = (cp.empty((5, 7), cp.float32), cp.empty((5, 7), cp.float32))
+    res = nrc.minimummaximum(cp.asarray(x), cp.asarray(y), out=outs)
+    assert res[0] is outs[0] and res[1] is outs[1]
+    _check(nr.moments(x, y), nrc.moments(cp.asarray(x), cp.asarray(y)), False, 1e-12)
+
+
+def test_mixed_inputs_raise():
+    x = cp.zeros(4)
+    with pytest.raises(TypeError, match="mixed CuPy"):
+        nr.minmax(x, out=(np.empty(()), None))
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.reduce(nr.minimummaximum, x, where=np.ones(4, bool), initial=0.0)
+
+
+@pytest.mark.parametrize("ufunc", ["minimummaximum", "moments", "maxsumexp", "twosum"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_accumulate_and_merge_match_cpu(ufunc, axis):
+    import numreduce.cupy as nrc
+    rng = np.random.default_rng(4)
+    x = _data(rng, "float64", (30, 45))
+    u = getattr(nr, ufunc)
+    _check(nr.accumulate(u, x, axis=axis), nr.accumulate(u, cp.asarray(x), axis=axis),
+           ufunc in EXACT, 1e-12)
+    sa, sb = nr.reduce(u, x[:10], axis=0), nr.reduce(u, x[10:], axis=0)
+    ga = nr.reduce(u, cp.asarray(x[:10]), axis=0)
+    gb = nr.reduce(u, cp.asarray(x[10:]), axis=0)
+    _check(nr.merge(u, sa, sb), nrc.merge(u, ga, gb), ufunc in EXACT, 1e-12)
