@@ -13,6 +13,7 @@
 #define NR_HAVE_HOST_SIMD 1
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 // Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
 // baseline, picked at load time by the dynamic loader (GCC's target_clones,
@@ -231,16 +232,33 @@ namespace simd {
         }                                                                               \
         return a[0];                                                                    \
     }                                                                                   \
+    /* L lanes of float64 from x: float64 as it is, float32 (or int32) */             \
+    /* converted exactly, as the scalar loops' to_real does */                          \
+    template <class T>                                                                  \
+    ATTR inline vd_##SUFFIX load_##SUFFIX(const T *p) {                                 \
+        if constexpr (std::is_same<T, double>::value) {                                 \
+            vd_##SUFFIX v;                                                              \
+            std::memcpy(&v, p, BYTES);                                                  \
+            return v;                                                                   \
+        } else {                                                                        \
+            static_assert(sizeof(T) == 4, "float32/int32 input");                       \
+            typedef T vt __attribute__((vector_size(BYTES / 2)));                       \
+            vt v;                                                                       \
+            std::memcpy(&v, p, BYTES / 2);                                              \
+            return __builtin_convertvector(v, vd_##SUFFIX);                             \
+        }                                                                               \
+    }                                                                                   \
     /* sum(x - K) */                                                                    \
-    ATTR inline long long shifted_sum_##SUFFIX(const double *x, long long n, double K,  \
+    template <class T>                                                            \
+    ATTR inline long long shifted_sum_##SUFFIX(const T *x, long long n, double K,  \
                                                double *out) {                           \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {};                                                   \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             vd_##SUFFIX v0, v1;                                                         \
-            std::memcpy(&v0, x + k, BYTES);                                             \
-            std::memcpy(&v1, x + k + L, BYTES);                                         \
+            v0 = load_##SUFFIX(x + k);                                             \
+            v1 = load_##SUFFIX(x + k + L);                                         \
             a0 += v0 - K;                                                               \
             a1 += v1 - K;                                                               \
         }                                                                               \
@@ -250,15 +268,16 @@ namespace simd {
     /* sum(d) and sum(d*d), d = (x - K) - m; the squares' lanes folded into */        \
     /* a total every 64 elements (one large square cannot swallow the */               \
     /* roundings of many small ones) */                                                \
-    ATTR inline long long dev_sums_##SUFFIX(const double *x, long long n, double K,     \
+    template <class T>                                                            \
+    ATTR inline long long dev_sums_##SUFFIX(const T *x, long long n, double K,     \
                                             double m, double *s1, double *s2) {         \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                        \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             vd_##SUFFIX v0, v1;                                                         \
-            std::memcpy(&v0, x + k, BYTES);                                             \
-            std::memcpy(&v1, x + k + L, BYTES);                                         \
+            v0 = load_##SUFFIX(x + k);                                             \
+            v1 = load_##SUFFIX(x + k + L);                                         \
             vd_##SUFFIX d0 = (v0 - K) - m, d1 = (v1 - K) - m;                           \
             a0 += d0;                                                                   \
             a1 += d1;                                                                   \
@@ -274,17 +293,18 @@ namespace simd {
         return k;                                                                       \
     }                                                                                   \
     /* max(x), NaN-propagating (np.max): a NaN lane stays NaN */                      \
-    ATTR inline long long max_##SUFFIX(const double *x, long long n, double *out) {     \
+    template <class T>                                                            \
+    ATTR inline long long max_##SUFFIX(const T *x, long long n, double *out) {     \
         constexpr int L = BYTES / 8;                                                    \
         if (n < 2 * L) return 0;                                                        \
         vd_##SUFFIX m0, m1;                                                             \
-        std::memcpy(&m0, x, BYTES);                                                     \
-        std::memcpy(&m1, x + L, BYTES);                                                 \
+        m0 = load_##SUFFIX(x);                                                     \
+        m1 = load_##SUFFIX(x + L);                                                 \
         long long k = 2 * L;                                                            \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             vd_##SUFFIX v0, v1;                                                         \
-            std::memcpy(&v0, x + k, BYTES);                                             \
-            std::memcpy(&v1, x + k + L, BYTES);                                         \
+            v0 = load_##SUFFIX(x + k);                                             \
+            v1 = load_##SUFFIX(x + k + L);                                         \
             m0 = (v0 > m0) | (v0 != v0) ? v0 : m0;                                      \
             m1 = (v1 > m1) | (v1 != v1) ? v1 : m1;                                      \
         }                                                                               \
@@ -300,7 +320,8 @@ namespace simd {
     /* into *cnt (kept apart, so that the caller can drop the maximum's own */         \
     /* exp(0) = 1 exactly and small terms are not rounded away against it); */         \
     /* four independent vectors per step hide the exp polynomial's latency */          \
-    ATTR inline long long sum_exp_##SUFFIX(const double *x, long long n, double mx,     \
+    template <class T>                                                            \
+    ATTR inline long long sum_exp_##SUFFIX(const T *x, long long n, double mx,     \
                                            double *out, double *cnt) {                  \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a[4] = {}, c[4] = {};                                               \
@@ -308,7 +329,7 @@ namespace simd {
         for (; k + 4 * L <= n; k += 4 * L) {                                            \
             for (int u = 0; u < 4; u++) {                                               \
                 vd_##SUFFIX v;                                                          \
-                std::memcpy(&v, x + k + L * u, BYTES);                                  \
+                v = load_##SUFFIX(x + k + L * u);                                  \
                 vd_##SUFFIX e = exp_nonpos_v<vd_##SUFFIX, vu_##SUFFIX>(v - mx);         \
                 const auto eq = v == mx;                                                \
                 a[u] += eq ? vd_##SUFFIX{} : e;                                         \
@@ -321,15 +342,16 @@ namespace simd {
     }                                                                                   \
     /* compensated sum: 2 L lanes of (s, c) with TwoSum, c only while s is */        \
     /* finite; writes the lanes (at most 16) and their count */                        \
-    ATTR inline long long two_sum_##SUFFIX(const double *x, long long n, double *s_out, \
+    template <class T>                                                            \
+    ATTR inline long long two_sum_##SUFFIX(const T *x, long long n, double *s_out, \
                                            double *c_out, int *lanes) {                 \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX s0 = vd_##SUFFIX{} * -1.0, s1 = s0, c0 = {}, c1 = {};               \
         long long k = 0; /* -0.0 starts: sum([-0.0]) = -0.0 */                          \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             vd_##SUFFIX v0, v1;                                                         \
-            std::memcpy(&v0, x + k, BYTES);                                             \
-            std::memcpy(&v1, x + k + L, BYTES);                                         \
+            v0 = load_##SUFFIX(x + k);                                             \
+            v1 = load_##SUFFIX(x + k + L);                                         \
             vd_##SUFFIX t0 = s0 + v0, t1 = s1 + v1;                                     \
             vd_##SUFFIX b0 = t0 - s0, b1 = t1 - s1;                                     \
             vd_##SUFFIX e0 = (s0 - (t0 - b0)) + (v0 - b0);                              \
@@ -379,14 +401,17 @@ NR_DISPATCH(template <class T>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
-NR_DISPATCH(, shifted_sum, (const double *x, long long n, double K, double *o), (x, n, K, o))
-NR_DISPATCH(, dev_sums, (const double *x, long long n, double K, double m, double *a, double *b),
-            (x, n, K, m, a, b))
-NR_DISPATCH(, max, (const double *x, long long n, double *o), (x, n, o))
-NR_DISPATCH(, sum_exp, (const double *x, long long n, double mx, double *o, double *c),
-            (x, n, mx, o, c))
-NR_DISPATCH(, two_sum, (const double *x, long long n, double *s, double *c, int *lanes),
-            (x, n, s, c, lanes))
+// The float64 kernels read float64 or float32 (converted exactly).
+NR_DISPATCH(template <class T>, shifted_sum, (const T *x, long long n, double K, double *o),
+            <T>(x, n, K, o))
+NR_DISPATCH(template <class T>, dev_sums,
+            (const T *x, long long n, double K, double m, double *a, double *b),
+            <T>(x, n, K, m, a, b))
+NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
+NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
+            <T>(x, n, mx, o, c))
+NR_DISPATCH(template <class T>, two_sum, (const T *x, long long n, double *s, double *c, int *lanes),
+            <T>(x, n, s, c, lanes))
 #undef NR_COMMA
 #undef NR_DISPATCH
 

@@ -46,7 +46,7 @@ struct TwoSum {
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr (same_type<T, double>::value && same_type<A, double>::value) {
+        if constexpr ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
             double s[16], c[16];
             int lanes = 0;
             k = simd::two_sum(x, n, s, c, &lanes);
