@@ -340,35 +340,37 @@ namespace simd {
         *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
         return k;                                                                       \
     }                                                                                   \
-    /* compensated sum: 2 L lanes of (s, c) with TwoSum, c only while s is */        \
-    /* finite; writes the lanes (at most 16) and their count */                        \
-    template <class T>                                                            \
-    ATTR inline long long two_sum_##SUFFIX(const T *x, long long n, double *s_out, \
-                                           double *c_out, int *lanes) {                 \
-        constexpr int L = BYTES / 8;                                                    \
-        vd_##SUFFIX s0 = vd_##SUFFIX{} * -1.0, s1 = s0, c0 = {}, c1 = {};               \
-        long long k = 0; /* -0.0 starts: sum([-0.0]) = -0.0 */                          \
-        for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            vd_##SUFFIX v0, v1;                                                         \
-            v0 = load_##SUFFIX(x + k);                                             \
-            v1 = load_##SUFFIX(x + k + L);                                         \
-            vd_##SUFFIX t0 = s0 + v0, t1 = s1 + v1;                                     \
-            vd_##SUFFIX b0 = t0 - s0, b1 = t1 - s1;                                     \
-            vd_##SUFFIX e0 = (s0 - (t0 - b0)) + (v0 - b0);                              \
-            vd_##SUFFIX e1 = (s1 - (t1 - b1)) + (v1 - b1);                              \
-            c0 = (t0 - t0 == 0.0) ? c0 + e0 : c0;                                       \
-            c1 = (t1 - t1 == 0.0) ? c1 + e1 : c1;                                       \
-            s0 = t0;                                                                    \
-            s1 = t1;                                                                    \
-        }                                                                               \
-        for (int j = 0; j < L; j++) {                                                   \
-            s_out[2 * j] = s0[j];                                                       \
-            s_out[2 * j + 1] = s1[j];                                                   \
-            c_out[2 * j] = c0[j];                                                       \
-            c_out[2 * j + 1] = c1[j];                                                   \
-        }                                                                               \
-        *lanes = 2 * L;                                                                 \
-        return k;                                                                       \
+    /* compensated sum in T's own lanes (float64 or float32): 2 L lanes of */       \
+    /* (s, c) with TwoSum, c only while s is finite; writes the lanes (at */        \
+    /* most 32) and their count */                                                  \
+    template <class T>                                                              \
+    ATTR inline long long two_sum_##SUFFIX(const T *x, long long n, T *s_out, T *c_out,\
+                                           int *lanes) {                            \
+        constexpr int L = BYTES / (int)sizeof(T);                                   \
+        typedef T vt __attribute__((vector_size(BYTES)));                           \
+        vt s0 = vt{} * (T)-1, s1 = s0, c0 = {}, c1 = {};                            \
+        long long k = 0; /* -0.0 starts: sum([-0.0]) = -0.0 */                      \
+        for (; k + 2 * L <= n; k += 2 * L) {                                        \
+            vt v0, v1;                                                              \
+            std::memcpy(&v0, x + k, BYTES);                                         \
+            std::memcpy(&v1, x + k + L, BYTES);                                     \
+            vt t0 = s0 + v0, t1 = s1 + v1;                                          \
+            vt b0 = t0 - s0, b1 = t1 - s1;                                          \
+            vt e0 = (s0 - (t0 - b0)) + (v0 - b0);                                   \
+            vt e1 = (s1 - (t1 - b1)) + (v1 - b1);                                   \
+            c0 = (t0 - t0 == (T)0) ? c0 + e0 : c0;                                  \
+            c1 = (t1 - t1 == (T)0) ? c1 + e1 : c1;                                  \
+            s0 = t0;                                                                \
+            s1 = t1;                                                                \
+        }                                                                           \
+        for (int j = 0; j < L; j++) {                                               \
+            s_out[2 * j] = s0[j];                                                   \
+            s_out[2 * j + 1] = s1[j];                                               \
+            c_out[2 * j] = c0[j];                                                   \
+            c_out[2 * j + 1] = c1[j];                                               \
+        }                                                                           \
+        *lanes = 2 * L;                                                             \
+        return k;                                                                   \
     }
 
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
@@ -410,7 +412,7 @@ NR_DISPATCH(template <class T>, dev_sums,
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
-NR_DISPATCH(template <class T>, two_sum, (const T *x, long long n, double *s, double *c, int *lanes),
+NR_DISPATCH(template <class T>, two_sum, (const T *x, long long n, T *s, T *c, int *lanes),
             <T>(x, n, s, c, lanes))
 #undef NR_COMMA
 #undef NR_DISPATCH

@@ -40,14 +40,14 @@ struct TwoSum {
         return true;
     }
 
-    // Contiguous stream: on the host, float64 runs in vector lanes of
-    // (s, e) (4 to 16, merged in lane order with combine()), then the tail
-    // in order.
+    // Contiguous stream: on the host, float64 and float32 run in vector
+    // lanes of (s, e) of their own type (4 to 32, merged in lane order with
+    // combine()), then the tail in order.
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
-            double s[16], c[16];
+        if constexpr ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, T>::value) {
+            A s[32], c[32];
             int lanes = 0;
             k = simd::two_sum(x, n, s, c, &lanes);
             // A lane whose TwoSum overflowed inside (finite s, NaN error: a
