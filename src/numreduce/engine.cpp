@@ -428,15 +428,13 @@ struct DirectCall {
     // with one entry per element of the kept axis (the tuple in *ret, their
     // data pointers in outs[]).  1 = ready, 0 = not for this path (the
     // caller returns None), -1 = error.  The reduced `axis` must not be empty.
-    int start_2d(PyObject *args, int axis, PyArrayObject **a, char **outs, PyObject **ret) {
-        PyObject *ufunc;
-        if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, a)) return -1;
-        if (PyArray_NDIM(*a) != 2 || PyArray_DIM(*a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(*a)) {
+    int start_2d(PyObject *ufunc, PyArrayObject *a, int axis, char **outs, PyObject **ret) {
+        if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
             return 0;
         }
-        const int ok = init(ufunc, *a);
+        const int ok = init(ufunc, a);
         if (ok <= 0) return ok;
-        npy_intp length = PyArray_DIM(*a, 1 - axis);
+        npy_intp length = PyArray_DIM(a, 1 - axis);
         *ret = PyTuple_New(nout);
         for (int i = 0; *ret != nullptr && i < nout; i++) {
             Py_INCREF(out);
@@ -481,6 +479,10 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
     if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    return reduce_all_array(ufunc, a);
+}
+
+PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
     const npy_intp n = PyArray_SIZE(a);
     // Contiguous data, or one strided axis (a[::k], a[::-1]): one stream
     // either way, so the same chunks, block trees and merges as contiguous
@@ -512,8 +514,13 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     const npy_intp nchunks = frame == nullptr || call.entry->initials != nullptr ? chunks_for(n) : 1;
     if (nchunks == 1) frame = nullptr;
     const int nthreads = nchunks < g_num_threads ? (int)nchunks : g_num_threads;
-    std::vector<std::array<char, 32>> part((size_t)nchunks * nout);  // clongdouble fits
-    std::vector<int> status((size_t)nchunks, 0);
+    // (a single chunk, the small arrays' case, keeps its state on the stack)
+    alignas(16) std::array<char, 32> part1[NPY_MAXARGS];
+    int status1 = 0;
+    std::vector<std::array<char, 32>> part_v(nchunks > 1 ? (size_t)nchunks * nout : 0);  // clongdouble fits
+    std::vector<int> status_v(nchunks > 1 ? (size_t)nchunks : 0, 0);
+    std::array<char, 32> *part = nchunks > 1 ? part_v.data() : part1;
+    int *status = nchunks > 1 ? status_v.data() : &status1;
     alignas(16) char frame_buf[kFrameBytes];
     bool redo = false;
     auto accs = [&](npy_intp c, char **acc) {
@@ -610,11 +617,17 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
 // reduction-loop call per row (its row-walk fast path) or the traits' own
 // row-block algorithm.  Returns None (general path) for anything unusual.
 PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
+    PyObject *ufunc;
     PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    return reduce_rows_array(ufunc, a);
+}
+
+PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a) {
     char *outs[NPY_MAXARGS];
     PyObject *ret;
     DirectCall call;
-    const int ok = call.start_2d(args, 0, &a, outs, &ret);
+    const int ok = call.start_2d(ufunc, a, 0, outs, &ret);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
@@ -664,11 +677,17 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
 // one stride-0 loop call per row (no iterator), without options.  Returns
 // None (general path) for anything unusual.
 PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
+    PyObject *ufunc;
     PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    return reduce_trailing_array(ufunc, a);
+}
+
+PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a) {
     char *outs[NPY_MAXARGS];
     PyObject *ret;
     DirectCall call;
-    const int ok = call.start_2d(args, 1, &a, outs, &ret);
+    const int ok = call.start_2d(ufunc, a, 1, outs, &ret);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
