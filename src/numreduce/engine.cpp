@@ -482,22 +482,19 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     return reduce_all_array(ufunc, a);
 }
 
-PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
+int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *out_type) {
     const npy_intp n = PyArray_SIZE(a);
     // Contiguous data, or one strided axis (a[::k], a[::-1]): one stream
     // either way, so the same chunks, block trees and merges as contiguous
     // data (through NpyIter, a strided stream would arrive in iterator-buffer
     // pieces merged one after another on NumPy < 2.3).
     const bool contiguous = PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a);
-    if (n == 0 || !(contiguous || PyArray_NDIM(a) == 1)) Py_RETURN_NONE;
+    if (n == 0 || !(contiguous || PyArray_NDIM(a) == 1)) return 0;
     DirectCall call;
     const int ok = call.init(ufunc, a);
-    if (ok <= 0) {
-        if (ok < 0) return nullptr;
-        Py_RETURN_NONE;
-    }
+    if (ok <= 0) return ok;
     // The moments' frame hooks read contiguous data only.
-    if (!contiguous && call.entry->frame != nullptr) Py_RETURN_NONE;
+    if (!contiguous && call.entry->frame != nullptr) return 0;
     const int nout = call.nout;
     const npy_intp isize = PyArray_DESCR(a)->elsize, osize = call.out->elsize;
     const npy_intp xstride = contiguous ? isize : PyArray_STRIDE(a, 0);
@@ -552,7 +549,7 @@ PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
     char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
     accs(0, acc);
     if (frame != nullptr) {
-        if (call.initials(acc) < 0) return nullptr;
+        if (call.initials(acc) < 0) return -1;
         frame->choose(acc, PyArray_BYTES(a), n, frame_buf);
     }
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -575,7 +572,10 @@ PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
             run_chunk(0);
         }
         for (npy_intp c = 0; c < nchunks; c++) {
-            if (status[c] < 0) return PyErr_Occurred() ? nullptr : PyErr_Format(PyExc_RuntimeError, "numreduce: reduction loop failed");
+            if (status[c] < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "numreduce: reduction loop failed");
+                return -1;
+            }
         }
         accs(0, acc);
         if (frame != nullptr) {
@@ -601,14 +601,35 @@ PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
         redo = true;
     }
     if (frame != nullptr) frame->leave(acc, frame_buf);
+    for (int i = 0; i < nout; i++) std::memcpy(values[i], acc[i], osize);
+    *out_type = call.out->type_num;
+    return 1;
+}
+
+PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
+    alignas(16) char values[NPY_MAXARGS][32];
+    int out_type = -1;
+    const int ok = reduce_all_raw(ufunc, a, values, &out_type);
+    if (ok <= 0) {
+        if (ok < 0) return nullptr;
+        Py_RETURN_NONE;
+    }
+    int nout = 0;
+    const char *name = nullptr;
+    find_loop(ufunc, PyArray_DESCR(a)->type_num, &nout, &name);
+    // the output descriptor: the input's own where the types agree (a
+    // datetime keeps its unit), as DirectCall::init chose it
+    PyArray_Descr *out = out_type == PyArray_DESCR(a)->type_num ? PyArray_DESCR(a)
+                                                                 : PyArray_DescrFromType(out_type);
+    if (out == nullptr) return nullptr;
+    if (out == PyArray_DESCR(a)) Py_INCREF(out);
     PyObject *ret = PyTuple_New(nout);
     for (int i = 0; ret != nullptr && i < nout; i++) {
-        alignas(16) char value[32];
-        std::memcpy(value, acc[i], osize);
-        PyObject *sc = PyArray_Scalar(value, call.out, nullptr);
+        PyObject *sc = PyArray_Scalar(values[i], out, nullptr);
         if (sc == nullptr) Py_CLEAR(ret);
         else PyTuple_SET_ITEM(ret, i, sc);
     }
+    Py_DECREF(out);
     return ret;
 }
 

@@ -22,6 +22,9 @@ PyObject *engine_scatter(PyObject *self, PyObject *args);
 // _reduce_trailing, callable from C++ (fastpath.cpp): a new tuple, a new
 // reference to Py_None where the array is not for that path, or nullptr.
 PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a);
+// reduce_all_array's values without the scalars: 1 (each output's value in
+// values[i], all of type *out_type), 0 (not for this path), -1 (error).
+int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *out_type);
 PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a);
 PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a);
 // fastpath.cpp: the C callables of the user functions (module.cpp's table)

@@ -101,9 +101,6 @@ bool any_nan(const char *p, npy_intp n, npy_intp stride, int type) {
     return false;
 }
 
-// The value of a NumPy float64 scalar (the engine's accumulators).
-inline double dval(PyObject *scalar) { return PyArrayScalar_VAL(scalar, Double); }
-
 // Store double `v` as `type` (float64 / float32) at p; false where the cast
 // overflows (NumPy's cast would warn: the general path decides).
 inline bool store(char *p, int type, double v) {
@@ -151,6 +148,22 @@ PyObject *engine_call(PyObject *ufunc, PyArrayObject *a, bool full, int axis) {
 PyObject *do_minmax(FastFunction *f, PyArrayObject *a, bool full, int axis) {
     const int t = PyArray_DESCR(a)->type_num;
     if (f->kind == K_NANMINMAX && !(is_float_type(t) || is_int_or_bool(t))) Py_RETURN_NONE;
+    if (full && f->kind == K_NANMINMAX) {
+        alignas(16) char v[NPY_MAXARGS][32];
+        int ot;
+        const int ok = reduce_all_raw(f->ufunc, a, v, &ot);
+        if (ok <= 0) {
+            if (ok < 0) return nullptr;
+            Py_RETURN_NONE;
+        }
+        if (any_nan(v[0], 1, 0, t) || any_nan(v[1], 1, 0, t)) Py_RETURN_NONE;
+        PyArray_Descr *d = PyArray_DESCR(a);  // fminfmax: output type = input type
+        PyObject *lo = PyArray_Scalar(v[0], d, nullptr), *hi = PyArray_Scalar(v[1], d, nullptr);
+        PyObject *ret = lo != nullptr && hi != nullptr ? PyTuple_Pack(2, lo, hi) : nullptr;
+        Py_XDECREF(lo);
+        Py_XDECREF(hi);
+        return ret;
+    }
     PyObject *res = engine_call(f->ufunc, a, full, axis);
     if (res == nullptr || res == Py_None || f->kind != K_NANMINMAX || !is_float_type(t)) return res;
     // nanminmax: NaN only where a slice was all NaN -- the general path warns.
@@ -255,6 +268,23 @@ PyObject *do_argminmax(FastFunction *f, PyArrayObject *a, bool full, int axis, b
     return ret;
 }
 
+// (mean, var or std) of a full reduction's (count, mean, M2), or Py_None
+// where the general path must warn (count 0, dof <= 0, a cast overflow).
+PyObject *finish_meanvar_full(double count, double mean, double m2, double ddof, int mean_t,
+                              bool std_) {
+    const double dof = count - ddof;
+    if (!(count > 0) || !(dof > 0)) Py_RETURN_NONE;
+    double var = m2 / dof;
+    if (std_) var = std::sqrt(var);
+    alignas(8) char mb[8], vb[8];
+    if (!store(mb, mean_t, mean) || !store(vb, mean_t, var)) Py_RETURN_NONE;
+    PyObject *ms = scalar_of(mean_t, mb), *vs = scalar_of(mean_t, vb);
+    PyObject *ret = ms != nullptr && vs != nullptr ? PyTuple_Pack(2, ms, vs) : nullptr;
+    Py_XDECREF(ms);
+    Py_XDECREF(vs);
+    return ret;
+}
+
 // meanvar, meanstd, nanmeanvar: the moments reduction as _api._moments runs
 // it (C-contiguous data; a strided 1-D array is copied first, as np.require
 // does there), then _finish_meanvar's arithmetic in float64, cast to the
@@ -280,31 +310,22 @@ PyObject *do_meanvar(FastFunction *f, PyArrayObject *a, bool full, int axis, dou
             if (copy == nullptr) return nullptr;
             a = (PyArrayObject *)copy;
         }
-        res = reduce_all_array(ufunc, a);
-    } else {
-        res = engine_call(ufunc, a, false, axis);
+        alignas(16) char v[NPY_MAXARGS][32];
+        int ot;
+        const int ok = reduce_all_raw(ufunc, a, v, &ot);
+        Py_XDECREF(copy);
+        if (ok <= 0) {
+            if (ok < 0) return nullptr;
+            Py_RETURN_NONE;
+        }
+        if (ot != NPY_DOUBLE) Py_RETURN_NONE;
+        return finish_meanvar_full(*(const double *)v[0], *(const double *)v[1],
+                                   *(const double *)v[2], ddof, mean_t, f->kind == K_MEANSTD);
     }
-    Py_XDECREF(copy);
+    res = engine_call(ufunc, a, false, axis);
     if (res == nullptr || res == Py_None) return res;
     const bool std_ = f->kind == K_MEANSTD;
     PyObject *ret = nullptr;
-    if (full) {
-        const double count = dval(PyTuple_GET_ITEM(res, 0));
-        const double mean = dval(PyTuple_GET_ITEM(res, 1));
-        const double m2 = dval(PyTuple_GET_ITEM(res, 2));
-        Py_DECREF(res);
-        const double dof = count - ddof;
-        if (!(count > 0) || !(dof > 0)) Py_RETURN_NONE;  // warnings: the general path
-        double var = m2 / dof;
-        if (std_) var = std::sqrt(var);
-        alignas(8) char mb[8], vb[8];
-        if (!store(mb, mean_t, mean) || !store(vb, mean_t, var)) Py_RETURN_NONE;
-        PyObject *ms = scalar_of(mean_t, mb), *vs = scalar_of(mean_t, vb);
-        if (ms != nullptr && vs != nullptr) ret = PyTuple_Pack(2, ms, vs);
-        Py_XDECREF(ms);
-        Py_XDECREF(vs);
-        return ret;
-    }
     PyArrayObject *c = (PyArrayObject *)PyTuple_GET_ITEM(res, 0);
     PyArrayObject *m = (PyArrayObject *)PyTuple_GET_ITEM(res, 1);
     PyArrayObject *q = (PyArrayObject *)PyTuple_GET_ITEM(res, 2);
@@ -408,18 +429,25 @@ PyObject *do_logsumexp(FastFunction *f, PyArrayObject *a, bool full, int axis) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    PyObject *res = engine_call(f->ufunc, a, full, axis);
-    if (res == nullptr || res == Py_None) return res;
-    PyObject *ret = nullptr;
     if (full) {
-        const double mx = dval(PyTuple_GET_ITEM(res, 0)), tt = dval(PyTuple_GET_ITEM(res, 1));
-        Py_DECREF(res);
+        alignas(16) char v[NPY_MAXARGS][32];
+        int ot;
+        const int ok = reduce_all_raw(f->ufunc, a, v, &ot);
+        if (ok <= 0) {
+            if (ok < 0) return nullptr;
+            Py_RETURN_NONE;
+        }
+        if (ot != NPY_DOUBLE) Py_RETURN_NONE;
+        const double mx = *(const double *)v[0], tt = *(const double *)v[1];
         double l;
         log1p_n(&tt, &l, 1);
         alignas(8) char b[8];
         if (!store(b, rt, mx + l)) Py_RETURN_NONE;
         return scalar_of(rt, b);
     }
+    PyObject *res = engine_call(f->ufunc, a, full, axis);
+    if (res == nullptr || res == Py_None) return res;
+    PyObject *ret = nullptr;
     PyArrayObject *m = (PyArrayObject *)PyTuple_GET_ITEM(res, 0);
     PyArrayObject *q = (PyArrayObject *)PyTuple_GET_ITEM(res, 1);
     const npy_intp n = PyArray_SIZE(m);
@@ -465,24 +493,28 @@ inline T fsum_finish(T s, T e) {
 PyObject *do_fsum(FastFunction *f, PyArrayObject *a, bool full, int axis) {
     const int t = PyArray_DESCR(a)->type_num;
     if (!(is_float_type(t) || is_int_or_bool(t)) || t == NPY_LONGDOUBLE) Py_RETURN_NONE;
+    if (full) {
+        alignas(16) char v[NPY_MAXARGS][32];
+        int ot;
+        const int ok = reduce_all_raw(f->ufunc, a, v, &ot);
+        if (ok <= 0) {
+            if (ok < 0) return nullptr;
+            Py_RETURN_NONE;
+        }
+        if (ot == NPY_DOUBLE) {
+            const double r = fsum_finish(*(const double *)v[0], *(const double *)v[1]);
+            return scalar_of(NPY_DOUBLE, &r);
+        }
+        if (ot == NPY_FLOAT) {
+            const float r = fsum_finish(*(const float *)v[0], *(const float *)v[1]);
+            return scalar_of(NPY_FLOAT, &r);
+        }
+        Py_RETURN_NONE;
+    }
     PyObject *res = engine_call(f->ufunc, a, full, axis);
     if (res == nullptr || res == Py_None) return res;
     PyObject *s = PyTuple_GET_ITEM(res, 0), *e = PyTuple_GET_ITEM(res, 1);
     PyObject *ret = nullptr;
-    if (full) {
-        if (PyArray_IsScalar(s, Double)) {
-            const double v = fsum_finish(PyArrayScalar_VAL(s, Double), PyArrayScalar_VAL(e, Double));
-            ret = scalar_of(NPY_DOUBLE, &v);
-        } else if (PyArray_IsScalar(s, Float)) {
-            const float v = fsum_finish(PyArrayScalar_VAL(s, Float), PyArrayScalar_VAL(e, Float));
-            ret = scalar_of(NPY_FLOAT, &v);
-        } else {
-            ret = Py_None;
-            Py_INCREF(ret);
-        }
-        Py_DECREF(res);
-        return ret;
-    }
     PyArrayObject *sa = (PyArrayObject *)s, *ea = (PyArrayObject *)e;
     const npy_intp n = PyArray_SIZE(sa);
     const int ot = PyArray_DESCR(sa)->type_num;
