@@ -86,9 +86,11 @@ def _pairs(name, a, axis, mods):
     if name in ("nanmeanvar", "meanvar"):
         if name == "meanvar":
             add("np.mean+np.var", np.mean, np.var)
-        for mod, label in ((bn, "bn"), (nb, "numbagg")):
-            if mod is not None:
-                add(f"{label}.nanmean+nanvar", mod.nanmean, mod.nanvar)
+        if bn is not None:
+            add("bn.nanmean+nanvar", bn.nanmean, bn.nanvar)
+        if nb is not None:  # numbagg's nanvar defaults to ddof=1
+            add("numbagg.nanmean+nanvar", nb.nanmean,
+                lambda x, **k: nb.nanvar(x, ddof=0, **k))
     elif name in ("nanminmax", "minmax"):
         if name == "minmax":
             add("np.min+np.max", np.min, np.max)
