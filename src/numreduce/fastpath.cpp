@@ -113,12 +113,38 @@ inline bool store(char *p, int type, double v) {
     return !(std::isinf(f) && !std::isinf(v));
 }
 
+// A NumPy scalar of a builtin numeric type (PyArray_Scalar's result, without
+// its descriptor lookups for the common types).
+template <class C>
+inline PyObject *new_scalar(PyTypeObject *type, const void *value) {
+    PyObject *s = type->tp_alloc(type, 0);
+    if (s != nullptr) std::memcpy(&((C *)s)->obval, value, sizeof(((C *)s)->obval));
+    return s;
+}
+
 PyObject *scalar_of(int type, const void *value) {
+    switch (type) {
+        case NPY_DOUBLE: return new_scalar<PyDoubleScalarObject>(&PyDoubleArrType_Type, value);
+        case NPY_FLOAT: return new_scalar<PyFloatScalarObject>(&PyFloatArrType_Type, value);
+        case NPY_LONG: return new_scalar<PyLongScalarObject>(&PyLongArrType_Type, value);
+        case NPY_LONGLONG:
+            return new_scalar<PyLongLongScalarObject>(&PyLongLongArrType_Type, value);
+        default: break;
+    }
     PyArray_Descr *d = PyArray_DescrFromType(type);
     if (d == nullptr) return nullptr;
     PyObject *s = PyArray_Scalar(const_cast<void *>(value), d, nullptr);
     Py_DECREF(d);
     return s;
+}
+
+// The scalar of descriptor d (scalar_of for the builtin numeric types; a
+// datetime keeps its unit through PyArray_Scalar).
+PyObject *scalar_in(PyArray_Descr *d, const void *value) {
+    if (PyTypeNum_ISNUMBER(d->type_num) && PyArray_ISNBO(d->byteorder)) {
+        return scalar_of(d->type_num, value);
+    }
+    return PyArray_Scalar(const_cast<void *>(value), d, nullptr);
 }
 
 PyObject *new_1d(int type, npy_intp n) { return PyArray_SimpleNew(1, &n, type); }
@@ -148,7 +174,7 @@ PyObject *engine_call(PyObject *ufunc, PyArrayObject *a, bool full, int axis) {
 PyObject *do_minmax(FastFunction *f, PyArrayObject *a, bool full, int axis) {
     const int t = PyArray_DESCR(a)->type_num;
     if (f->kind == K_NANMINMAX && !(is_float_type(t) || is_int_or_bool(t))) Py_RETURN_NONE;
-    if (full && f->kind == K_NANMINMAX) {
+    if (full) {
         alignas(16) char v[NPY_MAXARGS][32];
         int ot;
         const int ok = reduce_all_raw(f->ufunc, a, v, &ot);
@@ -156,9 +182,12 @@ PyObject *do_minmax(FastFunction *f, PyArrayObject *a, bool full, int axis) {
             if (ok < 0) return nullptr;
             Py_RETURN_NONE;
         }
-        if (any_nan(v[0], 1, 0, t) || any_nan(v[1], 1, 0, t)) Py_RETURN_NONE;
-        PyArray_Descr *d = PyArray_DESCR(a);  // fminfmax: output type = input type
-        PyObject *lo = PyArray_Scalar(v[0], d, nullptr), *hi = PyArray_Scalar(v[1], d, nullptr);
+        if (ot != t) Py_RETURN_NONE;  // (an order reduction keeps the type)
+        if (f->kind == K_NANMINMAX && (any_nan(v[0], 1, 0, t) || any_nan(v[1], 1, 0, t))) {
+            Py_RETURN_NONE;
+        }
+        PyArray_Descr *d = PyArray_DESCR(a);
+        PyObject *lo = scalar_in(d, v[0]), *hi = scalar_in(d, v[1]);
         PyObject *ret = lo != nullptr && hi != nullptr ? PyTuple_Pack(2, lo, hi) : nullptr;
         Py_XDECREF(lo);
         Py_XDECREF(hi);
