@@ -30,6 +30,7 @@ DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"
           "float16", "float32", "float64", "longdouble", "complex64", "complex128",
           "datetime64[s]", "timedelta64[ms]"]
 SIZES = list(range(0, 71)) + [127, 128, 129, 130, 1000]
+SHORT_SIZES = [0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129, 1000]
 
 
 def outcome(f, *args, **kwargs):
@@ -142,6 +143,8 @@ def test_sizes_dtypes_layouts(name, dtype):
     for n in SIZES:
         x = data(dtype, n, rng)
         for label, a in layouts(x).items():
+            if label in ("misaligned", "byteswapped") and n not in SHORT_SIZES:
+                continue  # (both take the general path at once: fewer sizes)
             for axis in (None, 0, -1):
                 for kw in kwargs_for(name, axis):
                     check_agree(name, a, **kw)
@@ -324,7 +327,7 @@ def cases(draw):
     return name, a, kw
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=2 * settings.default.max_examples, deadline=None)
 @given(cases())
 def test_hypothesis_paths_agree(case):
     name, a, kw = case
