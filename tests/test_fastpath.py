@@ -10,6 +10,7 @@ look like the functions (signature, doc, pickling, NEP 18's func)."""
 import copy
 import inspect
 import pickle
+import pydoc
 import sys
 import warnings
 
@@ -411,6 +412,8 @@ def test_looks_like_the_function(name):
     assert pickle.loads(pickle.dumps(f)) is f
     assert copy.deepcopy(f) is f and copy.copy(f) is f
     assert name in repr(f)
+    text = pydoc.render_doc(f, renderer=pydoc.plaintext)
+    assert f"{name}{inspect.signature(g)}" in text and g.__doc__.splitlines()[0] in text
 
 
 def test_nep18_sees_the_public_object():
