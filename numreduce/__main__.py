@@ -6,7 +6,7 @@ write today) and the accuracy table.  Every table row is printed as soon as
 it is measured.
 
     python -m numreduce [--quick]
-    python -m numreduce bench [--quick] [--plot FILE.png]   # the targets table
+    python -m numreduce bench [--quick] [--plot FILE.png] [--save FILE.json [--note TEXT]]
     python -m numreduce bench --peers [--quick]   # beside bottleneck / numbagg
     python -m numreduce --help | bench --help
 """
@@ -53,6 +53,9 @@ def bench(args: argparse.Namespace) -> int:
     print("-" * len(_bench.TARGET_HEAD), flush=True)
     rows = _bench.target_rows(quick=args.quick,
                               on_row=lambda row: print(_bench.target_line(row), flush=True))
+    if args.save is not None:
+        _bench.save_rows(rows, args.save, quick=args.quick, note=args.note)
+        print(f"\nresults stored in {args.save}")
     if args.plot is not None:
         if _bench.plot_rows(rows, args.plot):
             print(f"\nplot written to {args.plot}")
@@ -106,6 +109,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--quick", action="store_true", help="smaller arrays and fewer repeats")
     b.add_argument("--plot", metavar="FILE", default=None,
                    help="also write a bar chart of the ratios to FILE (needs matplotlib)")
+    b.add_argument("--save", metavar="FILE.json", default=None,
+                   help="also store the rows, the configuration and the date as JSON "
+                        "(the docs site plots docs/_data/bench-targets.json)")
+    b.add_argument("--note", default="",
+                   help="with --save: a note stored with the run (machine state, load)")
     b.add_argument("--peers", action="store_true",
                    help="instead: numreduce beside bottleneck and numbagg (where installed) "
                         "and NumPy/SciPy, small and 2-D arrays, each row with its target")

@@ -467,6 +467,47 @@ def target_table(rows) -> str:
     return "\n".join([TARGET_HEAD, "-" * len(TARGET_HEAD)] + [target_line(r) for r in rows])
 
 
+def save_rows(rows, path: str, *, quick: bool, note: str = "") -> None:
+    """Store a targets run as JSON (what the docs site plots: docs/_data/):
+    the configuration it ran with, the date, and every row."""
+    import datetime
+    import json
+
+    from ._config import config
+
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f
+                        if line.startswith("model name")), "")
+    except OSError:
+        pass
+    doc = {
+        "command": "python -m numreduce bench" + (" --quick" if quick else ""),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": cpu,
+        "note": note,
+        "config": {k: (v if isinstance(v, (str, int, float, bool)) else str(v))
+                   for k, v in config().items()},
+        "rows": [dict(zip(("case", "t_numreduce", "t_reference", "ratio", "target", "status"),
+                          row)) for row in rows],
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def load_rows(path: str):
+    """The rows of a run stored by save_rows, as target_rows gives them,
+    and the stored document."""
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    keys = ("case", "t_numreduce", "t_reference", "ratio", "target", "status")
+    return [tuple(r[k] for k in keys) for r in doc["rows"]], doc
+
+
 def plot_rows(rows, path: str) -> bool:
     """Bar chart of the ratios (needs matplotlib); False if unavailable."""
     try:

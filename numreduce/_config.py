@@ -77,7 +77,11 @@ def set_num_threads(n: int) -> int:
     the result is bitwise the same for any ``n``.  The default is 1 (or the
     environment variable ``NUMREDUCE_NUM_THREADS`` at import).  The moments
     reduction (``meanvar``) reduces its chunks in one shifted frame chosen
-    from the data and merges them there, as accurately as one piece.
+    from the data and merges them there, as accurately as one piece.  Long
+    grouped reductions (``reduce_by_group`` without ``initial``, ``group_*``)
+    use the same fixed pieces, ``accumulate`` over a non-leading axis
+    independent blocks, and ``reduceat``/``segmented_reduce`` independent
+    segments, so they too give the same bits for any ``n``.
     """
     return _core._set_num_threads(_thread_count(n))
 

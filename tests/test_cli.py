@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 CMD = [sys.executable, "-P", "-m", "numreduce"]
@@ -78,3 +79,25 @@ def test_bench_quick_streams_rows():
     rows = [ln for ln in out.splitlines() if ln.rstrip().endswith((" ok", " MISS"))]
     assert len(rows) >= 20
     assert any(r.startswith("fsum f64 1e+06 vs np.sum") for r in rows)
+
+
+def test_bench_save_round_trip(tmp_path):
+    """What `bench --save` stores (the docs site plots it) loads back as the
+    rows target_rows gave, with the run's configuration and note."""
+    from numreduce import _bench
+
+    rows = [_bench._ratio_row("minmax f64 1e7 vs min+max", 1e-3, 2.5e-3, 1.9, "faster"),
+            _bench._ratio_row("fsum f64 1e7 vs np.sum", 3e-3, 1e-3, 2.0, "at_most")]
+    path = tmp_path / "run.json"
+    _bench.save_rows(rows, str(path), quick=True, note="loaded machine")
+    got, doc = _bench.load_rows(str(path))
+    assert got == rows
+    assert [r[5] for r in got] == ["ok", "MISS"]
+    assert doc["command"] == "python -m numreduce bench --quick"
+    assert doc["note"] == "loaded machine"
+    assert doc["config"]["numpy"] == np.__version__
+
+
+def test_bench_save_needs_a_file():
+    r = run("bench", "--save")
+    assert r.returncode == 2 and "--save" in r.stderr

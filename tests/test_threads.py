@@ -116,3 +116,126 @@ def test_issue_example_three_threads_equal_one():
     finally:
         nr.set_num_threads(old)
     assert three == one
+
+
+# Grouped reductions into fresh slots (reduce_by_group and the grouped user
+# functions) cut a long stream into the same fixed pieces and merge the
+# pieces' slots in index order, so they too are bitwise the same for any
+# thread count, and still equal to the references.
+_GIDS = np.random.default_rng(7).integers(0, 37, max(SIZES))
+
+GROUPED = [
+    ("group_minmax", lambda a, g: nr.group_minmax(a, g, num_groups=37)),
+    ("group_meanvar", lambda a, g: nr.group_meanvar(a, g, num_groups=37, ddof=1)),
+    ("group_logsumexp", lambda a, g: nr.group_logsumexp(a, g, num_groups=37)),
+    ("group_fsum", lambda a, g: nr.group_fsum(a, g, num_groups=37)),
+    ("moments", lambda a, g: nr.reduce_by_group(nr.moments, a, g, num_groups=37)),
+    ("nanmoments", lambda a, g: nr.reduce_by_group(nr.nanmoments, a, g, num_groups=37)),
+    ("fminfmax", lambda a, g: nr.reduce_by_group(nr.fminfmax, a, g, num_groups=37)),
+]
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("name,f", GROUPED, ids=[n for n, _ in GROUPED])
+def test_grouped_bitwise_for_1_to_8_threads(name, f, n):
+    a, g = _BASE[:n].copy(), _GIDS[:n]
+    a[::1001] = np.nan if name in ("nanmoments", "fminfmax") else a[::1001]
+    _assert_thread_independent(lambda: f(a, g))
+
+
+def test_grouped_pieces_match_references():
+    """The pieced path (several pieces, few groups) against NumPy's own
+    ufunc.at and pandas' groupby, with NaN in a late piece and one group
+    seen only in the last piece."""
+    pd = pytest.importorskip("pandas", reason="pandas not installed")
+    n = 2 * CHUNK + 12345
+    a = _BASE[:n].copy()
+    g = _GIDS[:n].copy()
+    g[g == 5] = 6
+    g[-3] = 5                          # group 5: one element, in the last piece
+    a[CHUNK + 17] = np.nan             # NaN in the second piece, group g[CHUNK + 17]
+    lo, hi = nr.group_minmax(a, g, num_groups=37)
+    rlo = np.full(37, np.inf)
+    rhi = np.full(37, -np.inf)
+    with np.errstate(invalid="ignore"):  # NumPy warns on the NaN
+        np.minimum.at(rlo, g, a)
+        np.maximum.at(rhi, g, a)
+    np.testing.assert_array_equal(lo, rlo)
+    np.testing.assert_array_equal(hi, rhi)
+    assert lo[5] == hi[5] == a[-3]
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0"):  # group 5, as np.var
+        m, v = nr.group_meanvar(a, g, num_groups=37, ddof=1)
+    ref = pd.Series(a).groupby(g).agg(["mean", "var"])
+    ok = ~np.isnan(ref["var"].to_numpy())   # group 5 has one element (ddof=1)
+    ok[g[CHUNK + 17]] = False               # pandas skips the NaN; meanvar propagates it
+    assert np.isnan(v[5]) and m[5] == a[-3]
+    np.testing.assert_allclose(m[ok], ref["mean"].to_numpy()[ok], rtol=1e-13)
+    np.testing.assert_allclose(v[ok], ref["var"].to_numpy()[ok], rtol=1e-10)
+    assert np.isnan(m[g[CHUNK + 17]]) and np.isnan(v[g[CHUNK + 17]])
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_grouped_pieces_2d_and_where_bitwise(threads):
+    """Rows of 3 along axis 0 (pieces of whole rows), with a where mask."""
+    n = (2 * CHUNK) // 3 + 101
+    a = _BASE[: 3 * n].reshape(n, 3)
+    g = _GIDS[:n]
+    w = (np.arange(3 * n).reshape(n, 3) % 7) != 3
+    old = nr.set_num_threads(1)
+    try:
+        ref = _bits(nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w))
+        nr.set_num_threads(threads)
+        got = _bits(nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w))
+    finally:
+        nr.set_num_threads(old)
+    assert got == ref
+    cnt, mean, _ = nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w)
+    exp_cnt = np.zeros((37, 3))
+    np.add.at(exp_cnt, g, w)
+    np.testing.assert_array_equal(cnt, exp_cnt)
+    exp_sum = np.zeros((37, 3))
+    np.add.at(exp_sum, g, np.where(w, a, 0))
+    np.testing.assert_allclose(mean, exp_sum / exp_cnt, rtol=1e-12)
+
+
+def test_grouped_pieces_bad_id_in_last_piece_and_empty_group():
+    n = 2 * CHUNK + 12345
+    a = _BASE[:n]
+    g = _GIDS[:n].copy()
+    g[-2] = 37
+    with pytest.raises(IndexError, match=rf"group_ids\[{n - 2}\] = 37 is outside"):
+        nr.reduce_by_group(nr.minimummaximum, a, g, num_groups=37)
+    g[-2] = 0
+    with pytest.raises(ValueError, match="group 37 is empty"):
+        nr.reduce_by_group(nr.minimummaximum, a, g, num_groups=38)
+
+
+# accumulate (and the cumulative user functions): the outer blocks' scans
+# are independent, so threads take whole blocks; bitwise the same, and the
+# same as the single-output NumPy scans.
+SCANS = [
+    ("minimummaximum", lambda a: nr.accumulate(nr.minimummaximum, a, axis=1)),
+    ("moments", lambda a: nr.accumulate(nr.moments, a, axis=1)),
+    ("cumminmax", lambda a: nr.cumminmax(a, axis=-1)),
+    ("logcumsumexp", lambda a: nr.logcumsumexp(a - 1e3, axis=1)),
+    ("cumfsum", lambda a: nr.cumfsum(a, axis=1)),
+    ("cummeanvar", lambda a: nr.cummeanvar(a, axis=1)),
+]
+
+
+@pytest.mark.parametrize("name,f", SCANS, ids=[n for n, _ in SCANS])
+def test_accumulate_bitwise_for_1_to_8_threads(name, f):
+    a = _BASE[: 97 * 5003].reshape(97, 5003)
+    _assert_thread_independent(lambda: f(a))
+
+
+def test_accumulate_threaded_matches_numpy():
+    a = _BASE[: 97 * 5003].reshape(97, 5003).copy()
+    a[3, 1000] = np.nan
+    old = nr.set_num_threads(3)
+    try:
+        lo, hi = nr.accumulate(nr.minimummaximum, a, axis=1)
+    finally:
+        nr.set_num_threads(old)
+    np.testing.assert_array_equal(lo, np.minimum.accumulate(a, axis=1))
+    np.testing.assert_array_equal(hi, np.maximum.accumulate(a, axis=1))

@@ -33,7 +33,6 @@ namespace nr {
 // is bitwise the same for any numreduce.set_num_threads: threads only
 // decide who computes which chunk (at most g_num_threads of them).
 static int g_num_threads = 1;
-static const npy_intp kChunk = npy_intp(1) << 21;
 
 static npy_intp chunks_for(npy_intp n) { return n > kChunk ? (n + kChunk - 1) / kChunk : 1; }
 
@@ -554,15 +553,8 @@ int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *o
     }
     for (int attempt = 0; attempt < 2; attempt++) {
         if (nthreads > 1) {
-            std::atomic<npy_intp> next(0);
-            auto worker = [&]() {
-                for (npy_intp c; (c = next.fetch_add(1)) < nchunks;) run_chunk(c);
-            };
             Py_BEGIN_ALLOW_THREADS;
-            std::vector<std::thread> pool;
-            for (int t = 1; t < nthreads; t++) pool.emplace_back(worker);
-            worker();
-            for (std::thread &th : pool) th.join();
+            run_tasks(nchunks, nthreads, 1, [&](npy_intp c, npy_intp) { run_chunk(c); });
             Py_END_ALLOW_THREADS;
         } else if (n > 50000) {
             Py_BEGIN_ALLOW_THREADS;

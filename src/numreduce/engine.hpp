@@ -1,4 +1,9 @@
 #pragma once
+#include <atomic>
+#include <system_error>
+#include <thread>
+#include <vector>
+
 #include "numpy_api.hpp"
 #include "ufuncs.hpp"
 
@@ -50,5 +55,34 @@ inline bool plain_array(PyArrayObject *a, npy_intp size, int type_num = -1) {
     return PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
            PyArray_ISNBO(PyArray_DESCR(a)->byteorder) && PyArray_SIZE(a) == size &&
            (type_num < 0 || PyArray_DESCR(a)->type_num == type_num);
+}
+// The engine's piece size for splitting one stream (whole-array reductions,
+// grouped reductions): 2**21 elements, whatever the thread count, so that
+// results do not depend on it (see engine.cpp).
+constexpr npy_intp kChunk = npy_intp(1) << 21;
+
+// task(lo, hi) for the ranges [lo, hi) that cover [0, ntasks) in batches
+// of `batch` (the last one shorter), handed out in order to up to nthreads
+// threads (the caller's included; fewer where the system refuses threads).
+// The tasks must be independent; call with the GIL released.
+template <class F>
+void run_tasks(npy_intp ntasks, npy_intp nthreads, npy_intp batch, F &&task) {
+    if (batch < 1) batch = 1;
+    std::atomic<npy_intp> next(0);
+    auto worker = [&]() {
+        for (npy_intp t; (t = next.fetch_add(batch)) < ntasks;) {
+            task(t, t + batch < ntasks ? t + batch : ntasks);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (npy_intp t = 1; t < nthreads; t++) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error &) {
+            break;  // no more threads: the ones started (and this one) do the rest
+        }
+    }
+    worker();
+    for (std::thread &th : pool) th.join();
 }
 }

@@ -44,8 +44,24 @@ PyObject *engine_accumulate(PyObject *, PyObject *args) {
         optr[i] = PyArray_BYTES((PyArrayObject *)o);
     }
     if (size > 0) {
+        // The outer blocks' scans are independent: up to set_num_threads
+        // threads take whole blocks (bitwise the same for any thread count).
+        const npy_intp nthreads = size >= 400000 && outer > 1
+                                      ? (engine_num_threads() < outer ? engine_num_threads() : outer)
+                                      : 1;
+        const npy_intp isize = in->elsize, osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(outs, 0))->elsize;
+        const npy_intp block = n * inner;
         Py_BEGIN_ALLOW_THREADS;
-        entry->scan(PyArray_BYTES(x), optr, outer, n, inner);
+        if (nthreads <= 1) {
+            entry->scan(PyArray_BYTES(x), optr, outer, n, inner);
+        } else {
+            const npy_intp batch = outer / (nthreads * 8) > 0 ? outer / (nthreads * 8) : 1;
+            run_tasks(outer, nthreads, batch, [&](npy_intp o0, npy_intp o1) {
+                char *op[NPY_MAXARGS];
+                for (int i = 0; i < nout; i++) op[i] = optr[i] + o0 * block * osize;
+                entry->scan(PyArray_BYTES(x) + o0 * block * isize, op, o1 - o0, n, inner);
+            });
+        }
         Py_END_ALLOW_THREADS;
     }
     Py_RETURN_NONE;

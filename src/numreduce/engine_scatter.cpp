@@ -5,6 +5,10 @@
 // as reduce does, and hands over C-contiguous, aligned, native blocks
 // (temporaries for the results of reduce_by_group; for at, the
 // accumulators themselves or a copy written back).
+#include <cstring>
+#include <new>
+#include <vector>
+
 #include "engine.hpp"
 #include "ufuncs.hpp"
 
@@ -58,13 +62,81 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
         maskobj == Py_None ? nullptr : (const npy_bool *)PyArray_BYTES((PyArrayObject *)maskobj);
     unsigned char *seen =
         seenobj == Py_None ? nullptr : (unsigned char *)PyArray_BYTES((PyArrayObject *)seenobj);
-    npy_intp bad = -1;
+    // A grouped reduction into fresh slots (seen given) of one long stream
+    // (outer == 1) is cut into pieces of about kChunk elements (whole rows
+    // of `inner`), whatever the thread count: piece 0 scatters into the
+    // caller's slots, every other piece into slots of its own, and the
+    // pieces merge into the caller's in index order through the traits'
+    // combine, so the result is bitwise the same for any thread count.
+    // Only where the pieces' slots take at most a quarter of the stream's
+    // bytes (few groups next to the stream); otherwise one pass.
+    const npy_intp isize = in->elsize, osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(accs, 0))->elsize;
+    const npy_intp prows = inner > 0 && kChunk / inner > 0 ? kChunk / inner : 1;
+    npy_intp npieces = seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1;
+    const double piece_bytes = double(npieces - 1) * double(ssize) * double(nout * osize + 1);
+    if (npieces > 1 && piece_bytes > double(xsize) * double(isize) / 4) npieces = 1;
+    std::vector<char> pieces;
+    if (npieces > 1) {
+        try {
+            pieces.resize((size_t)piece_bytes);
+        } catch (const std::bad_alloc &) {
+            npieces = 1;  // no room for the pieces' slots: one pass
+        }
+    }
+    const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
+    const char *xp = PyArray_BYTES(x);
+    // Piece k's slots: nout blocks of ssize out_t, then ssize seen flags.
+    auto piece_slots = [&](npy_intp k, char **acc) -> unsigned char * {
+        char *base = pieces.data() + (size_t)(k - 1) * (size_t)(ssize * (nout * osize + 1));
+        for (int i = 0; i < nout; i++) acc[i] = base + (size_t)i * (size_t)(ssize * osize);
+        return (unsigned char *)base + (size_t)nout * (size_t)(ssize * osize);
+    };
+    std::vector<npy_intp> bads((size_t)npieces, -1);
     if (xsize > 0 || (seen != nullptr && ssize > 0)) {
         Py_BEGIN_ALLOW_THREADS;
-        bad = entry->scatter(PyArray_BYTES(x), (const npy_intp *)PyArray_BYTES(ids), mask, outer,
-                             n, inner, G, aptr, seen);
+        if (npieces == 1) {
+            bads[0] = entry->scatter(xp, idp, mask, outer, n, inner, G, aptr, seen);
+        } else {
+            const npy_intp nthreads = engine_num_threads() < npieces ? engine_num_threads() : npieces;
+            run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
+                const npy_intp r0 = k * prows, r1 = r0 + prows < n ? r0 + prows : n;
+                char *acc[NPY_MAXARGS];
+                unsigned char *sk = seen;
+                if (k == 0) {
+                    for (int i = 0; i < nout; i++) acc[i] = aptr[i];
+                } else {
+                    sk = piece_slots(k, acc);
+                    std::memset(sk, 0, (size_t)ssize);
+                }
+                const npy_intp b = entry->scatter(xp + r0 * inner * isize, idp + r0,
+                                                  mask == nullptr ? nullptr : mask + r0 * inner, 1,
+                                                  r1 - r0, inner, G, acc, sk);
+                bads[(size_t)k] = b < 0 ? -1 : r0 + b;
+            });
+            bool ok = true;
+            for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
+            for (npy_intp k = 1; ok && k < npieces; k++) {  // in index order
+                char *acc[NPY_MAXARGS], *a[NPY_MAXARGS], *b[NPY_MAXARGS];
+                const unsigned char *sk = piece_slots(k, acc);
+                for (npy_intp s = 0; s < ssize; s++) {
+                    if (!sk[s]) continue;
+                    for (int i = 0; i < nout; i++) {
+                        a[i] = aptr[i] + s * osize;
+                        b[i] = acc[i] + s * osize;
+                    }
+                    if (seen[s]) {
+                        entry->combine(a, b);
+                    } else {
+                        for (int i = 0; i < nout; i++) std::memcpy(a[i], b[i], (size_t)osize);
+                        seen[s] = 1;
+                    }
+                }
+            }
+        }
         Py_END_ALLOW_THREADS;
     }
+    npy_intp bad = -1;
+    for (npy_intp k = 0; bad < 0 && k < npieces; k++) bad = bads[(size_t)k];
     return PyLong_FromSsize_t(bad);
 }
 

@@ -6,8 +6,6 @@
 // empty-segment rule), resolves the dtypes as reduce does, and hands over
 // C-contiguous, aligned, native blocks; the checks here repeat the ones
 // memory safety rests on, before anything is written.
-#include <atomic>
-#include <thread>
 #include <vector>
 
 #include "engine.hpp"
@@ -118,17 +116,9 @@ PyObject *engine_segments(PyObject *, PyObject *args) {
         // Batches of tasks handed out in order; small enough to balance
         // segments of uneven length.
         const npy_intp batch = ntasks / (nthreads * 16) > 0 ? ntasks / (nthreads * 16) : 1;
-        std::atomic<npy_intp> next(0);
-        auto worker = [&]() {
-            for (npy_intp t; (t = next.fetch_add(batch)) < ntasks;) {
-                entry->segment(xp, mask, optr, outer, n, inner, lo, hi, nseg, mode, given, t,
-                               t + batch < ntasks ? t + batch : ntasks);
-            }
-        };
-        std::vector<std::thread> pool;
-        for (npy_intp t = 1; t < nthreads; t++) pool.emplace_back(worker);
-        worker();
-        for (std::thread &th : pool) th.join();
+        run_tasks(ntasks, nthreads, batch, [&](npy_intp t0, npy_intp t1) {
+            entry->segment(xp, mask, optr, outer, n, inner, lo, hi, nseg, mode, given, t0, t1);
+        });
     }
     Py_END_ALLOW_THREADS;
     Py_RETURN_NONE;

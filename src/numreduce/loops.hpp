@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstring>
+#include <new>
 #include <type_traits>
 
 #include "numpy_api.hpp"
@@ -502,6 +503,48 @@ void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, n
     }
 }
 
+// The alignment of scatter_block's slots: the power of two at or above a
+// state's size, up to a cache line.
+template <size_t S>
+constexpr size_t slot_align() {
+    size_t a = 8;
+    while (a < S && a < 64) a *= 2;
+    return a;
+}
+
+// scatter_block's common case: a 1-d stream of n elements into G slots
+// read and written through get(g) / put(g, acc).  Once every slot has
+// started (soon, where the groups are few next to the stream) the rest of
+// the stream only steps, without the seen test.  Returns -1, or the index
+// of the first id outside [0, G).
+template <class Tr, class Get, class Put>
+inline npy_intp scatter_stream(const typename Tr::in_t *xs, const npy_intp *ids, npy_intp n,
+                               npy_intp G, unsigned char *seen, const acc_of<Tr> &init, bool have,
+                               Get get, Put put) {
+    npy_intp i = 0;
+    if (seen != nullptr) {
+        npy_intp unseen = G;
+        for (; i < n && unseen > 0; i++) {
+            const npy_intp g = ids[i];
+            if ((npy_uintp)g >= (npy_uintp)G) return i;
+            const typename Tr::in_t v = xs[i];
+            if (!seen[g]) {
+                seen[g] = 1;
+                unseen--;
+                put(g, have ? Tr::step(init, v) : Tr::lift(v));
+            } else {
+                put(g, Tr::step(get(g), v));
+            }
+        }
+    }
+    for (; i < n; i++) {
+        const npy_intp g = ids[i];
+        if ((npy_uintp)g >= (npy_uintp)G) return i;
+        put(g, Tr::step(get(g), xs[i]));
+    }
+    return -1;
+}
+
 // Scatter loop (numreduce.reduce_by_group, numreduce.at): accumulator slots
 // indexed by group id.  x is a C-contiguous, aligned (outer, n, inner) block
 // of in_t, ids n group ids, accs nout C-contiguous, aligned (outer, G,
@@ -540,29 +583,31 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
     const npy_intp slots = outer * G * inner;
     if (outer == 1 && inner == 1 && mask == nullptr) {
         // The common case (a 1-d stream into 1-d slots): one id per element.
-        // Once every slot has started (soon, where the groups are few next to
-        // the stream) the rest of the stream only steps, without the seen test.
-        npy_intp i = 0;
-        if (seen != nullptr) {
-            npy_intp unseen = G;
-            for (; i < n && unseen > 0; i++) {
-                const npy_intp g = ids[i];
-                if ((npy_uintp)g >= (npy_uintp)G) return i;
-                const in_t v = xs[i];
-                if (!seen[g]) {
-                    seen[g] = 1;
-                    unseen--;
-                    put(g, have ? Tr::step(init, v) : Tr::lift(v));
-                } else {
-                    put(g, Tr::step(get(g), v));
-                }
+        // Where the slots are no more than the stream, they are worked on in
+        // one interleaved buffer (a slot's nout values side by side: one
+        // cache line per element instead of nout), copied in and out.
+        // A slot is padded to a power of two (a 24-byte state takes 32), so
+        // that none straddles two cache lines.
+        struct alignas(slot_align<sizeof(acc_of<Tr>)>()) Slot {
+            acc_of<Tr> a;
+        };
+        Slot *w = G > 0 && G <= n ? new (std::nothrow) Slot[(size_t)G] : nullptr;
+        npy_intp bad;
+        if (w != nullptr) {
+            if (seen == nullptr) {
+                for (npy_intp g = 0; g < G; g++) w[g].a = get(g);
             }
+            bad = scatter_stream<Tr>(
+                xs, ids, n, G, seen, init, have, [&](npy_intp g) { return w[g].a; },
+                [&](npy_intp g, const acc_of<Tr> &a) { w[g].a = a; });
+            for (npy_intp g = 0; g < G; g++) {
+                if (seen == nullptr || seen[g]) put(g, w[g].a);
+            }
+            delete[] w;
+        } else {
+            bad = scatter_stream<Tr>(xs, ids, n, G, seen, init, have, get, put);
         }
-        for (; i < n; i++) {
-            const npy_intp g = ids[i];
-            if ((npy_uintp)g >= (npy_uintp)G) return i;
-            put(g, Tr::step(get(g), xs[i]));
-        }
+        if (bad >= 0) return bad;
         outer = 0;  // done; the empties are filled below
     }
     for (npy_intp o = 0; o < outer; o++) {

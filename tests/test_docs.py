@@ -1,0 +1,95 @@
+"""The documentation site: its pages' code examples run, its generated API
+reference names every public name, and (where the docs extra is installed:
+``pip install ".[docs]"``) the site builds with warnings as errors, exactly
+as the README says: ``python -m sphinx -W -b html docs <dir>`` from the
+repository root."""
+
+import doctest
+import importlib.util
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+import numreduce as nr
+
+DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+PAGES = sorted(DOCS.glob("*.md"))
+_BLOCK = re.compile(r"^(?P<before>[^\n]*)\n```python\n(?P<code>.*?)^```", re.S | re.M)
+
+
+def _blocks():
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for k, m in enumerate(_BLOCK.finditer(text)):
+            yield pytest.param(page, k, m["before"], m["code"], id=f"{page.name}-{k}")
+
+
+BLOCKS = list(_blocks())
+
+
+def test_pages_exist():
+    assert (DOCS / "conf.py").is_file() and (DOCS / "index.md").is_file()
+    assert BLOCKS, "no ```python block in docs/*.md"
+
+
+@pytest.mark.parametrize("page,index,before,code", BLOCKS)
+def test_page_python_blocks_run(page, index, before, code, tmp_path, monkeypatch):
+    """A python block is a doctest (>>> with its output), run in an empty
+    folder; a script block (no >>>) must say on the line before it, in an
+    HTML comment, which test runs it or what it needs (a GPU, a cluster)."""
+    if ">>>" not in code:
+        assert re.fullmatch(r"<!--.*-->", before.strip()), (
+            f"{page.name} python block {index} is neither a doctest nor marked with an "
+            "HTML comment saying which test runs it")
+        return
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(code, {}, f"{page.name} block {index}",
+                                               str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    runner.run(test, out=out.append)
+    assert runner.failures == 0, "".join(out)
+
+
+def test_reference_names_every_public_name():
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\.\. auto(?:function|data):: numreduce\.(\w+)", text, re.M))
+    missing = sorted(set(nr.__all__) - documented)
+    assert not missing, f"docs/reference.md does not document {missing}"
+    unknown = sorted(documented - set(nr.__all__))
+    assert not unknown, f"docs/reference.md documents names outside __all__: {unknown}"
+
+
+def test_index_toctree_lists_every_page():
+    text = (DOCS / "index.md").read_text(encoding="utf-8")
+    tree = re.search(r"```\{toctree\}\n(.*?)```", text, re.S)
+    assert tree, "docs/index.md has no toctree"
+    listed = {line.strip() for line in tree[1].splitlines()
+              if line.strip() and not line.startswith(":")}
+    pages = {p.stem for p in PAGES} - {"index"}
+    assert pages == listed, f"toctree {sorted(listed)} != pages {sorted(pages)}"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sphinx") is None
+                    or importlib.util.find_spec("myst_parser") is None
+                    or importlib.util.find_spec("numpydoc") is None
+                    or importlib.util.find_spec("pydata_sphinx_theme") is None,
+                    reason="the docs extra is not installed (pip install '.[docs]')")
+def test_site_builds_with_warnings_as_errors(tmp_path):
+    """The README's command, from the repository root (where the source
+    folder numreduce/ is on sys.path: docs/conf.py must still document the
+    installed package)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+         "docs", str(tmp_path / "html")],
+        cwd=DOCS.parent, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    page = (tmp_path / "html" / "reference.html").read_text(encoding="utf-8")
+    for name in ("minmax", "reduce_by_group", "minimummaximum"):
+        assert f'id="numreduce.{name}"' in page
+    assert "Parameters" in page  # numpydoc rendered the sections
