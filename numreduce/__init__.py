@@ -21,6 +21,10 @@ from ._groups import (at, group_argminmax, group_fsum, group_logsumexp, group_me
                       group_minmax, reduce_by_group)
 from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
                    nanmeanvar, nanminmax)
+# the same names bound to their C fast-path callables (the general functions
+# stay reachable as numreduce._api.<name>)
+from ._fastpath import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax,  # noqa: F811
+                        nanargminmax, nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
 
 _MULTI_OUTPUT.update({u: u.nout for u in (minimummaximum, fminfmax, moments, nanmoments,

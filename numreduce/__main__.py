@@ -7,6 +7,7 @@ it is measured.
 
     python -m numreduce [--quick]
     python -m numreduce bench [--quick] [--plot FILE.png] [--save FILE.json [--note TEXT]]
+    python -m numreduce bench --peers [--quick]   # beside bottleneck / numbagg
     python -m numreduce --help | bench --help
 """
 
@@ -42,6 +43,9 @@ def demo() -> None:
 def bench(args: argparse.Namespace) -> int:
     from . import _bench
 
+    if getattr(args, "peers", False):
+        return bench_peers(args)
+
     print("numreduce performance targets (same-run ratios, min of repeats)")
     nr.show_config()
     print()
@@ -57,6 +61,21 @@ def bench(args: argparse.Namespace) -> int:
             print(f"\nplot written to {args.plot}")
         else:
             print("\n(matplotlib not installed: no plot)")
+    return 0
+
+
+def bench_peers(args: argparse.Namespace) -> int:
+    from . import _bench_peers
+
+    print("numreduce beside bottleneck, numbagg and NumPy/SciPy (same-run ratios, min of "
+          "repeats; ratio > 1: numreduce faster)")
+    nr.show_config()
+    print(f"peers: {_bench_peers.describe_peers()}")
+    print()
+    print(_bench_peers.PEER_HEAD)
+    print("-" * len(_bench_peers.PEER_HEAD), flush=True)
+    _bench_peers.peer_rows(quick=args.quick,
+                           on_row=lambda row: print(_bench_peers.peer_line(row), flush=True))
     return 0
 
 
@@ -95,6 +114,9 @@ def parser() -> argparse.ArgumentParser:
                         "(the docs site plots docs/_data/bench-targets.json)")
     b.add_argument("--note", default="",
                    help="with --save: a note stored with the run (machine state, load)")
+    b.add_argument("--peers", action="store_true",
+                   help="instead: numreduce beside bottleneck and numbagg (where installed) "
+                        "and NumPy/SciPy, small and 2-D arrays, each row with its target")
     b.set_defaults(func=bench)
     return p
 

@@ -427,15 +427,13 @@ struct DirectCall {
     // with one entry per element of the kept axis (the tuple in *ret, their
     // data pointers in outs[]).  1 = ready, 0 = not for this path (the
     // caller returns None), -1 = error.  The reduced `axis` must not be empty.
-    int start_2d(PyObject *args, int axis, PyArrayObject **a, char **outs, PyObject **ret) {
-        PyObject *ufunc;
-        if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, a)) return -1;
-        if (PyArray_NDIM(*a) != 2 || PyArray_DIM(*a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(*a)) {
+    int start_2d(PyObject *ufunc, PyArrayObject *a, int axis, char **outs, PyObject **ret) {
+        if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
             return 0;
         }
-        const int ok = init(ufunc, *a);
+        const int ok = init(ufunc, a);
         if (ok <= 0) return ok;
-        npy_intp length = PyArray_DIM(*a, 1 - axis);
+        npy_intp length = PyArray_DIM(a, 1 - axis);
         *ret = PyTuple_New(nout);
         for (int i = 0; *ret != nullptr && i < nout; i++) {
             Py_INCREF(out);
@@ -480,21 +478,22 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     PyObject *ufunc;
     PyArrayObject *a;
     if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    return reduce_all_array(ufunc, a);
+}
+
+int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *out_type) {
     const npy_intp n = PyArray_SIZE(a);
     // Contiguous data, or one strided axis (a[::k], a[::-1]): one stream
     // either way, so the same chunks, block trees and merges as contiguous
     // data (through NpyIter, a strided stream would arrive in iterator-buffer
     // pieces merged one after another on NumPy < 2.3).
     const bool contiguous = PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a);
-    if (n == 0 || !(contiguous || PyArray_NDIM(a) == 1)) Py_RETURN_NONE;
+    if (n == 0 || !(contiguous || PyArray_NDIM(a) == 1)) return 0;
     DirectCall call;
     const int ok = call.init(ufunc, a);
-    if (ok <= 0) {
-        if (ok < 0) return nullptr;
-        Py_RETURN_NONE;
-    }
+    if (ok <= 0) return ok;
     // The moments' frame hooks read contiguous data only.
-    if (!contiguous && call.entry->frame != nullptr) Py_RETURN_NONE;
+    if (!contiguous && call.entry->frame != nullptr) return 0;
     const int nout = call.nout;
     const npy_intp isize = PyArray_DESCR(a)->elsize, osize = call.out->elsize;
     const npy_intp xstride = contiguous ? isize : PyArray_STRIDE(a, 0);
@@ -511,8 +510,13 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     const npy_intp nchunks = frame == nullptr || call.entry->initials != nullptr ? chunks_for(n) : 1;
     if (nchunks == 1) frame = nullptr;
     const int nthreads = nchunks < g_num_threads ? (int)nchunks : g_num_threads;
-    std::vector<std::array<char, 32>> part((size_t)nchunks * nout);  // clongdouble fits
-    std::vector<int> status((size_t)nchunks, 0);
+    // (a single chunk, the small arrays' case, keeps its state on the stack)
+    alignas(16) std::array<char, 32> part1[NPY_MAXARGS];
+    int status1 = 0;
+    std::vector<std::array<char, 32>> part_v(nchunks > 1 ? (size_t)nchunks * nout : 0);  // clongdouble fits
+    std::vector<int> status_v(nchunks > 1 ? (size_t)nchunks : 0, 0);
+    std::array<char, 32> *part = nchunks > 1 ? part_v.data() : part1;
+    int *status = nchunks > 1 ? status_v.data() : &status1;
     alignas(16) char frame_buf[kFrameBytes];
     bool redo = false;
     auto accs = [&](npy_intp c, char **acc) {
@@ -544,7 +548,7 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
     char *acc[NPY_MAXARGS], *b[NPY_MAXARGS];
     accs(0, acc);
     if (frame != nullptr) {
-        if (call.initials(acc) < 0) return nullptr;
+        if (call.initials(acc) < 0) return -1;
         frame->choose(acc, PyArray_BYTES(a), n, frame_buf);
     }
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -560,7 +564,10 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
             run_chunk(0);
         }
         for (npy_intp c = 0; c < nchunks; c++) {
-            if (status[c] < 0) return PyErr_Occurred() ? nullptr : PyErr_Format(PyExc_RuntimeError, "numreduce: reduction loop failed");
+            if (status[c] < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "numreduce: reduction loop failed");
+                return -1;
+            }
         }
         accs(0, acc);
         if (frame != nullptr) {
@@ -586,14 +593,35 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
         redo = true;
     }
     if (frame != nullptr) frame->leave(acc, frame_buf);
+    for (int i = 0; i < nout; i++) std::memcpy(values[i], acc[i], osize);
+    *out_type = call.out->type_num;
+    return 1;
+}
+
+PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a) {
+    alignas(16) char values[NPY_MAXARGS][32];
+    int out_type = -1;
+    const int ok = reduce_all_raw(ufunc, a, values, &out_type);
+    if (ok <= 0) {
+        if (ok < 0) return nullptr;
+        Py_RETURN_NONE;
+    }
+    int nout = 0;
+    const char *name = nullptr;
+    find_loop(ufunc, PyArray_DESCR(a)->type_num, &nout, &name);
+    // the output descriptor: the input's own where the types agree (a
+    // datetime keeps its unit), as DirectCall::init chose it
+    PyArray_Descr *out = out_type == PyArray_DESCR(a)->type_num ? PyArray_DESCR(a)
+                                                                 : PyArray_DescrFromType(out_type);
+    if (out == nullptr) return nullptr;
+    if (out == PyArray_DESCR(a)) Py_INCREF(out);
     PyObject *ret = PyTuple_New(nout);
     for (int i = 0; ret != nullptr && i < nout; i++) {
-        alignas(16) char value[32];
-        std::memcpy(value, acc[i], osize);
-        PyObject *sc = PyArray_Scalar(value, call.out, nullptr);
+        PyObject *sc = PyArray_Scalar(values[i], out, nullptr);
         if (sc == nullptr) Py_CLEAR(ret);
         else PyTuple_SET_ITEM(ret, i, sc);
     }
+    Py_DECREF(out);
     return ret;
 }
 
@@ -602,11 +630,17 @@ PyObject *engine_reduce_all(PyObject *, PyObject *args) {
 // reduction-loop call per row (its row-walk fast path) or the traits' own
 // row-block algorithm.  Returns None (general path) for anything unusual.
 PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
+    PyObject *ufunc;
     PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    return reduce_rows_array(ufunc, a);
+}
+
+PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a) {
     char *outs[NPY_MAXARGS];
     PyObject *ret;
     DirectCall call;
-    const int ok = call.start_2d(args, 0, &a, outs, &ret);
+    const int ok = call.start_2d(ufunc, a, 0, outs, &ret);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;
@@ -656,11 +690,17 @@ PyObject *engine_reduce_rows(PyObject *, PyObject *args) {
 // one stride-0 loop call per row (no iterator), without options.  Returns
 // None (general path) for anything unusual.
 PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
+    PyObject *ufunc;
     PyArrayObject *a;
+    if (!PyArg_ParseTuple(args, "OO!", &ufunc, &PyArray_Type, &a)) return nullptr;
+    return reduce_trailing_array(ufunc, a);
+}
+
+PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a) {
     char *outs[NPY_MAXARGS];
     PyObject *ret;
     DirectCall call;
-    const int ok = call.start_2d(args, 1, &a, outs, &ret);
+    const int ok = call.start_2d(ufunc, a, 1, outs, &ret);
     if (ok <= 0) {
         if (ok < 0) return nullptr;
         Py_RETURN_NONE;

@@ -23,6 +23,18 @@ int engine_num_threads();
 // engine_scatter.cpp
 PyObject *engine_scatter(PyObject *self, PyObject *args);
 
+// The iterator-free paths behind _reduce_all / _reduce_rows /
+// _reduce_trailing, callable from C++ (fastpath.cpp): a new tuple, a new
+// reference to Py_None where the array is not for that path, or nullptr.
+PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a);
+// reduce_all_array's values without the scalars: 1 (each output's value in
+// values[i], all of type *out_type), 0 (not for this path), -1 (error).
+int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *out_type);
+PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a);
+PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a);
+// fastpath.cpp: the C callables of the user functions (module.cpp's table)
+PyObject *fast_function_new(PyObject *self, PyObject *args);
+
 // Shared by the engine methods (engine_scan/segments/scatter.cpp).
 // The loop entry of `ufunc` for input descriptor `in` (sets *nout, and
 // *name if given), or nullptr with a TypeError naming the missing loop.

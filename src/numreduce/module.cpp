@@ -37,6 +37,9 @@ PyMethodDef methods[] = {
     {"_scatter", (PyCFunction)nr::engine_scatter, METH_VARARGS,
      "_scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> -1 or bad index.\n"
      "Call numreduce.reduce_by_group or numreduce.at instead."},
+    {"_fast_function", (PyCFunction)nr::fast_function_new, METH_VARARGS,
+     "_fast_function(name, general, ufunc, nan_ufunc) -> the C fast-path callable of the\n"
+     "user function `name` (numreduce/_fastpath.py binds the public names to them)."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -373,12 +373,66 @@ namespace simd {
         return k;                                                                   \
     }
 
+// The NaN-skipping moments' sums (nanmoments, float64): shifted_sum and
+// dev_sums with each NaN element contributing +0.0 (and a count of 0), the
+// same lane arithmetic as the scalar loop of traits/moments.hpp.
+#define NR_F64_NAN_KERNELS(SUFFIX, BYTES, ATTR)                                         \
+    /* sum(x - K) and the count over the non-NaN x */                                  \
+    template <class T>                                                                  \
+    ATTR inline long long shifted_sum_nan_##SUFFIX(const T *x, long long n,        \
+                                                   double K, double *out, double *cnt) { \
+        constexpr int L = BYTES / 8;                                                    \
+        vd_##SUFFIX a0 = {}, a1 = {}, c0 = {}, c1 = {};                                 \
+        const vd_##SUFFIX zero = {}, one = zero + 1.0;                                  \
+        long long k = 0;                                                                \
+        for (; k + 2 * L <= n; k += 2 * L) {                                            \
+            vd_##SUFFIX v0, v1;                                                         \
+            v0 = load_##SUFFIX(x + k);                                             \
+            v1 = load_##SUFFIX(x + k + L);                                         \
+            a0 += v0 == v0 ? v0 - K : zero;                                             \
+            a1 += v1 == v1 ? v1 - K : zero;                                             \
+            c0 += v0 == v0 ? one : zero;                                                \
+            c1 += v1 == v1 ? one : zero;                                                \
+        }                                                                               \
+        *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
+        *cnt = lanes_sum_##SUFFIX(c0 + c1);                                             \
+        return k;                                                                       \
+    }                                                                                   \
+    /* dev_sums over the non-NaN x */                                                   \
+    template <class T>                                                                  \
+    ATTR inline long long dev_sums_nan_##SUFFIX(const T *x, long long n, double K, \
+                                                double m, double *s1, double *s2) {     \
+        constexpr int L = BYTES / 8;                                                    \
+        vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                        \
+        const vd_##SUFFIX zero = {};                                                    \
+        long long k = 0;                                                                \
+        for (; k + 2 * L <= n; k += 2 * L) {                                            \
+            vd_##SUFFIX v0, v1;                                                         \
+            v0 = load_##SUFFIX(x + k);                                             \
+            v1 = load_##SUFFIX(x + k + L);                                         \
+            vd_##SUFFIX d0 = v0 == v0 ? (v0 - K) - m : zero;                            \
+            vd_##SUFFIX d1 = v1 == v1 ? (v1 - K) - m : zero;                            \
+            a0 += d0;                                                                   \
+            a1 += d1;                                                                   \
+            q0 += d0 * d0;                                                              \
+            q1 += d1 * d1;                                                              \
+            if (((k + 2 * L) & 63) == 0) {                                              \
+                qt += q0 + q1;                                                          \
+                q0 = q1 = vd_##SUFFIX{};                                                \
+            }                                                                           \
+        }                                                                               \
+        *s1 = lanes_sum_##SUFFIX(a0 + a1);                                              \
+        *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
+        return k;                                                                       \
+    }
+
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
     NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)          \
     NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)        \
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
-    NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
+    NR_F64_KERNELS(SUFFIX, BYTES, ATTR)          \
+    NR_F64_NAN_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_SIMD_INSTANTIATE
 #undef NR_MINMAX_STEP
@@ -386,6 +440,7 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_COLS_KERNEL
 #undef NR_FIND_KERNEL
 #undef NR_F64_KERNELS
+#undef NR_F64_NAN_KERNELS
 
 // The dispatchers: the variant of simd_level().
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)                                  \
@@ -414,6 +469,11 @@ NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, do
             <T>(x, n, mx, o, c))
 NR_DISPATCH(template <class T>, two_sum, (const T *x, long long n, T *s, T *c, int *lanes),
             <T>(x, n, s, c, lanes))
+NR_DISPATCH(template <class T>, shifted_sum_nan,
+            (const T *x, long long n, double K, double *o, double *c), <T>(x, n, K, o, c))
+NR_DISPATCH(template <class T>, dev_sums_nan,
+            (const T *x, long long n, double K, double m, double *a, double *b),
+            <T>(x, n, K, m, a, b))
 #undef NR_COMMA
 #undef NR_DISPATCH
 

@@ -217,6 +217,9 @@ struct Moments {
                 j0 = simd::shifted_sum(xb, m, f.K, &s);
                 cnt = A(j0);
             }
+            if constexpr (!SCALED && SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+                j0 = simd::shifted_sum_nan(xb, m, f.K, &s, &cnt);
+            }
 #endif
             // Eight partial sums (as the vector kernels' lanes): sequential
             // sums would let one large term swallow the roundings of many.
@@ -243,6 +246,9 @@ struct Moments {
 #if defined(NR_HAVE_HOST_SIMD)
             if constexpr (!SCALED && !SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
                 j0 = simd::dev_sums(xb, m, f.K, mb, &s1, &s2);
+            }
+            if constexpr (!SCALED && SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+                j0 = simd::dev_sums_nan(xb, m, f.K, mb, &s1, &s2);
             }
 #endif
             // (the squares' lanes folded every 64 elements, as dev_sums)
