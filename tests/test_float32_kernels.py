@@ -60,3 +60,12 @@ def test_axis_and_strided_float32():
             _same(got, ref)
     s = a.ravel()[::3]
     _same(nr.logsumexp(s), nr.logsumexp(s.astype(np.float64)))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_nanmeanvar_float32_is_float64_of_the_same_values(n):
+    a = _data(n, 3.0, n + 2)
+    a[1::7] = np.nan  # a[0] stays a number: no all-NaN warning path here
+    d = a.astype(np.float64)
+    for got, ref in zip(nr.nanmeanvar(a), nr.nanmeanvar(d)):
+        _same(got, ref)

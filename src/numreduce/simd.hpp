@@ -268,8 +268,9 @@ namespace simd {
     /* sum(d) and sum(d*d), d = (x - K) - m; the squares' lanes folded into */        \
     /* a total every 64 elements (one large square cannot swallow the */               \
     /* roundings of many small ones) */                                                \
-    template <class T>                                                            \
-    ATTR inline long long dev_sums_##SUFFIX(const T *x, long long n, double K,     \
+    /* (SKIP: NaN elements contribute +0.0, nanmoments) */                           \
+    template <class T, bool SKIP = false>                                               \
+    ATTR inline long long dev_sums_##SUFFIX(const T *x, long long n, double K,          \
                                             double m, double *s1, double *s2) {         \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                        \
@@ -279,6 +280,10 @@ namespace simd {
             v0 = load_##SUFFIX(x + k);                                             \
             v1 = load_##SUFFIX(x + k + L);                                         \
             vd_##SUFFIX d0 = (v0 - K) - m, d1 = (v1 - K) - m;                           \
+            if (SKIP) {                                                                 \
+                d0 = v0 == v0 ? d0 : vd_##SUFFIX{};                                     \
+                d1 = v1 == v1 ? d1 : vd_##SUFFIX{};                                     \
+            }                                                                           \
             a0 += d0;                                                                   \
             a1 += d1;                                                                   \
             q0 += d0 * d0;                                                              \
@@ -373,9 +378,10 @@ namespace simd {
         return k;                                                                   \
     }
 
-// The NaN-skipping moments' sums (nanmoments, float64): shifted_sum and
-// dev_sums with each NaN element contributing +0.0 (and a count of 0), the
-// same lane arithmetic as the scalar loop of traits/moments.hpp.
+// The NaN-skipping moments' shifted sum (nanmoments, float64 or float32
+// data): shifted_sum with each NaN element contributing +0.0 and a count of
+// 0, the same lane arithmetic as the scalar loop of traits/moments.hpp (the
+// deviation sums are dev_sums<T, true> above).
 #define NR_F64_NAN_KERNELS(SUFFIX, BYTES, ATTR)                                         \
     /* sum(x - K) and the count over the non-NaN x */                                  \
     template <class T>                                                                  \
@@ -396,33 +402,6 @@ namespace simd {
         }                                                                               \
         *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
         *cnt = lanes_sum_##SUFFIX(c0 + c1);                                             \
-        return k;                                                                       \
-    }                                                                                   \
-    /* dev_sums over the non-NaN x */                                                   \
-    template <class T>                                                                  \
-    ATTR inline long long dev_sums_nan_##SUFFIX(const T *x, long long n, double K, \
-                                                double m, double *s1, double *s2) {     \
-        constexpr int L = BYTES / 8;                                                    \
-        vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                        \
-        const vd_##SUFFIX zero = {};                                                    \
-        long long k = 0;                                                                \
-        for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            vd_##SUFFIX v0, v1;                                                         \
-            v0 = load_##SUFFIX(x + k);                                             \
-            v1 = load_##SUFFIX(x + k + L);                                         \
-            vd_##SUFFIX d0 = v0 == v0 ? (v0 - K) - m : zero;                            \
-            vd_##SUFFIX d1 = v1 == v1 ? (v1 - K) - m : zero;                            \
-            a0 += d0;                                                                   \
-            a1 += d1;                                                                   \
-            q0 += d0 * d0;                                                              \
-            q1 += d1 * d1;                                                              \
-            if (((k + 2 * L) & 63) == 0) {                                              \
-                qt += q0 + q1;                                                          \
-                q0 = q1 = vd_##SUFFIX{};                                                \
-            }                                                                           \
-        }                                                                               \
-        *s1 = lanes_sum_##SUFFIX(a0 + a1);                                              \
-        *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
         return k;                                                                       \
     }
 
@@ -461,9 +440,9 @@ NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, 
 // The float64 kernels read float64 or float32 (converted exactly).
 NR_DISPATCH(template <class T>, shifted_sum, (const T *x, long long n, double K, double *o),
             <T>(x, n, K, o))
-NR_DISPATCH(template <class T>, dev_sums,
+NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, dev_sums,
             (const T *x, long long n, double K, double m, double *a, double *b),
-            <T>(x, n, K, m, a, b))
+            <T NR_COMMA SKIP>(x, n, K, m, a, b))
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
@@ -471,9 +450,6 @@ NR_DISPATCH(template <class T>, two_sum, (const T *x, long long n, T *s, T *c, i
             <T>(x, n, s, c, lanes))
 NR_DISPATCH(template <class T>, shifted_sum_nan,
             (const T *x, long long n, double K, double *o, double *c), <T>(x, n, K, o, c))
-NR_DISPATCH(template <class T>, dev_sums_nan,
-            (const T *x, long long n, double K, double m, double *a, double *b),
-            <T>(x, n, K, m, a, b))
 #undef NR_COMMA
 #undef NR_DISPATCH
 

@@ -248,7 +248,7 @@ struct Moments {
                 j0 = simd::dev_sums(xb, m, f.K, mb, &s1, &s2);
             }
             if constexpr (!SCALED && SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
-                j0 = simd::dev_sums_nan(xb, m, f.K, mb, &s1, &s2);
+                j0 = simd::dev_sums<in_t, true>(xb, m, f.K, mb, &s1, &s2);
             }
 #endif
             // (the squares' lanes folded every 64 elements, as dev_sums)
