@@ -64,6 +64,14 @@ def test_reference_names_every_public_name():
     assert not unknown, f"docs/reference.md documents names outside __all__: {unknown}"
 
 
+def test_stored_benchmark_run_loads():
+    from numreduce import _bench
+
+    rows, doc = _bench.load_rows(str(DOCS / "_data" / "bench-targets.json"))
+    assert rows and all(r[5] in ("ok", "MISS") for r in rows)
+    assert doc["command"].startswith("python -m numreduce bench")
+
+
 def test_index_toctree_lists_every_page():
     text = (DOCS / "index.md").read_text(encoding="utf-8")
     tree = re.search(r"```\{toctree\}\n(.*?)```", text, re.S)
@@ -93,3 +101,5 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     for name in ("minmax", "reduce_by_group", "minimummaximum"):
         assert f'id="numreduce.{name}"' in page
     assert "Parameters" in page  # numpydoc rendered the sections
+    # the stored benchmark run, plotted at build time from docs/_data
+    assert (tmp_path / "html" / "_images" / "bench-targets.png").stat().st_size > 1000
