@@ -5,6 +5,7 @@
 // as reduce does, and hands over C-contiguous, aligned, native blocks
 // (temporaries for the results of reduce_by_group; for at, the
 // accumulators themselves or a copy written back).
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -73,21 +74,25 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     const npy_intp isize = in->elsize, osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(accs, 0))->elsize;
     const npy_intp prows = inner > 0 && kChunk / inner > 0 ? kChunk / inner : 1;
     npy_intp npieces = seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1;
-    const double piece_bytes = double(npieces - 1) * double(ssize) * double(nout * osize + 1);
+    // Piece k's slots: nout blocks of ssize out_t, then ssize seen flags,
+    // each piece's start rounded up to 64 bytes (the out_t blocks stay
+    // aligned whatever ssize is).
+    const npy_intp piece_stride = (ssize * (nout * osize + 1) + 63) / 64 * 64;
+    const double piece_bytes = double(npieces - 1) * double(piece_stride);
     if (npieces > 1 && piece_bytes > double(xsize) * double(isize) / 4) npieces = 1;
     std::vector<char> pieces;
     if (npieces > 1) {
         try {
-            pieces.resize((size_t)piece_bytes);
+            pieces.resize((size_t)piece_bytes + 64);
         } catch (const std::bad_alloc &) {
             npieces = 1;  // no room for the pieces' slots: one pass
         }
     }
     const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
     const char *xp = PyArray_BYTES(x);
-    // Piece k's slots: nout blocks of ssize out_t, then ssize seen flags.
     auto piece_slots = [&](npy_intp k, char **acc) -> unsigned char * {
-        char *base = pieces.data() + (size_t)(k - 1) * (size_t)(ssize * (nout * osize + 1));
+        const std::uintptr_t p0 = reinterpret_cast<std::uintptr_t>(pieces.data());
+        char *base = pieces.data() + ((64 - p0 % 64) % 64) + (size_t)(k - 1) * (size_t)piece_stride;
         for (int i = 0; i < nout; i++) acc[i] = base + (size_t)i * (size_t)(ssize * osize);
         return (unsigned char *)base + (size_t)nout * (size_t)(ssize * osize);
     };
