@@ -612,7 +612,7 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
     import dask.array as da
 
     from ._dispatch import _mask_initials
-    from ._groups import _bad_id, _group_ids, _num_groups
+    from ._groups import _bad_id, _group_ids, _num_groups, check_group_ids
 
     name = qualname.rsplit(".", 1)[-1]
     x = _as_dask(qualname, arguments[array], arguments.get("out"))
@@ -633,12 +633,7 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
         # for the NumPy path's empty-group check
         gids = gids.compute()
     if is_dask_array(gids):
-        if gids.dtype.kind not in "iu":
-            raise TypeError(f"{qualname}: 'group_ids' must be an array of integers, not of "
-                            f"dtype {gids.dtype}")
-        if gids.ndim != 1 or gids.shape[0] != n:
-            raise ValueError(f"{qualname}: 'group_ids' must be 1-d with one id per element "
-                             f"along the reduced axis ({n}), got shape {gids.shape}")
+        check_group_ids(gids.dtype, gids.shape, n, qualname)
         if arguments["num_groups"] is None:
             raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
                              "array (the result's length must be known to build the graph)")

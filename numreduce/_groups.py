@@ -47,13 +47,19 @@ def _group_ids(group_ids, n: int, name: str):
     ids = np.asarray(group_ids)
     if ids.size == 0 and ids.dtype.kind == "f":
         ids = ids.astype(np.intp)  # [] (NumPy indexes with an empty list too)
-    if ids.dtype.kind not in "iu":
-        raise TypeError(f"{name}: 'group_ids' must be an array of integers, not of dtype "
-                        f"{ids.dtype}")
-    if ids.ndim != 1 or ids.shape[0] != n:
-        raise ValueError(f"{name}: 'group_ids' must be 1-d with one id per element along the "
-                         f"reduced axis ({n}), got shape {ids.shape}")
+    check_group_ids(ids.dtype, ids.shape, n, name)
     return ids, np.ascontiguousarray(ids, dtype=np.intp)
+
+
+def check_group_ids(dtype, shape, n: int, name: str) -> None:
+    """The group ids' dtype and shape rules (NumPy or dask ids alike): 1-d
+    integers, one per element along the reduced axis."""
+    if dtype.kind not in "iu":
+        raise TypeError(f"{name}: 'group_ids' must be an array of integers, not of dtype "
+                        f"{dtype}")
+    if len(shape) != 1 or shape[0] != n:
+        raise ValueError(f"{name}: 'group_ids' must be 1-d with one id per element along the "
+                         f"reduced axis ({n}), got shape {shape}")
 
 
 def _num_groups(num_groups, ids, name: str) -> int:
