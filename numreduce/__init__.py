@@ -12,7 +12,6 @@ __version__ = "0.1.0"
 
 from . import _core
 from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, twosum
-from ._engine import MULTI_OUTPUT as _MULTI_OUTPUT
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge
 from ._cumulative import cumfsum, cummeanvar, cumminmax, logcumsumexp, nancumminmax
@@ -26,11 +25,11 @@ from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargm
 from ._fastpath import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax,  # noqa: F811
                         nanargminmax, nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
+from ._extension import C_API_VERSION, get_include
 
-_MULTI_OUTPUT.update({u: u.nout for u in (minimummaximum, fminfmax, moments, nanmoments,
-                                          maxsumexp, twosum)})
 
 __all__ = [
+    "C_API_VERSION",
     "HAVE_NATIVE_REDUCE",
     "NoValue",
     "accumulate",
@@ -41,6 +40,7 @@ __all__ = [
     "cumminmax",
     "fminfmax",
     "fsum",
+    "get_include",
     "get_num_threads",
     "logcumsumexp",
     "group_argminmax",

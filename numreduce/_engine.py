@@ -39,8 +39,10 @@ class _NoValueType:
 NoValue = _NoValueType()
 _NUMPY_NOVALUE = getattr(np, "_NoValue", NoValue)
 
-# numreduce's multi-output ufuncs -> number of outputs (filled by __init__).
-MULTI_OUTPUT: dict = {}
+# The ufuncs the engine knows -> number of outputs: the C++ registry's dict,
+# which numreduce's own ufuncs and those other extensions register through
+# the C API (extension.hpp) enter alike.
+MULTI_OUTPUT: dict = _core._MULTI_OUTPUT
 
 
 def _parse_out(out, nout: int):

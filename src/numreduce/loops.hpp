@@ -10,7 +10,7 @@
 #include "numpy_api.hpp"
 #include "simd.hpp"
 #include "host_traits.hpp"  // the traits' host-only members (before any traits header)
-#include "ufuncs.hpp"
+#include "loop_entry.hpp"
 
 namespace nr {
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine.hpp"
+#include "extension.hpp"
 #include "simd.hpp"
 #include "ufuncs.hpp"
 
@@ -55,6 +56,21 @@ const char *simd_kernels() {
 #endif
 }
 
+int native_reduce_c() { return nr::native_reduce() ? 1 : 0; }
+
+// The C API other extension modules import (nr::import_numreduce,
+// extension.hpp): the registration route numreduce's own ufuncs take too.
+const nr::CApi c_api = {NUMREDUCE_API_VERSION, int(sizeof(nr::LoopEntry)), &nr::register_spec,
+                        &native_reduce_c};
+
+int add_capsule(PyObject *m) {
+    PyObject *c = PyCapsule_New(const_cast<nr::CApi *>(&c_api), NUMREDUCE_CAPSULE_NAME, nullptr);
+    if (c == nullptr) return -1;
+    const int res = PyModule_AddObjectRef(m, "_C_API", c);
+    Py_DECREF(c);
+    return res;
+}
+
 }  // namespace
 
 PyMODINIT_FUNC PyInit__core(void) {
@@ -68,6 +84,8 @@ PyMODINIT_FUNC PyInit__core(void) {
     if (nr::register_ufuncs(m, native) < 0 ||
         PyModule_AddObjectRef(m, "_HAVE_NATIVE_REDUCE", native ? Py_True : Py_False) < 0 ||
         PyModule_AddStringConstant(m, "_NATIVE_REASON", reason.c_str()) < 0 ||
+        add_capsule(m) < 0 ||
+        PyModule_AddIntConstant(m, "_C_API_VERSION", NUMREDUCE_API_VERSION) < 0 ||
         PyModule_AddStringConstant(m, "_BUILD_COMPILER", __VERSION__) < 0 ||
         PyModule_AddStringConstant(m, "_SIMD_KERNELS", simd_kernels()) < 0 ||
         PyModule_AddIntConstant(m, "_BUILD_NPY_TARGET_VERSION", NPY_FEATURE_VERSION) < 0) {

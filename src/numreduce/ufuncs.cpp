@@ -1,8 +1,14 @@
-// The registration table.  Adding a reduction = one traits header, one row
-// in table(), its tests.
+// The registration table and the registry.  Adding a reduction = one traits
+// header, one row in table(), its tests.  The rows are registered through
+// register_spec, the function numreduce's C API exports to other extension
+// modules (extension.hpp), so numreduce's own ufuncs and third-party ones
+// take one route.
 #include "ufuncs.hpp"
 
-#include "loops.hpp"
+#include <deque>
+#include <set>
+
+#include "extension.hpp"
 #include "traits/argminmax.hpp"
 #include "traits/fminfmax.hpp"
 #include "traits/logsumexp.hpp"
@@ -13,40 +19,9 @@
 namespace nr {
 namespace {
 
-// resolve_descriptors for datetime64/timedelta64 (parametric in the unit):
-// every operand takes the common (finest) unit, in native byte order, like
-// np.minimum does.
-template <int NARGS>
-NPY_CASTING resolve_common_descr(struct PyArrayMethodObject_tag *, PyArray_DTypeMeta *const *,
-                                 PyArray_Descr *const *given, PyArray_Descr **loop,
-                                 npy_intp *) {
-    PyArray_Descr *common = PyArray_PromoteTypes(given[0], given[1]);
-    if (common == nullptr) return (NPY_CASTING)-1;
-    if (!PyArray_ISNBO(common->byteorder)) {
-        PyArray_Descr *native = PyArray_DescrNewByteorder(common, NPY_NATIVE);
-        Py_DECREF(common);
-        if (native == nullptr) return (NPY_CASTING)-1;
-        common = native;
-    }
-    for (int i = 0; i < NARGS; i++) {
-        Py_INCREF(common);
-        loop[i] = common;
-    }
-    Py_DECREF(common);
-    return NPY_NO_CASTING;
-}
-
-bool is_parametric(int type_num) { return type_num == NPY_DATETIME || type_num == NPY_TIMEDELTA; }
-
 template <class Tr>
 LoopEntry entry(int in_type, int out_type) {
-    typename Tr::acc_t probe;
-    bool has_initials = Tr::initials(probe, false) || Tr::initials(probe, true);
-    return LoopEntry{in_type, out_type, &forward_loop<Tr>, &reduce_loop<Tr>,
-                     &get_reduction_loop<Tr>, has_initials ? &get_initials<Tr> : nullptr,
-                     is_parametric(in_type) ? &resolve_common_descr<2 + Tr::nout> : nullptr,
-                     &combine_buffers<Tr>, frame_hooks<Tr>(), rows_fn<Tr>(),
-                     &merge_loop<Tr>, &scan_block<Tr>, &segment_block<Tr>, &scatter_block<Tr>};
+    return make_loop<Tr>(in_type, out_type);
 }
 
 // Every dtype NumPy orders (np.minimum's dtypes less object): calls
@@ -180,8 +155,17 @@ PyArray_DTypeMeta *dtypemeta(int type_num) {
     return dt;
 }
 
+// Every registered ufunc, in registration order (a deque: its elements,
+// and the name and doc strings NumPy points to, never move).
+std::deque<UFuncDef> &registry() {
+    static std::deque<UFuncDef> r;
+    return r;
+}
+PyObject *g_nout_dict = nullptr;  // {ufunc: nout}: _core._MULTI_OUTPUT
+bool g_native = false;
+
 const UFuncDef *def_of(PyObject *ufunc) {
-    for (const UFuncDef &def : table()) {
+    for (const UFuncDef &def : registry()) {
         if (def.ufunc == ufunc) return &def;
     }
     return nullptr;
@@ -301,10 +285,11 @@ int add_promoter(PyObject *ufunc, int nout) {
 
 PyObject *make_ufunc(const UFuncDef &def, bool native) {
     PyObject *ufunc = PyUFunc_FromFuncAndData(nullptr, nullptr, nullptr, 0, 2, def.nout,
-                                              PyUFunc_None, def.name, def.doc, 0);
+                                              PyUFunc_None, def.name.c_str(),
+                                              def.doc.empty() ? nullptr : def.doc.c_str(), 0);
     if (ufunc == nullptr) return nullptr;
     for (const LoopEntry &e : def.loops) {
-        if (add_loop(ufunc, def.name, def.nout, e, native) < 0) {
+        if (add_loop(ufunc, def.name.c_str(), def.nout, e, native) < 0) {
             Py_DECREF(ufunc);
             return nullptr;
         }
@@ -316,17 +301,145 @@ PyObject *make_ufunc(const UFuncDef &def, bool native) {
     return ufunc;
 }
 
-}  // namespace
-
-int register_ufuncs(PyObject *module, bool native) {
-    for (UFuncDef &def : table()) {
-        PyObject *ufunc = make_ufunc(def, native);
-        if (ufunc == nullptr) return -1;
-        if (PyModule_AddObjectRef(module, def.name, ufunc) < 0) {
-            Py_DECREF(ufunc);
+// The checks of register_spec: a ValueError / TypeError that names the
+// ufunc and the loop, or 0.
+int check_spec(const UFuncSpec *spec) {
+    if (spec->api_version / 1000 != NUMREDUCE_API_VERSION_MAJOR ||
+        spec->entry_size != int(sizeof(LoopEntry))) {
+        PyErr_Format(PyExc_ImportError,
+                     "numreduce: a ufunc registration built against numreduce C API %d.%d "
+                     "(LoopEntry of %d bytes) cannot register with numreduce C API %d.%d (%d "
+                     "bytes): rebuild the extension against the installed numreduce",
+                     spec->api_version / 1000, spec->api_version % 1000, spec->entry_size,
+                     NUMREDUCE_API_VERSION_MAJOR, NUMREDUCE_API_VERSION_MINOR,
+                     int(sizeof(LoopEntry)));
+        return -1;
+    }
+    const char *name = spec->name;
+    if (name == nullptr || name[0] == '\0') {
+        PyErr_SetString(PyExc_ValueError, "numreduce: a registered ufunc needs a name");
+        return -1;
+    }
+    if (spec->nout < 1 || spec->nout > NR_MAX_NOUT) {
+        PyErr_Format(PyExc_ValueError,
+                     "numreduce: ufunc '%s' must have between 1 and %d outputs, not %d", name,
+                     NR_MAX_NOUT, spec->nout);
+        return -1;
+    }
+    if (spec->nloops < 1 || spec->loops == nullptr) {
+        PyErr_Format(PyExc_ValueError, "numreduce: ufunc '%s' has no loops", name);
+        return -1;
+    }
+    std::set<int> seen;
+    for (int k = 0; k < spec->nloops; k++) {
+        const LoopEntry &e = spec->loops[k];
+        if (e.forward == nullptr || e.reduce == nullptr || e.get_reduce == nullptr ||
+            e.combine == nullptr || e.merge == nullptr || e.scan == nullptr ||
+            e.segment == nullptr || e.scatter == nullptr) {
+            PyErr_Format(PyExc_ValueError,
+                         "numreduce: ufunc '%s', loop %d: missing loop functions (build the "
+                         "entry with nr::make_loop)",
+                         name, k);
             return -1;
         }
-        def.ufunc = ufunc;  // the module keeps it alive; this reference too
+        if (e.nout != spec->nout) {
+            PyErr_Format(PyExc_ValueError,
+                         "numreduce: ufunc '%s', loop %d: its traits have nout = %d, the ufunc "
+                         "%d outputs",
+                         name, k, e.nout, spec->nout);
+            return -1;
+        }
+        const int types[2] = {e.in_type, e.out_type};
+        const int sizes[2] = {e.in_size, e.out_size};
+        const char kinds[2] = {e.in_kind, e.out_kind};
+        const char *what[2] = {"in_t", "out_t"};
+        for (int j = 0; j < 2; j++) {
+            PyArray_Descr *d = PyArray_DescrFromType(types[j]);
+            if (d == nullptr) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError,
+                             "numreduce: ufunc '%s', loop %d: %d is not a NumPy type number",
+                             name, k, types[j]);
+                return -1;
+            }
+            const bool size_ok = PyDataType_ELSIZE(d) == sizes[j];
+            const char kind = d->kind;
+            const bool kind_ok = kinds[j] == 0 || kinds[j] == kind ||
+                                 (kinds[j] == 'u' && kind == 'b' && sizes[j] == 1);
+            if (!size_ok || !kind_ok || d->type_num >= NPY_NTYPES_LEGACY ||
+                d->type_num == NPY_OBJECT || d->type_num == NPY_STRING ||
+                d->type_num == NPY_UNICODE || d->type_num == NPY_VOID) {
+                PyErr_Format(PyExc_TypeError,
+                             "numreduce: ufunc '%s', loop %d: dtype %R does not match the "
+                             "traits' %s (%d bytes, kind '%c'); register each traits "
+                             "instantiation under the dtype of its type",
+                             name, k, (PyObject *)d, what[j], sizes[j],
+                             kinds[j] ? kinds[j] : '?');
+                Py_DECREF(d);
+                return -1;
+            }
+            Py_DECREF(d);
+        }
+        if (!seen.insert(e.in_type).second) {
+            PyErr_Format(PyExc_ValueError,
+                         "numreduce: ufunc '%s' has two loops for input type number %d", name,
+                         e.in_type);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
+    if (g_nout_dict == nullptr) {
+        PyErr_SetString(PyExc_RuntimeError, "numreduce: the registry is not initialised");
+        return nullptr;
+    }
+    if (module == nullptr || !PyModule_Check(module)) {
+        PyErr_SetString(PyExc_TypeError, "numreduce: register_ufunc needs the extension module");
+        return nullptr;
+    }
+    if (check_spec(spec) < 0) return nullptr;
+    UFuncDef def{spec->name, spec->doc != nullptr ? spec->doc : "", spec->nout,
+                 std::vector<LoopEntry>(spec->loops, spec->loops + spec->nloops), nullptr};
+    registry().push_back(std::move(def));
+    UFuncDef &reg = registry().back();
+    PyObject *ufunc = make_ufunc(reg, g_native);
+    PyObject *nout = ufunc != nullptr ? PyLong_FromLong(reg.nout) : nullptr;
+    if (nout == nullptr || PyDict_SetItem(g_nout_dict, ufunc, nout) < 0 ||
+        PyModule_AddObjectRef(module, reg.name.c_str(), ufunc) < 0) {
+        Py_XDECREF(nout);
+        if (ufunc != nullptr && PyDict_Contains(g_nout_dict, ufunc) == 1) {
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            if (PyDict_DelItem(g_nout_dict, ufunc) < 0) PyErr_Clear();
+            PyErr_Restore(type, value, tb);
+        }
+        Py_XDECREF(ufunc);
+        registry().pop_back();
+        return nullptr;
+    }
+    Py_DECREF(nout);
+    reg.ufunc = ufunc;  // the module keeps it alive
+    return ufunc;
+}
+
+bool native_reduce() { return g_native; }
+
+int register_ufuncs(PyObject *module, bool native) {
+    g_native = native;
+    g_nout_dict = PyDict_New();
+    if (g_nout_dict == nullptr || PyModule_AddObjectRef(module, "_MULTI_OUTPUT", g_nout_dict) < 0) {
+        return -1;
+    }
+    for (const UFuncDef &row : table()) {
+        const UFuncSpec spec{NUMREDUCE_API_VERSION, int(sizeof(LoopEntry)), row.name.c_str(),
+                             row.doc.c_str(), row.nout, int(row.loops.size()), row.loops.data()};
+        PyObject *ufunc = register_spec(module, &spec);
+        if (ufunc == nullptr) return -1;
+        Py_DECREF(ufunc);
     }
     return 0;
 }
@@ -335,7 +448,7 @@ const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char *
     const UFuncDef *def = def_of(ufunc);
     if (def == nullptr) return nullptr;
     *nout = def->nout;
-    *name = def->name;
+    *name = def->name.c_str();
     return loop_for(*def, in_type);
 }
 
@@ -352,7 +465,7 @@ ArgRowsFn *find_arg_loop(int in_type, bool skip_nan) {
 
 bool probe_native_reduce(std::string *reason) {
     // A throwaway ufunc: whatever happens, the real ufuncs are untouched.
-    UFuncDef def = {"_numreduce_probe", nullptr, 2, {entry<MinMax<double>>(NPY_DOUBLE, NPY_DOUBLE)},
+    UFuncDef def = {"_numreduce_probe", "", 2, {entry<MinMax<double>>(NPY_DOUBLE, NPY_DOUBLE)},
                     nullptr};
     PyObject *ufunc = make_ufunc(def, /*native=*/true);
     if (ufunc == nullptr) {

@@ -58,3 +58,6 @@ old: int = nr.set_num_threads(2)
 now: int = nr.get_num_threads()
 nr.set_num_threads(old)
 nr.show_config()
+
+include_dir: str = nr.get_include()
+api_major, api_minor = nr.C_API_VERSION

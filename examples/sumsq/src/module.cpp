@@ -1,0 +1,50 @@
+// nrsumsq._sumsq: the sumsq ufunc, registered through numreduce's C API.
+#define NR_IMPORT_NUMPY_HERE  // this translation unit holds NumPy's API tables
+#include <numreduce/extension.hpp>
+
+#include "sumsq.hpp"
+
+namespace {
+
+const char kDoc[] =
+    "sumsq(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"
+    "(x1 + x2, x1**2 + x2**2).  Its reduction gives (sum(a), sum(a**2)) in one\n"
+    "pass, in float64 (long double for long double):\n"
+    "numreduce.reduce(sumsq, a, axis) on every NumPy 2.x, sumsq.reduce(a, axis)\n"
+    "where NumPy has the multi-output reduction slots, and every numreduce\n"
+    "method (accumulate, reduceat, segmented_reduce, reduce_by_group, at, merge).";
+
+PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "nrsumsq._sumsq",
+                         "The sumsq ufunc (a numreduce extension).", -1, nullptr};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__sumsq(void) {
+    if (nr::import_numreduce() < 0) return nullptr;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == nullptr) return nullptr;
+    // The one registration call: a loop per input dtype.
+    if (nr::register_ufunc(m, "sumsq", kDoc,
+                           {
+                               nr::make_loop<SumSq<npy_bool>>(NPY_BOOL, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_byte>>(NPY_BYTE, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_ubyte>>(NPY_UBYTE, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_short>>(NPY_SHORT, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_ushort>>(NPY_USHORT, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_int>>(NPY_INT, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_uint>>(NPY_UINT, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_long>>(NPY_LONG, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_ulong>>(NPY_ULONG, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_longlong>>(NPY_LONGLONG, NPY_DOUBLE),
+                               nr::make_loop<SumSq<npy_ulonglong>>(NPY_ULONGLONG, NPY_DOUBLE),
+                               nr::make_loop<SumSq<nr::half16>>(NPY_HALF, NPY_DOUBLE),
+                               nr::make_loop<SumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
+                               nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                               nr::make_loop<SumSq<long double, long double>>(NPY_LONGDOUBLE,
+                                                                              NPY_LONGDOUBLE),
+                           }) < 0) {
+        Py_DECREF(m);
+        return nullptr;
+    }
+    return m;
+}

@@ -1,0 +1,211 @@
+"""nrsumsq's suite: a reduction numreduce does not ship, registered through
+numreduce's C API, checked against NumPy on every path and method.
+
+Run from outside the source tree (the installed packages):
+    python -P -m pytest examples/sumsq/tests
+"""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import numreduce as nr
+import nrsumsq
+from nrsumsq import sumsq
+
+INT_DTYPES = ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8"]
+FLOAT_DTYPES = ["f2", "f4", "f8"]
+ALL_DTYPES = ["?"] + INT_DTYPES + FLOAT_DTYPES + ["g"]
+
+
+def ref(a, axis=None, keepdims=False, where=True):
+    """NumPy's answer: (sum(a), sum(a**2)) in the accumulation dtype."""
+    acc = np.longdouble if a.dtype == np.longdouble else np.float64
+    x = a.astype(acc)
+    return (np.sum(x, axis=axis, keepdims=keepdims, where=where),
+            np.sum(x * x, axis=axis, keepdims=keepdims, where=where))
+
+
+def close(got, want, rtol=1e-12):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w)
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(np.asarray(g, dtype=float), np.asarray(w, dtype=float),
+                                   rtol=rtol, atol=0)
+
+
+def data(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, shape).astype(dt)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        lo, hi = max(info.min, -1000), min(info.max, 1000)
+        return rng.integers(lo, hi, shape, endpoint=True).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def test_registered_through_the_c_api():
+    assert isinstance(sumsq, np.ufunc) and sumsq.nin == 2 and sumsq.nout == 2
+    assert sumsq.__name__ == "sumsq"
+    assert nr._core._MULTI_OUTPUT[sumsq] == 2
+    assert "sum(a**2)" in sumsq.__doc__
+    assert nrsumsq.__all__ == ["sumsq"]
+    assert pickle.loads(pickle.dumps(sumsq)) is sumsq
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_elementwise(dtype):
+    a, b = data(dtype, 50, 1), data(dtype, 50, 2)
+    s, q = sumsq(a, b)
+    acc = np.longdouble if dtype == "g" else np.float64
+    x, y = a.astype(acc), b.astype(acc)
+    assert s.dtype == acc and q.dtype == acc
+    np.testing.assert_array_equal(s, x + y)
+    np.testing.assert_allclose(q, x * x + y * y, rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
+def test_reduce_engine_matches_numpy(dtype, axis):
+    a = data(dtype, (7, 5, 9))
+    close(nr.reduce(sumsq, a, axis=axis), ref(a, axis))
+    close(nr.reduce(sumsq, a, axis=axis, keepdims=True), ref(a, axis, keepdims=True))
+
+
+def test_reduce_exact_against_fsum():
+    a = np.random.default_rng(3).standard_normal(100_003) * 1e3
+    s, q = nr.reduce(sumsq, a)
+    n = a.size
+    eps = np.finfo(np.float64).eps
+    assert abs(s - math.fsum(a)) <= n * eps * math.fsum(np.abs(a))
+    assert abs(q - math.fsum(a * a)) <= n * eps * math.fsum(a * a)
+
+
+def test_reduce_where_initial_out_and_empty():
+    a = data("f8", (6, 8), 4)
+    mask = data("?", (6, 8), 5)
+    close(nr.reduce(sumsq, a, axis=1, where=mask), ref(a, 1, where=mask))
+    s, q = nr.reduce(sumsq, a, axis=0, initial=(10.0, 100.0))
+    np.testing.assert_allclose(s, 10.0 + a.sum(0), rtol=1e-14)
+    np.testing.assert_allclose(q, 100.0 + (a * a).sum(0), rtol=1e-14)
+    out = (np.empty(6), np.empty(6))
+    res = nr.reduce(sumsq, a, axis=1, out=out)
+    assert res[0] is out[0] and res[1] is out[1]
+    close(res, ref(a, 1))
+    # empty: the traits' initials (0, 0); the sum of -0.0 values has NumPy's sign
+    s, q = nr.reduce(sumsq, np.empty((0, 3)), axis=0)
+    np.testing.assert_array_equal(s, np.zeros(3))
+    np.testing.assert_array_equal(q, np.zeros(3))
+    s, q = nr.reduce(sumsq, np.array([-0.0, -0.0]))
+    want = np.sum(np.array([-0.0, -0.0]))
+    assert math.copysign(1.0, s) == math.copysign(1.0, want)
+
+
+def test_reduce_strided_and_reversed_views():
+    a = data("f4", (40, 30), 6)
+    for v in (a[::2, ::-3], a.T, a[:, 1:][::-1]):
+        for axis in (None, 0, 1):
+            close(nr.reduce(sumsq, v, axis=axis), ref(v, axis))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float64, np.float32, np.int32, np.int64]),
+                  hnp.array_shapes(min_dims=1, max_dims=3, max_side=6),
+                  elements=st.integers(-1000, 1000)),
+       st.data())
+def test_reduce_hypothesis(a, draw):
+    axis = draw.draw(st.sampled_from([None] + list(range(a.ndim))))
+    close(nr.reduce(sumsq, a, axis=axis), ref(a, axis))
+
+
+def test_threads_give_the_same_answer():
+    a = data("f8", 3 * 2**21 + 17, 7)
+    one = nr.reduce(sumsq, a)
+    old = nr.set_num_threads(4)
+    try:
+        four = nr.reduce(sumsq, a)
+    finally:
+        nr.set_num_threads(old)
+    assert one == four
+    close(one, ref(a), rtol=1e-11)
+
+
+def test_native_reduce():
+    if not nr.HAVE_NATIVE_REDUCE:
+        pytest.skip("native ufunc.reduce unavailable: " + nr._core._NATIVE_REASON)
+    a = data("f8", (7, 9), 8)
+    for axis in (None, 0, 1):
+        close(sumsq.reduce(a, axis=axis), ref(a, axis))
+        close(sumsq.reduce(a, axis=axis), nr.reduce(sumsq, a, axis=axis), rtol=1e-15)
+
+
+def test_native_reduce_absent_is_the_plain_ufunc_error():
+    if nr.HAVE_NATIVE_REDUCE:
+        pytest.skip("this NumPy has the multi-output reduction slots")
+    with pytest.raises(ValueError):
+        sumsq.reduce(np.arange(3.0))
+
+
+@pytest.mark.parametrize("dtype", ["i4", "f4", "f8"])
+def test_accumulate(dtype):
+    a = data(dtype, (5, 11), 9)
+    x = a.astype(np.float64)
+    s, q = nr.accumulate(sumsq, a, axis=1)
+    np.testing.assert_allclose(s, np.cumsum(x, axis=1), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(q, np.cumsum(x * x, axis=1), rtol=1e-12)
+
+
+def test_reduceat_and_segmented_reduce():
+    a = data("f8", (4, 20), 10)
+    idx = [0, 3, 3, 11, 19]
+    s, q = nr.reduceat(sumsq, a, idx, axis=1)
+    np.testing.assert_allclose(s, np.add.reduceat(a, idx, axis=1), rtol=1e-13)
+    np.testing.assert_allclose(q, np.add.reduceat(a * a, idx, axis=1), rtol=1e-13)
+    starts, stops = [0, 5, 7], [5, 5, 20]
+    s, q = nr.segmented_reduce(sumsq, a, starts, stops, axis=1)
+    for j, (lo, hi) in enumerate(zip(starts, stops)):
+        np.testing.assert_allclose(s[:, j], a[:, lo:hi].sum(1), rtol=1e-13, atol=0)
+        np.testing.assert_allclose(q[:, j], (a[:, lo:hi] ** 2).sum(1), rtol=1e-13, atol=0)
+
+
+def test_reduce_by_group_and_at():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(1000)
+    g = rng.integers(0, 7, 1000)
+    s, q = nr.reduce_by_group(sumsq, x, g, 8)
+    np.testing.assert_allclose(s, np.bincount(g, x, minlength=8), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(q, np.bincount(g, x * x, minlength=8), rtol=1e-12, atol=1e-13)
+    assert s[7] == 0 and q[7] == 0  # an empty group: the empty initials
+    lo, hi = np.zeros(7), np.zeros(7)
+    nr.at(sumsq, (lo, hi), g, x)
+    want_s, want_q = np.zeros(7), np.zeros(7)
+    np.add.at(want_s, g, x)
+    np.add.at(want_q, g, x * x)
+    np.testing.assert_allclose(lo, want_s, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(hi, want_q, rtol=1e-12, atol=1e-13)
+
+
+def test_merge():
+    a = data("f8", (10, 6), 12)
+    left = nr.reduce(sumsq, a[:4], axis=0)
+    right = nr.reduce(sumsq, a[4:], axis=0)
+    close(nr.merge(sumsq, left, right), ref(a, 0), rtol=1e-14)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(TypeError, match="sumsq"):
+        nr.reduce(sumsq, np.array(["a", "b"]))
+    with pytest.raises(TypeError):
+        nr.reduce(sumsq, np.ones(3, dtype=np.complex128))
+    with pytest.raises(ValueError):
+        nr.reduce(sumsq, np.ones(3), axis=1)
+    with pytest.raises(ValueError):
+        nr.merge(sumsq, (1.0,), (1.0, 2.0))

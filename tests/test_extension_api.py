@@ -1,0 +1,311 @@
+"""The public C++ extension API (src/numreduce/extension.hpp, docs/extending.md).
+
+Compiled here with the machine's C++ compiler against the *installed*
+headers (numreduce.get_include()):
+- the installed header set is the public one, and each public header
+  compiles on its own;
+- broken traits fail at compile time with the concept's static_assert text;
+- a registration with mismatched dtypes (or nout, duplicate dtypes, a
+  foreign API version) fails at import / registration with a clear Python
+  exception, and a good registration gives a ufunc every engine method runs.
+The example package (examples/sumsq) has its own suite, run by CI.
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import numpy as np
+import pytest
+
+import numreduce as nr
+
+PUBLIC = {"extension.hpp", "loop_entry.hpp", "loops.hpp", "host_traits.hpp", "simd.hpp",
+          "numpy_api.hpp"}
+INTERNAL = {"engine.hpp", "ufuncs.hpp", "fastpath.cpp", "engine.cpp", "module.cpp"}
+
+
+def _compiler():
+    for cand in (os.environ.get("CXX"), sysconfig.get_config_var("CXX"), "c++", "g++"):
+        if cand and shutil.which(cand.split()[0]):
+            return cand.split()
+    return None
+
+
+CXX = _compiler()
+needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler on this machine")
+
+
+def _flags():
+    return ["-std=c++17", f"-I{nr.get_include()}", f"-I{np.get_include()}",
+            f"-I{sysconfig.get_paths()['include']}"]
+
+
+def _compile(tmp_path, source, *extra, name="t.cpp"):
+    src = tmp_path / name
+    src.write_text(source)
+    proc = subprocess.run([*CXX, *_flags(), *extra, str(src)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    return proc
+
+
+def test_installed_headers_are_the_public_set():
+    inc = os.path.join(nr.get_include(), "numreduce")
+    files = {f for f in os.listdir(inc) if os.path.isfile(os.path.join(inc, f))}
+    assert files == PUBLIC
+    assert not files & INTERNAL
+    traits = set(os.listdir(os.path.join(inc, "traits")))
+    assert {"common.hpp", "minmax.hpp", "moments.hpp", "twosum.hpp"} <= traits
+    assert nr.C_API_VERSION == (1, 0)
+    assert nr._core._C_API_VERSION == 1000
+
+
+@needs_cxx
+@pytest.mark.parametrize("header", sorted(PUBLIC))
+def test_each_public_header_compiles_alone(tmp_path, header):
+    proc = _compile(tmp_path, f"#include <numreduce/{header}>\nint main() {{ return 0; }}\n",
+                    "-fsyntax-only")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+GOOD_TRAITS = """
+struct Good {
+    using in_t = double; using out_t = double; static constexpr int nout = 2;
+    struct acc_t { double v[2]; };
+    static acc_t lift(double x) { return {{x, x * x}}; }
+    static acc_t step(acc_t a, double x) { return {{a.v[0] + x, a.v[1] + x * x}}; }
+    static acc_t combine(acc_t a, acc_t b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}}; }
+    static bool initials(acc_t &a, bool) { a = acc_t{{0.0, 0.0}}; return true; }
+};
+"""
+
+BROKEN = {
+    "nout_mismatch": (GOOD_TRAITS.replace("nout = 2", "nout = 3").replace("Good", "Bad"),
+                      "nout does not match the outputs"),
+    "missing_combine": (GOOD_TRAITS.replace("static acc_t combine", "static acc_t merge")
+                        .replace("Good", "Bad"), "missing `static acc_t combine(acc_t a, acc_t b)`"),
+    "missing_initials": (GOOD_TRAITS.replace("static bool initials", "static bool seeds")
+                         .replace("Good", "Bad"), "missing `static bool initials"),
+    "step_wrong_type": (GOOD_TRAITS.replace("static acc_t step(acc_t a, double x)",
+                                            "static double step(acc_t a, double x)")
+                        .replace("{{a.v[0] + x, a.v[1] + x * x}}; }\n    static acc_t combine",
+                                 "a.v[0] + x; }\n    static acc_t combine")
+                        .replace("Good", "Bad"), "missing `static acc_t step(acc_t a, in_t x)`"),
+    "acc_of_wrong_type": (GOOD_TRAITS.replace("struct acc_t { double v[2]; }",
+                                              "struct acc_t { float v[2]; }")
+                          .replace("Good", "Bad"), "acc_t must hold exactly the outputs"),
+    "no_nout": (GOOD_TRAITS.replace("static constexpr int nout = 2;", "").replace("Good", "Bad"),
+                "missing `static constexpr int nout"),
+}
+
+
+@needs_cxx
+def test_good_traits_compile(tmp_path):
+    src = ("#include <numreduce/extension.hpp>\n" + GOOD_TRAITS +
+           "nr::LoopEntry e = nr::make_loop<Good>(NPY_DOUBLE, NPY_DOUBLE);\n")
+    proc = _compile(tmp_path, src, "-fsyntax-only")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+@needs_cxx
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_traits_fail_to_compile_with_a_readable_message(tmp_path, case):
+    traits, message = BROKEN[case]
+    src = ("#include <numreduce/extension.hpp>\n" + traits +
+           "nr::LoopEntry e = nr::make_loop<Bad>(NPY_DOUBLE, NPY_DOUBLE);\n")
+    proc = _compile(tmp_path, src, "-fsyntax-only")
+    assert proc.returncode != 0
+    assert "static assert" in proc.stderr.lower() or "static_assert" in proc.stderr
+    assert message in proc.stderr, proc.stderr[-3000:]
+
+
+# One shared object, two module inits: _nr_ext_ok registers a good ufunc and
+# exposes functions that try bad registrations; _nr_ext_bad registers float
+# traits under float64 in its init (the import must fail).
+MODULE = r"""
+#define NR_IMPORT_NUMPY_HERE
+#include <numreduce/extension.hpp>
+
+template <class T>
+struct SumSq {
+    using in_t = T; using out_t = double; static constexpr int nout = 2;
+    struct acc_t { double v[2]; };
+    static acc_t lift(T x) { return {{double(x), double(x) * double(x)}}; }
+    static acc_t step(acc_t a, T x) { return {{a.v[0] + double(x), a.v[1] + double(x) * double(x)}}; }
+    static acc_t combine(acc_t a, acc_t b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}}; }
+    static bool initials(acc_t &a, bool) { a = acc_t{{0.0, 0.0}}; return true; }
+};
+template <class T>
+struct Triple {
+    using in_t = T; using out_t = double; static constexpr int nout = 3;
+    struct acc_t { double v[3]; };
+    static acc_t lift(T x) { return {{1.0, double(x), double(x)}}; }
+    static acc_t step(acc_t a, T x) { return combine(a, lift(x)); }
+    static acc_t combine(acc_t a, acc_t b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]}}; }
+    static bool initials(acc_t &a, bool) { a = acc_t{{0.0, 0.0, 0.0}}; return true; }
+};
+
+static PyObject *bad(PyObject *self, PyObject *arg) {
+    long which = PyLong_AsLong(arg);
+    if (which == -1 && PyErr_Occurred()) return nullptr;
+    int res = 0;
+    switch (which) {
+    case 0:  // float traits under int32: same size, other kind
+        res = nr::register_ufunc(self, "bad_kind", nullptr,
+                                 {nr::make_loop<SumSq<float>>(NPY_INT, NPY_DOUBLE)});
+        break;
+    case 1:  // two loops for one dtype
+        res = nr::register_ufunc(self, "bad_dup", nullptr,
+                                 {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                                  nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE)});
+        break;
+    case 2:  // loops of different nout in one ufunc
+        res = nr::register_ufunc(self, "bad_nout", nullptr,
+                                 {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                                  nr::make_loop<Triple<float>>(NPY_FLOAT, NPY_DOUBLE)});
+        break;
+    case 3: {  // a spec from headers of another major version
+        std::vector<nr::LoopEntry> loops = {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE)};
+        nr::UFuncSpec spec{2000, int(sizeof(nr::LoopEntry)), "bad_version", nullptr, 2, 1,
+                           loops.data()};
+        PyObject *u = nr::capi()->register_ufunc(self, &spec);
+        Py_XDECREF(u);
+        res = u == nullptr ? -1 : 0;
+        break;
+    }
+    case 4:  // no loops
+        res = nr::register_ufunc(self, "bad_empty", nullptr, {});
+        break;
+    case 5:  // out dtype of the wrong size
+        res = nr::register_ufunc(self, "bad_out", nullptr,
+                                 {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_FLOAT)});
+        break;
+    case 6:  // not a type number
+        res = nr::register_ufunc(self, "bad_type", nullptr,
+                                 {nr::make_loop<SumSq<double>>(12345, NPY_DOUBLE)});
+        break;
+    default:
+        PyErr_SetString(PyExc_ValueError, "no such case");
+        return nullptr;
+    }
+    if (res < 0) return nullptr;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {{"bad", bad, METH_O, nullptr}, {nullptr, nullptr, 0, nullptr}};
+static PyModuleDef ok_def = {PyModuleDef_HEAD_INIT, "_nr_ext_ok", nullptr, -1, methods};
+static PyModuleDef bad_def = {PyModuleDef_HEAD_INIT, "_nr_ext_bad", nullptr, -1, nullptr};
+
+PyMODINIT_FUNC PyInit__nr_ext_ok(void) {
+    if (nr::import_numreduce() < 0) return nullptr;
+    PyObject *m = PyModule_Create(&ok_def);
+    if (m == nullptr) return nullptr;
+    if (nr::register_ufunc(m, "sumsq", "sumsq(x1, x2): (sum, sum of squares)",
+                           {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                            nr::make_loop<SumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
+                            nr::make_loop<SumSq<npy_int>>(NPY_INT, NPY_DOUBLE)}) < 0 ||
+        nr::register_ufunc(m, "triple", nullptr,
+                           {nr::make_loop<Triple<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0) {
+        Py_DECREF(m);
+        return nullptr;
+    }
+    return m;
+}
+
+PyMODINIT_FUNC PyInit__nr_ext_bad(void) {
+    if (nr::import_numreduce() < 0) return nullptr;
+    PyObject *m = PyModule_Create(&bad_def);
+    if (m == nullptr) return nullptr;
+    if (nr::register_ufunc(m, "sumsq", nullptr,
+                           {nr::make_loop<SumSq<float>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0) {
+        Py_DECREF(m);
+        return nullptr;
+    }
+    return m;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def ext_so(tmp_path_factory):
+    if CXX is None:
+        pytest.skip("no C++ compiler on this machine")
+    tmp = tmp_path_factory.mktemp("ext")
+    so = tmp / ("_nr_ext" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    proc = _compile(tmp, MODULE, "-O1", "-shared", "-fPIC", "-o", str(so), name="ext.cpp")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return so
+
+
+def _load(so, name):
+    spec = importlib.util.spec_from_file_location(name, so)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sys.modules[name] = mod
+    return mod
+
+
+@pytest.fixture(scope="module")
+def ext(ext_so):
+    return _load(ext_so, "_nr_ext_ok")
+
+
+def test_registration_with_mismatched_dtypes_fails_at_import(ext_so):
+    with pytest.raises(TypeError, match=r"ufunc 'sumsq', loop 0: dtype dtype\('float64'\) does "
+                                        r"not match the traits' in_t \(4 bytes, kind 'f'\)"):
+        _load(ext_so, "_nr_ext_bad")
+    assert "_nr_ext_bad" not in sys.modules
+
+
+@pytest.mark.parametrize("case, exc, message", [
+    (0, TypeError, r"'bad_kind', loop 0: dtype dtype\('int32'\) does not match the traits' "
+                   r"in_t \(4 bytes, kind 'f'\)"),
+    (1, ValueError, r"'bad_dup' has two loops for input type number"),
+    (2, ValueError, r"'bad_nout', loop 1: its traits have nout = 3, the ufunc 2 outputs"),
+    (3, ImportError, r"C API 2\.0 .* cannot register with numreduce C API 1\.0"),
+    (4, ValueError, r"'bad_empty' must have between 1 and 8 outputs, not 0"),
+    (5, TypeError, r"'bad_out', loop 0: dtype dtype\('float32'\) does not match the traits' "
+                   r"out_t \(8 bytes"),
+    (6, TypeError, r"'bad_type', loop 0: 12345 is not a NumPy type number"),
+])
+def test_bad_registrations_raise_clear_errors(ext, case, exc, message):
+    before = dict(nr._core._MULTI_OUTPUT)
+    with pytest.raises(exc, match=message):
+        ext.bad(case)
+    assert nr._core._MULTI_OUTPUT == before  # nothing half-registered
+    assert not any(hasattr(ext, n) for n in ("bad_kind", "bad_dup", "bad_nout", "bad_version",
+                                             "bad_empty", "bad_out", "bad_type"))
+
+
+def test_registered_ufunc_runs_every_method(ext):
+    sumsq, triple = ext.sumsq, ext.triple
+    assert nr._core._MULTI_OUTPUT[sumsq] == 2 and nr._core._MULTI_OUTPUT[triple] == 3
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 9))
+    s, q = nr.reduce(sumsq, a, axis=1)
+    np.testing.assert_allclose(s, a.sum(1), rtol=1e-13)
+    np.testing.assert_allclose(q, (a * a).sum(1), rtol=1e-13)
+    s, q = nr.reduce(sumsq, a.astype(np.float32), axis=None)
+    assert s.dtype == np.float64
+    np.testing.assert_allclose(s, a.astype(np.float32).astype(np.float64).sum(), rtol=1e-12)
+    s, q = sumsq(np.arange(3, dtype=np.int32), np.arange(3, dtype=np.int32))
+    np.testing.assert_array_equal(s, [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(q, [0.0, 2.0, 8.0])
+    np.testing.assert_allclose(nr.accumulate(sumsq, a, axis=1)[0], np.cumsum(a, 1), rtol=1e-13)
+    np.testing.assert_allclose(nr.reduceat(sumsq, a, [0, 4], axis=1)[1],
+                               np.add.reduceat(a * a, [0, 4], axis=1), rtol=1e-13)
+    g = np.array([0, 1, 0, 2, 1, 0])
+    np.testing.assert_allclose(nr.reduce_by_group(sumsq, a, g, 3, axis=0)[0],
+                               np.stack([a[g == k].sum(0) for k in range(3)]), rtol=1e-13)
+    halves = nr.merge(sumsq, nr.reduce(sumsq, a[:2], axis=0), nr.reduce(sumsq, a[2:], axis=0))
+    np.testing.assert_allclose(halves[0], a.sum(0), rtol=1e-13)
+    n, s1, s2 = nr.reduce(triple, a, axis=0)
+    np.testing.assert_array_equal(n, np.full(9, 6.0))
+    with pytest.raises(TypeError, match="did not contain a loop"):
+        nr.reduce(sumsq, np.ones(3, dtype=np.int16))
+    if nr.HAVE_NATIVE_REDUCE:
+        np.testing.assert_allclose(sumsq.reduce(a, axis=1)[0], a.sum(1), rtol=1e-13)
