@@ -45,6 +45,12 @@ _NUMPY_NOVALUE = getattr(np, "_NoValue", NoValue)
 MULTI_OUTPUT: dict = _core._MULTI_OUTPUT
 
 
+def has_initials(ufunc, stream) -> bool:
+    """Whether the loop of `ufunc` for `stream` data has initials of its own
+    (moments: (0, 0, 0); minimummaximum: none), from the loop table."""
+    return bool(_core._has_initials(ufunc, stream))
+
+
 def _parse_out(out, nout: int):
     if out is None:
         return (None,) * nout

@@ -22,24 +22,13 @@ import numpy as np
 from . import _core
 from ._args import check_outs, finish_outs, one_axis, where_mask
 from ._dispatch import masked_refuse, public_function
-from ._engine import NoValue, _parse_initial, _parse_out, _resolve, _resolve_outs
+from ._engine import NoValue, _parse_initial, _parse_out, _resolve, _resolve_outs, has_initials
 from ._methods import _multi_output
 
 __all__ = ["at", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
            "group_minmax", "reduce_by_group"]
 
 _MASKED_HINT = "pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) explicitly"
-
-
-@functools.lru_cache(maxsize=256)
-def _has_initials(ufunc, stream) -> bool:
-    """Whether the loop for `stream` data has initials (an empty reduce works)."""
-    try:
-        _core._reduce(ufunc, np.empty(0, dtype=stream), (None,) * ufunc.nout, None, (0,), 0,
-                      None, _resolve(ufunc, stream, (None,) * ufunc.nout, None, ufunc.nout))
-    except ValueError:
-        return False
-    return True
 
 
 def _group_ids(group_ids, n: int, name: str):
@@ -157,7 +146,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
 
     no_start = seen_needed = mode != 2
     if seen_needed:
-        no_start = mode == 1 or not _has_initials(ufunc, descrs[0])
+        no_start = mode == 1 or not has_initials(ufunc, descrs[0])
     if mask is not None and no_start:
         # reduce's rule (np.minimum.reduce's too)
         raise ValueError(f"{name}: reduction operation '{ufunc.__name__}' does not have an "

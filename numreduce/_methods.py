@@ -26,8 +26,8 @@ def _multi_output(ufunc, method: str) -> int:
     if nout is None:
         what = getattr(ufunc, "__name__", type(ufunc).__name__)
         raise TypeError(f"{method}() expects one of numreduce's multi-output ufuncs "
-                        f"(minimummaximum, fminfmax, moments, nanmoments, maxsumexp, twosum), "
-                        f"got {what!r}")
+                        f"(minimummaximum, fminfmax, moments, nanmoments, maxsumexp, twosum) "
+                        f"or one registered through numreduce's C API, got {what!r}")
     return nout
 
 

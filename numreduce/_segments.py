@@ -20,7 +20,8 @@ import numpy as np
 from . import _core
 from ._args import check_outs, finish_outs, one_axis, where_mask, work_outs
 from ._dispatch import masked_refuse, public_function
-from ._engine import MULTI_OUTPUT, NoValue, _parse_initial, _parse_out, _resolve_outs
+from ._engine import (MULTI_OUTPUT, NoValue, _parse_initial, _parse_out, _resolve_outs,
+                      has_initials)
 from ._methods import _multi_output
 
 __all__ = ["reduceat", "segmented_reduce"]
@@ -48,7 +49,7 @@ def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial
                               f"{e}") from None
             seeds.append(buf)
         seeds = tuple(seeds)
-    seeded = mode == 2 or (mode == 0 and _has_initials(ufunc, descrs))
+    seeded = mode == 2 or (mode == 0 and has_initials(ufunc, descrs[0]))
     if mask is not None and not seeded:
         raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an identity, "
                          "so to use a where mask one has to specify 'initial'")
@@ -68,26 +69,6 @@ def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial
     res = work_outs(outs, descrs[1:], shape, x, mask)
     _core._segments(ufunc, x, mask, tuple(res), outer, n, inner, starts, stops, mode, seeds)
     return finish_outs(outs, res)
-
-
-_INITIALS_CACHE: dict = {}
-
-
-def _has_initials(ufunc, descrs) -> bool:
-    """Whether the loop for these descriptors starts from initials of its
-    own (moments: (0, 0, 0)), probed once per (ufunc, dtype) with an empty
-    reduction through numreduce.reduce."""
-    key = (ufunc, descrs[0])
-    got = _INITIALS_CACHE.get(key)
-    if got is None:
-        from ._engine import reduce
-        try:
-            reduce(ufunc, np.empty(0, dtype=descrs[0]), axis=0)
-            got = True
-        except ValueError:
-            got = False
-        _INITIALS_CACHE[key] = got
-    return got
 
 
 @public_function(masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly"),

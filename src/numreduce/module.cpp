@@ -41,6 +41,8 @@ PyMethodDef methods[] = {
     {"_fast_function", (PyCFunction)nr::fast_function_new, METH_VARARGS,
      "_fast_function(name, general, ufunc, nan_ufunc) -> the C fast-path callable of the\n"
      "user function `name` (numreduce/_fastpath.py binds the public names to them)."},
+    {"_has_initials", (PyCFunction)nr::registry_has_initials, METH_VARARGS,
+     "_has_initials(ufunc, dtype) -> bool: whether the loop for `dtype` has initials."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -428,6 +428,22 @@ PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
 
 bool native_reduce() { return g_native; }
 
+PyObject *registry_has_initials(PyObject *, PyObject *args) {
+    PyObject *ufunc;
+    PyArray_Descr *dtype;
+    if (!PyArg_ParseTuple(args, "OO&", &ufunc, PyArray_DescrConverter, &dtype)) return nullptr;
+    const UFuncDef *def = def_of(ufunc);
+    const LoopEntry *e = def != nullptr ? loop_for(*def, dtype->type_num) : nullptr;
+    if (e == nullptr) {
+        PyErr_Format(PyExc_TypeError, "numreduce: %R has no loop for dtype %R", ufunc,
+                     (PyObject *)dtype);
+        Py_DECREF(dtype);
+        return nullptr;
+    }
+    Py_DECREF(dtype);
+    return PyBool_FromLong(e->initials != nullptr);
+}
+
 int register_ufuncs(PyObject *module, bool native) {
     g_native = native;
     g_nout_dict = PyDict_New();

@@ -28,6 +28,11 @@ struct UFuncDef {
 // extensions) gets the reduction-loop and initials ArrayMethod slots too.
 int register_ufuncs(PyObject *module, bool native);
 
+// _core._has_initials(ufunc, dtype) -> bool: whether the loop of a
+// registered ufunc for `dtype` has initials (an empty reduction is defined,
+// `where` needs no `initial`); TypeError where there is no such loop.
+PyObject *registry_has_initials(PyObject *self, PyObject *args);
+
 // The C API's registration function (CApi::register_ufunc, extension.hpp).
 struct UFuncSpec;
 PyObject *register_spec(PyObject *module, const UFuncSpec *spec);
