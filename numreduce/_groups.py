@@ -13,7 +13,6 @@ thin layers over ``reduce_by_group``.
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 
