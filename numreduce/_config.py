@@ -42,6 +42,8 @@ def config() -> dict:
         "threads": get_num_threads(),
         "compiler": _core._BUILD_COMPILER,
         "npy_target_version": hex(_core._BUILD_NPY_TARGET_VERSION),
+        "c_api": "%d.%d" % divmod(int(_core._C_API_VERSION), 1000),
+        "registered_ufuncs": ", ".join(u.__name__ for u in _core._MULTI_OUTPUT),
     }
     if not HAVE_NATIVE_REDUCE:
         facts["native_hint"] = NATIVE_HINT

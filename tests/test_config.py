@@ -96,3 +96,11 @@ def test_show_config_native_hint():
         assert line[0].strip() == ("native_hint: minimummaximum.reduce(...) raises on this "
                                    "NumPy; use numreduce.reduce(minimummaximum, ...)")
         assert nr._config.config()["native_hint"] == line[0].split(": ", 1)[1]
+
+
+def test_config_names_the_c_api_and_the_registry():
+    facts = nr._config.config()
+    assert facts["c_api"] == "%d.%d" % nr.C_API_VERSION
+    names = facts["registered_ufuncs"].split(", ")
+    assert names[:6] == ["minimummaximum", "fminfmax", "moments", "nanmoments", "maxsumexp",
+                         "twosum"]
