@@ -117,6 +117,18 @@ __device__ __forceinline__ nr_tr::in_t nr_in(const nr_cin &x) {
 }
 """
 
+# The state of one element, as the CPU loops start a reduction: step() from
+# the traits' initials where it has them, else lift().  (Not lift() alone:
+# for moments lift(NaN) is (1, NaN, 0) where step((0, 0, 0), NaN) is
+# (1, NaN, NaN), so a one-element slice [NaN] would get the variance 0.)
+ADAPTER_FIRST = r"""
+__device__ __forceinline__ nr_acc nr_first(const nr_tr::in_t &x) {
+    nr_acc init;
+    if (nr_tr::initials(init, false)) return nr_tr::step(init, x);
+    return nr_tr::lift(x);
+}
+"""
+
 # Reductions whose traits keep nout values of out_t (every ufunc's traits).
 ADAPTER_VALUES = r"""
 typedef nr_tr::out_t nr_out_t;
@@ -136,13 +148,13 @@ __device__ __forceinline__ nr_state nr_empty() {
 }
 __device__ __forceinline__ nr_state nr_map(const nr_cin &x) {
     nr_state s;
-    s.a = nr_tr::lift(nr_in(x));
+    s.a = nr_first(nr_in(x));
     s.any = true;
     return s;
 }
 __device__ __forceinline__ nr_state nr_map_where(const nr_cin &x, bool w) {
     nr_state s;
-    if (w) s.a = nr_tr::lift(nr_in(x));
+    if (w) s.a = nr_first(nr_in(x));
     s.any = w;
     return s;
 }
@@ -199,7 +211,7 @@ def preamble(name: str, in_char: str, out_char: str | None = None) -> str:
         out_char = loop_types(name)[in_char]
     struct = _struct(template, in_char, out_char)
     return (f'#include "numreduce/traits/{header}"\n' + _typedefs(struct, in_char, out_char)
-            + ADAPTER + ADAPTER_VALUES + _post(TRAITS[name][2]))
+            + ADAPTER + ADAPTER_FIRST + ADAPTER_VALUES + _post(TRAITS[name][2]))
 
 
 def _dtype_name(char):
@@ -221,8 +233,9 @@ def elementwise_parts(name: str, in_char: str) -> dict:
 
 
 def reduction_parts(name: str, in_char: str, where: bool = False) -> dict:
-    """Arguments of ``cupy.ReductionKernel`` for ``ufunc.reduce``: map =
-    lift, reduce = combine, the post-map writes every output.  Scalar
+    """Arguments of ``cupy.ReductionKernel`` for ``ufunc.reduce``: map = the
+    element's state (nr_first: step from the initials where the traits have
+    them, else lift), reduce = combine, the post-map writes every output.  Scalar
     parameters: nr_mode (initials mode, see nr_final) and one initial value
     per output (used for mode 2)."""
     out_char = loop_types(name)[in_char]
@@ -284,8 +297,9 @@ def merge_parts(name: str, state_char: str) -> dict:
 def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
     """(source, kernel name) of the ``cupy.RawKernel`` of ``accumulate``:
     the data as (n, cols) C-contiguous (the axis first), one thread per
-    column stepping down it -- out[j] = lift(x[0]) stepped through x[j], the
-    CPU scan's running state -- so that a warp's loads are contiguous."""
+    column stepping down it -- out[j] = the first element's state (nr_first:
+    step from the initials, else lift) stepped through x[j], the CPU scan's
+    running state -- so that a warp's loads are contiguous."""
     nout = TRAITS[name][2]
     kname = f"nr_{name}_accumulate_{_dtype_name(in_char)}"
     outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
@@ -293,7 +307,7 @@ def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
             "long long cols) {\n"
             "    const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
             "    if (c >= cols) return;\n"
-            "    nr_acc a = nr_tr::lift(nr_in(x[c]));\n"
+            "    nr_acc a = nr_first(nr_in(x[c]));  // as the CPU scan starts\n"
             "    for (long long j = 0; j < n; j++) {\n"
             "        const long long i = j * cols + c;\n"
             "        if (j > 0) a = nr_tr::step(a, nr_in(x[i]));\n"
