@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["TRAITS", "ARG_TRAITS", "DEVICE_TYPES", "include_dir", "loop_types",
            "preamble", "elementwise_parts", "reduction_parts", "arg_reduction_parts",
-           "merge_parts", "accumulate_source"]
+           "merge_parts", "accumulate_source", "raw_prologue", "segments_source"]
 
 # ufunc name -> (traits struct, header, nout); {T} = stream element, {A} = acc.
 TRAITS = {
@@ -294,6 +294,21 @@ def merge_parts(name: str, state_char: str) -> dict:
                 options=("-I" + include_dir(),))
 
 
+def raw_prologue(*chars: str) -> str:
+    """CuPy's headers that a RawKernel of these dtypes needs (CuPy adds them
+    to its Elementwise/ReductionKernels itself, not to RawKernels): complex
+    types from complex.cuh, float16 from float16.cuh.  Guarded by
+    NR_STANDALONE_TYPES, which a harness with stand-in types defines."""
+    inc = []
+    if any(c in "FD" for c in chars):
+        inc.append("#include <cupy/complex.cuh>")
+    if "e" in chars:
+        inc.append("#include <cupy/float16.cuh>")
+    if not inc:
+        return ""
+    return "#ifndef NR_STANDALONE_TYPES\n" + "\n".join(inc) + "\n#endif\n"
+
+
 def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
     """(source, kernel name) of the ``cupy.RawKernel`` of ``accumulate``:
     the data as (n, cols) C-contiguous (the axis first), one thread per
@@ -313,4 +328,66 @@ def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
             "        if (j > 0) a = nr_tr::step(a, nr_in(x[i]));\n"
             + "".join(f"        o{k}[i] = nr_out(a.v[{k}]);\n" for k in range(nout))
             + "    }\n}\n")
-    return preamble(name, in_char) + body, kname
+    return raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char) + body, kname
+
+
+# Flags of the segments kernel.
+SEG_WHERE, SEG_PERM, SEG_EMPTY_UNSEEN = 1, 2, 4
+
+
+def segments_source(name: str, in_char: str) -> tuple[str, str]:
+    """(source, kernel name) of the ``cupy.RawKernel`` behind ``reduceat``,
+    ``segmented_reduce``, ``reduce_by_group`` and ``at``: the data as a
+    C-contiguous (outer, n, inner) block, one thread per output slot
+    t = (o, s, j) (j fastest: neighbouring threads read neighbouring
+    columns), which walks its segment [starts[s], stops[s]) of the axis as
+    the CPU's segment loop (segment_block in loops.hpp): lift the first
+    element (or step from the seed), step the rest, in order.
+
+    perm (flag SEG_PERM) maps segment positions to axis positions (the
+    grouped methods pass the stable sort of the group ids: each group is
+    then a segment, in the order of its elements); w (SEG_WHERE) masks
+    elements.  Seeds: mode 0 the traits' initials (where there are any),
+    2 the scalars i0.. (initial=), 4 per-slot seed arrays s0.. (at's
+    accumulators).  An empty segment -- and with SEG_EMPTY_UNSEEN one whose
+    elements were all masked out (the scatter loop's rule) -- gets the
+    empty seed (the traits' initials(acc, true))."""
+    nout = TRAITS[name][2]
+    kname = f"nr_{name}_segments_{_dtype_name(in_char)}"
+    outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
+    seeds = ", ".join(f"const nr_cout *s{k}" for k in range(nout))
+    inits = ", ".join(f"nr_cout i{k}" for k in range(nout))
+    body = (f'extern "C" __global__ void {kname}(const nr_cin *x, const bool *w, '
+            "const long long *perm, const long long *starts, const long long *stops, "
+            f"{outs}, {seeds}, int mode, {inits}, unsigned int flags, long long outer, "
+            "long long n, long long inner, long long nseg) {\n"
+            "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (t >= outer * nseg * inner) return;\n"
+            "    const long long j = t % inner, r = t / inner;\n"
+            "    const long long s = r % nseg, o = r / nseg;\n"
+            "    nr_acc seed, seed_empty;\n"
+            "    bool have = false;\n"
+            "    if (mode == 0) {\n"
+            "        have = nr_tr::initials(seed, false);\n"
+            "        if (have) nr_tr::initials(seed_empty, true);\n"
+            "    } else if (mode == 2) {\n"
+            + "".join(f"        seed.v[{k}] = nr_back(i{k});\n" for k in range(nout))
+            + "        seed_empty = seed;\n        have = true;\n"
+            "    } else if (mode == 4) {\n"
+            + "".join(f"        seed.v[{k}] = nr_back(s{k}[t]);\n" for k in range(nout))
+            + "        seed_empty = seed;\n        have = true;\n    }\n"
+            "    const long long lo = starts[s], hi = stops[s];\n"
+            "    nr_acc a = seed;\n"
+            "    bool any = false;\n"
+            "    for (long long k = lo; k < hi; k++) {\n"
+            f"        const long long p = (flags & {SEG_PERM}u) ? perm[k] : k;\n"
+            "        const long long i = (o * n + p) * inner + j;\n"
+            f"        if ((flags & {SEG_WHERE}u) && !w[i]) continue;\n"
+            "        const nr_tr::in_t v = nr_in(x[i]);\n"
+            "        a = (any || have) ? nr_tr::step(a, v) : nr_tr::lift(v);\n"
+            "        any = true;\n"
+            "    }\n"
+            f"    if (hi <= lo || ((flags & {SEG_EMPTY_UNSEEN}u) && !any)) a = seed_empty;\n"
+            + "".join(f"    o{k}[t] = nr_out(a.v[{k}]);\n" for k in range(nout))
+            + "}\n")
+    return raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char) + body, kname

@@ -123,7 +123,9 @@ def test_device_functions_have_the_cpu_signatures():
     tree = ast.parse(open(CUPY_PY).read())
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     for name in ("minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar", "meanstd",
-                 "nanmeanvar", "logsumexp", "fsum", "reduce", "accumulate", "merge"):
+                 "nanmeanvar", "logsumexp", "fsum", "reduce", "accumulate", "merge",
+                 "reduceat", "segmented_reduce", "reduce_by_group", "at", "group_minmax",
+                 "group_meanvar", "group_logsumexp", "group_fsum"):
         cpu = list(inspect.signature(getattr(nr, name)).parameters)
         dev = [a.arg for a in defs[name].args.args]
         assert dev == cpu, name
@@ -180,3 +182,30 @@ def test_generated_accumulate_and_merge_source():
     assert m["in_params"] == "float32 a0, float32 a1, float32 b0, float32 b1"
     assert "const nr_acc r = nr_tr::combine(A, B);" in m["operation"]
     assert "nr::TwoSum<float, float>" in m["preamble"]
+
+
+def test_generated_segments_source():
+    code, kname = src.segments_source("moments", "f")
+    assert kname == "nr_moments_segments_float32"
+    assert (f'extern "C" __global__ void {kname}(const nr_cin *x, const bool *w, '
+            "const long long *perm, const long long *starts, const long long *stops, "
+            "nr_cout *o0, nr_cout *o1, nr_cout *o2, const nr_cout *s0, const nr_cout *s1, "
+            "const nr_cout *s2, int mode, nr_cout i0, nr_cout i1, nr_cout i2, "
+            "unsigned int flags, long long outer, long long n, long long inner, "
+            "long long nseg)") in code
+    # the CPU segment loop's start: step from the seed, else lift the first
+    assert "a = (any || have) ? nr_tr::step(a, v) : nr_tr::lift(v);" in code
+    assert "seed.v[2] = nr_back(s2[t]);" in code and "seed.v[0] = nr_back(i0);" in code
+    assert "typedef double nr_cout;" in code and "nr::Moments<float, double, false>" in code
+    assert src.SEG_WHERE | src.SEG_PERM | src.SEG_EMPTY_UNSEEN == 7
+    # RawKernels bring CuPy's headers for its element classes (CuPy adds them
+    # only to its Elementwise/ReductionKernels), guarded for stand-in harnesses
+    assert "#include" not in src.raw_prologue("d", "f")
+    h, _ = src.segments_source("minimummaximum", "e")
+    assert h.startswith("#ifndef NR_STANDALONE_TYPES\n#include <cupy/float16.cuh>\n#endif\n")
+    c, _ = src.accumulate_source("minimummaximum", "D")
+    assert c.startswith("#ifndef NR_STANDALONE_TYPES\n#include <cupy/complex.cuh>\n#endif\n")
+    for name in src.TRAITS:
+        for ch in src.loop_types(name):
+            assert src.segments_source(name, ch)[1].isidentifier()
+
