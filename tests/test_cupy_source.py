@@ -209,3 +209,60 @@ def test_generated_segments_source():
         for ch in src.loop_types(name):
             assert src.segments_source(name, ch)[1].isidentifier()
 
+
+def _gpu_check_module():
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks",
+                        "gpu_check.py")
+    spec = importlib.util.spec_from_file_location("gpu_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gpu_check_dry_run_writes_every_result(tmp_path):
+    # the prepared GPU run, dry (the CPU path on both sides, NumPy timings):
+    # the case list builds and runs, the files are written, the budget is kept
+    import json
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks",
+                          "gpu_check.py")
+    r = subprocess.run([sys.executable, "-P", script, str(tmp_path), "--dry-run", "--quick",
+                        "--budget", "4"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    lines = [json.loads(line) for line in open(tmp_path / "gpu_check.jsonl")]
+    kinds = {rec["kind"] for rec in lines}
+    assert {"environment", "case", "benchmark", "first_call", "summary"} <= kinds
+    summary = json.load(open(tmp_path / "gpu_check.json"))
+    d = summary["differential"]
+    assert d["failed"] == 0 and d["passed"] > 100
+    assert d["passed"] + d["not_run"] == d["cases"]
+    assert sum(rec["kind"] == "case" for rec in lines) == d["passed"]
+    names = {rec["name"] for rec in lines if rec["kind"] == "case"}
+    # the interleaving gives every method coverage early
+    for n in ("minimummaximum", "moments.accumulate", "twosum.merge", "minimummaximum.reduceat",
+              "moments.segmented_reduce", "maxsumexp.reduce_by_group", "moments.at",
+              "group_meanvar", "meanvar", "nanargminmax"):
+        assert n in names, n
+    assert summary["environment"]["dry_run"] is True
+    assert (tmp_path / "gpu_check.txt").read_text().startswith("environment: ")
+
+
+def test_gpu_check_never_stops_at_a_failure(tmp_path, monkeypatch):
+    gc = _gpu_check_module()
+
+    def cases(cp, nr, nrc, quick):
+        x = np.arange(5.0)
+        ok = (1, "minmax", "fine", lambda: nr.minmax(x), lambda: nr.minmax(x), True, 0)
+        wrong = (1, "minmax", "wrong", lambda: nr.minmax(x), lambda: (x.min(), x.max() + 1),
+                 True, 0)
+        raises = (1, "minmax", "raises", lambda: nr.minmax(x),
+                  lambda: nr.minmax(x, axis=5), True, 0)
+        return [ok, wrong, raises, ok, (2, "meanvar", "tier 2", lambda: nr.meanvar(x),
+                                        lambda: nr.meanvar(x), False, 1e-12)]
+    monkeypatch.setattr(gc, "build_cases", cases)
+    assert gc.main(str(tmp_path), quick=True, budget=30, dry=True) == 1
+    import json
+    d = json.load(open(tmp_path / "gpu_check.json"))["differential"]
+    assert (d["passed"], d["failed"], d["not_run"]) == (3, 2, 0)
+    assert any("output 1" in f for f in d["failures"])
+    assert any("CPU raised None, GPU AxisError" in f for f in d["failures"])
