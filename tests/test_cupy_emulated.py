@@ -132,18 +132,21 @@ def emu(tmp_path_factory):
     _HostRawKernel.cache_dir = str(tmp_path_factory.mktemp("hostkernels"))
     saved = {k: sys.modules.get(k) for k in ("cupy", "numreduce.cupy")}
     had_attr = hasattr(nr, "cupy")
+    attr = getattr(nr, "cupy", None)  # the real numreduce.cupy, where a GPU imported it
     sys.modules.pop("numreduce.cupy", None)
     cp = sys.modules["cupy"] = _fake_cupy()
     import numreduce.cupy as nrc
     try:
         yield cp, nrc
     finally:
-        for k, v in saved.items():
+        for k, v in saved.items():  # the real modules back (or none)
             if v is None:
                 sys.modules.pop(k, None)
             else:
                 sys.modules[k] = v
-        if not had_attr and hasattr(nr, "cupy"):
+        if had_attr:
+            nr.cupy = attr
+        elif hasattr(nr, "cupy"):
             delattr(nr, "cupy")
 
 
