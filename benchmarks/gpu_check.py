@@ -141,15 +141,20 @@ def main(outdir, quick=False, budget=420.0, dry=False):
     rec = Recorder(outdir)
     rec.summary.update({"quick": quick, "budget_s": budget, "dry_run": dry})
     status = 0
+    env = None
     try:
         import numreduce as nr
         if dry:
             cp, nrc = _dry_cupy(), nr
         else:
             import cupy as cp
+            env = environment(cp, nr, dry)  # recorded even where the mirror cannot import
             import numreduce.cupy as nrc
-        env = environment(cp, nr, dry)
+        env = env or environment(cp, nr, dry)
     except Exception as e:
+        if env is not None:
+            rec.summary["environment"] = env
+            rec.record({"kind": "environment", **env})
         rec.summary["fatal"] = f"{type(e).__name__}: {e}"
         rec.record({"kind": "fatal", "error": rec.summary["fatal"],
                     "traceback": traceback.format_exc()})

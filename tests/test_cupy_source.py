@@ -266,3 +266,20 @@ def test_gpu_check_never_stops_at_a_failure(tmp_path, monkeypatch):
     assert (d["passed"], d["failed"], d["not_run"]) == (3, 2, 0)
     assert any("output 1" in f for f in d["failures"])
     assert any("CPU raised None, GPU AxisError" in f for f in d["failures"])
+
+
+@pytest.mark.skipif(_has_gpu(), reason="a CUDA device is present (this checks its absence)")
+def test_gpu_check_without_a_gpu_records_why(tmp_path):
+    import json
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks",
+                          "gpu_check.py")
+    r = subprocess.run([sys.executable, "-P", script, str(tmp_path)], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 2, r.stdout + r.stderr
+    summary = json.load(open(tmp_path / "gpu_check.json"))
+    assert ("numreduce.cupy needs" in summary["fatal"]
+            or "No module named 'cupy'" in summary["fatal"]), summary["fatal"]
+    kinds = [json.loads(line)["kind"] for line in open(tmp_path / "gpu_check.jsonl")]
+    assert kinds[-1] == "fatal"
+    if "numreduce.cupy needs" in summary["fatal"]:  # CuPy imports: its facts are recorded
+        assert kinds[0] == "environment" and summary["environment"]["cupy"]
