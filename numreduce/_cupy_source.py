@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["TRAITS", "ARG_TRAITS", "DEVICE_TYPES", "include_dir", "loop_types",
            "preamble", "elementwise_parts", "reduction_parts", "arg_reduction_parts",
-           "merge_parts", "accumulate_source"]
+           "merge_parts", "accumulate_source", "raw_prologue", "segments_source"]
 
 # ufunc name -> (traits struct, header, nout); {T} = stream element, {A} = acc.
 TRAITS = {
@@ -117,6 +117,18 @@ __device__ __forceinline__ nr_tr::in_t nr_in(const nr_cin &x) {
 }
 """
 
+# The state of one element, as the CPU loops start a reduction: step() from
+# the traits' initials where it has them, else lift().  (Not lift() alone:
+# for moments lift(NaN) is (1, NaN, 0) where step((0, 0, 0), NaN) is
+# (1, NaN, NaN), so a one-element slice [NaN] would get the variance 0.)
+ADAPTER_FIRST = r"""
+__device__ __forceinline__ nr_acc nr_first(const nr_tr::in_t &x) {
+    nr_acc init;
+    if (nr_tr::initials(init, false)) return nr_tr::step(init, x);
+    return nr_tr::lift(x);
+}
+"""
+
 # Reductions whose traits keep nout values of out_t (every ufunc's traits).
 ADAPTER_VALUES = r"""
 typedef nr_tr::out_t nr_out_t;
@@ -136,13 +148,13 @@ __device__ __forceinline__ nr_state nr_empty() {
 }
 __device__ __forceinline__ nr_state nr_map(const nr_cin &x) {
     nr_state s;
-    s.a = nr_tr::lift(nr_in(x));
+    s.a = nr_first(nr_in(x));
     s.any = true;
     return s;
 }
 __device__ __forceinline__ nr_state nr_map_where(const nr_cin &x, bool w) {
     nr_state s;
-    if (w) s.a = nr_tr::lift(nr_in(x));
+    if (w) s.a = nr_first(nr_in(x));
     s.any = w;
     return s;
 }
@@ -199,7 +211,7 @@ def preamble(name: str, in_char: str, out_char: str | None = None) -> str:
         out_char = loop_types(name)[in_char]
     struct = _struct(template, in_char, out_char)
     return (f'#include "numreduce/traits/{header}"\n' + _typedefs(struct, in_char, out_char)
-            + ADAPTER + ADAPTER_VALUES + _post(TRAITS[name][2]))
+            + ADAPTER + ADAPTER_FIRST + ADAPTER_VALUES + _post(TRAITS[name][2]))
 
 
 def _dtype_name(char):
@@ -221,8 +233,9 @@ def elementwise_parts(name: str, in_char: str) -> dict:
 
 
 def reduction_parts(name: str, in_char: str, where: bool = False) -> dict:
-    """Arguments of ``cupy.ReductionKernel`` for ``ufunc.reduce``: map =
-    lift, reduce = combine, the post-map writes every output.  Scalar
+    """Arguments of ``cupy.ReductionKernel`` for ``ufunc.reduce``: map = the
+    element's state (nr_first: step from the initials where the traits have
+    them, else lift), reduce = combine, the post-map writes every output.  Scalar
     parameters: nr_mode (initials mode, see nr_final) and one initial value
     per output (used for mode 2)."""
     out_char = loop_types(name)[in_char]
@@ -281,11 +294,27 @@ def merge_parts(name: str, state_char: str) -> dict:
                 options=("-I" + include_dir(),))
 
 
+def raw_prologue(*chars: str) -> str:
+    """CuPy's headers that a RawKernel of these dtypes needs (CuPy adds them
+    to its Elementwise/ReductionKernels itself, not to RawKernels): complex
+    types from complex.cuh, float16 from float16.cuh.  Guarded by
+    NR_STANDALONE_TYPES, which a harness with stand-in types defines."""
+    inc = []
+    if any(c in "FD" for c in chars):
+        inc.append("#include <cupy/complex.cuh>")
+    if "e" in chars:
+        inc.append("#include <cupy/float16.cuh>")
+    if not inc:
+        return ""
+    return "#ifndef NR_STANDALONE_TYPES\n" + "\n".join(inc) + "\n#endif\n"
+
+
 def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
     """(source, kernel name) of the ``cupy.RawKernel`` of ``accumulate``:
     the data as (n, cols) C-contiguous (the axis first), one thread per
-    column stepping down it -- out[j] = lift(x[0]) stepped through x[j], the
-    CPU scan's running state -- so that a warp's loads are contiguous."""
+    column stepping down it -- out[j] = the first element's state (nr_first:
+    step from the initials, else lift) stepped through x[j], the CPU scan's
+    running state -- so that a warp's loads are contiguous."""
     nout = TRAITS[name][2]
     kname = f"nr_{name}_accumulate_{_dtype_name(in_char)}"
     outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
@@ -293,10 +322,72 @@ def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
             "long long cols) {\n"
             "    const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
             "    if (c >= cols) return;\n"
-            "    nr_acc a = nr_tr::lift(nr_in(x[c]));\n"
+            "    nr_acc a = nr_first(nr_in(x[c]));  // as the CPU scan starts\n"
             "    for (long long j = 0; j < n; j++) {\n"
             "        const long long i = j * cols + c;\n"
             "        if (j > 0) a = nr_tr::step(a, nr_in(x[i]));\n"
             + "".join(f"        o{k}[i] = nr_out(a.v[{k}]);\n" for k in range(nout))
             + "    }\n}\n")
-    return preamble(name, in_char) + body, kname
+    return raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char) + body, kname
+
+
+# Flags of the segments kernel.
+SEG_WHERE, SEG_PERM, SEG_EMPTY_UNSEEN = 1, 2, 4
+
+
+def segments_source(name: str, in_char: str) -> tuple[str, str]:
+    """(source, kernel name) of the ``cupy.RawKernel`` behind ``reduceat``,
+    ``segmented_reduce``, ``reduce_by_group`` and ``at``: the data as a
+    C-contiguous (outer, n, inner) block, one thread per output slot
+    t = (o, s, j) (j fastest: neighbouring threads read neighbouring
+    columns), which walks its segment [starts[s], stops[s]) of the axis as
+    the CPU's segment loop (segment_block in loops.hpp): lift the first
+    element (or step from the seed), step the rest, in order.
+
+    perm (flag SEG_PERM) maps segment positions to axis positions (the
+    grouped methods pass the stable sort of the group ids: each group is
+    then a segment, in the order of its elements); w (SEG_WHERE) masks
+    elements.  Seeds: mode 0 the traits' initials (where there are any),
+    2 the scalars i0.. (initial=), 4 per-slot seed arrays s0.. (at's
+    accumulators).  An empty segment -- and with SEG_EMPTY_UNSEEN one whose
+    elements were all masked out (the scatter loop's rule) -- gets the
+    empty seed (the traits' initials(acc, true))."""
+    nout = TRAITS[name][2]
+    kname = f"nr_{name}_segments_{_dtype_name(in_char)}"
+    outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
+    seeds = ", ".join(f"const nr_cout *s{k}" for k in range(nout))
+    inits = ", ".join(f"nr_cout i{k}" for k in range(nout))
+    body = (f'extern "C" __global__ void {kname}(const nr_cin *x, const bool *w, '
+            "const long long *perm, const long long *starts, const long long *stops, "
+            f"{outs}, {seeds}, int mode, {inits}, unsigned int flags, long long outer, "
+            "long long n, long long inner, long long nseg) {\n"
+            "    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (t >= outer * nseg * inner) return;\n"
+            "    const long long j = t % inner, r = t / inner;\n"
+            "    const long long s = r % nseg, o = r / nseg;\n"
+            "    nr_acc seed, seed_empty;\n"
+            "    bool have = false;\n"
+            "    if (mode == 0) {\n"
+            "        have = nr_tr::initials(seed, false);\n"
+            "        if (have) nr_tr::initials(seed_empty, true);\n"
+            "    } else if (mode == 2) {\n"
+            + "".join(f"        seed.v[{k}] = nr_back(i{k});\n" for k in range(nout))
+            + "        seed_empty = seed;\n        have = true;\n"
+            "    } else if (mode == 4) {\n"
+            + "".join(f"        seed.v[{k}] = nr_back(s{k}[t]);\n" for k in range(nout))
+            + "        seed_empty = seed;\n        have = true;\n    }\n"
+            "    const long long lo = starts[s], hi = stops[s];\n"
+            "    nr_acc a = seed;\n"
+            "    bool any = false;\n"
+            "    for (long long k = lo; k < hi; k++) {\n"
+            f"        const long long p = (flags & {SEG_PERM}u) ? perm[k] : k;\n"
+            "        const long long i = (o * n + p) * inner + j;\n"
+            f"        if ((flags & {SEG_WHERE}u) && !w[i]) continue;\n"
+            "        const nr_tr::in_t v = nr_in(x[i]);\n"
+            "        a = (any || have) ? nr_tr::step(a, v) : nr_tr::lift(v);\n"
+            "        any = true;\n"
+            "    }\n"
+            f"    if (hi <= lo || ((flags & {SEG_EMPTY_UNSEEN}u) && !any)) a = seed_empty;\n"
+            + "".join(f"    o{k}[t] = nr_out(a.v[{k}]);\n" for k in range(nout))
+            + "}\n")
+    return raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char) + body, kname

@@ -168,6 +168,7 @@ def _policy(impl, sig, array, qualname, masked, wrap_scalars, public, nep18, arg
     out = arguments.get("out")
     outs = tuple(out) if type(out) is tuple else ()
     relevant = (a,) + tuple(o for o in outs if o is not None)
+    relevant += _cupy_operands(arguments)  # CuPy accumulators, ids, masks (else nothing)
 
     if _is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
@@ -531,7 +532,8 @@ def _is_cupy(x) -> bool:
 
 
 def _cupy_call(qualname, arguments, relevant):
-    others = [type(x).__name__ for x in relevant if not _is_cupy(x)]
+    others = [type(x).__name__ for x in relevant
+              if not _is_cupy(x) and not isinstance(x, _SCALARS)]
     if others:
         raise TypeError(f"{qualname}: mixed CuPy and non-CuPy arrays ({', '.join(others)}); "
                         "move every operand to the same device first (cupy.asarray / .get())")
@@ -541,3 +543,22 @@ def _cupy_call(qualname, arguments, relevant):
         raise TypeError(f"{qualname} has no GPU implementation for CuPy arrays yet "
                         "(numreduce.cupy; see docs/gpu.md)")
     return func(**arguments)
+
+
+# Python and NumPy scalars go with CuPy arrays (numreduce.cupy uploads them:
+# at(outs, idx, 1.0) with CuPy accumulators, minmax(3.0, out=<CuPy arrays>)).
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _cupy_operands(arguments):
+    """The CuPy arrays among the operands other than the array and ``out=``
+    (at's accumulators ``outs``, ``group_ids``, ``where``, ``indices``,
+    ``starts``, ``stops``): any of them puts the call on the GPU path, where
+    a NumPy array beside them is a TypeError.  Nothing for NumPy calls."""
+    found = []
+    for key in ("outs", "group_ids", "where", "indices", "starts", "stops"):
+        v = arguments.get(key)
+        for x in (tuple(v) if key == "outs" and isinstance(v, (tuple, list)) else (v,)):
+            if _is_cupy(x):
+                found.append(x)
+    return tuple(found)

@@ -13,6 +13,11 @@ and ``numreduce.reduce`` route CuPy arrays here (numreduce/_dispatch.py).
   combine, the post-map writes every output (passed positionally, all
   returned);
 * ``accumulate`` (a RawKernel) and ``merge`` (an ElementwiseKernel);
+* ``reduceat``, ``segmented_reduce``, ``reduce_by_group``, ``at`` and the
+  grouped user functions ``group_minmax``, ``group_meanvar``,
+  ``group_logsumexp``, ``group_fsum`` (one segments RawKernel: one thread
+  per output slot walks its segment; the grouped methods sort the group ids
+  stably first, docs/gpu.md);
 * the user functions minmax, nanminmax, argminmax, nanargminmax, meanvar,
   meanstd, nanmeanvar, logsumexp, fsum (real dtypes; complex input raises
   NotImplementedError here).
@@ -23,6 +28,7 @@ loops); CuPy caches the compiled kernels (its kernel cache, on disk).
 NOT YET RUN ON A GPU: the kernels are NVRTC-compiled in CI
 (tests/test_nvrtc.py) and the differential checks are prepared
 (benchmarks/gpu_check.py, tests/test_cupy.py), but no GPU has been available.
+The RawKernels' logic has run on the host (tests/test_cupy_emulated.py).
 """
 
 from __future__ import annotations
@@ -63,7 +69,9 @@ from ._engine import NoValue, _parse_initial, _resolve_outs  # noqa: E402
 
 __all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
                                "meanstd", "nanmeanvar", "logsumexp", "fsum", "reduce",
-                               "accumulate", "merge", "is_cupy_array"]
+                               "accumulate", "merge", "is_cupy_array", "reduceat",
+                               "segmented_reduce", "reduce_by_group", "at", "group_minmax",
+                               "group_meanvar", "group_logsumexp", "group_fsum"]
 
 _ndarray = cupy.ndarray
 _KERNELS: dict = {}
@@ -404,13 +412,18 @@ def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
     if axis is None:
         axis = tuple(range(a.ndim))
     count, mean, m2 = ufunc.reduce(a, axis=axis, keepdims=keepdims, where=where)
+    return _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, std,
+                                  nan and a.dtype.kind == "f")
+
+
+def _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, std, nan_dof):
+    """(mean, var or std) from (count, mean, M2), as _api._finish_meanvar."""
     if bool((count == 0).any()):
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
     dof = cupy.maximum(count - ddof, 0)
-    nan_dof = nan and a.dtype.kind == "f"
     if bool((dof <= 0).any()):
         warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=4)
     mean = cupy.where(count > 0, mean, cupy.nan)
     var = m2 / dof
     if nan_dof:
@@ -463,7 +476,401 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     return res if rdt is None else res.astype(rdt, copy=False)
 
 
+# ---------------------------------------------------------------------------
+# Segments and groups: reduceat, segmented_reduce, reduce_by_group, at and the
+# grouped user functions, on one RawKernel per (ufunc, dtype)
+# (_cupy_source.segments_source: one thread per output slot walks its
+# segment).  The argument rules and messages are the NumPy path's
+# (numreduce/_segments.py, numreduce/_groups.py); every check runs before
+# the kernel writes, into new arrays, copied into out= at the end.
+# ---------------------------------------------------------------------------
+
+def _segments_kernel(name, char):
+    key = ("segments", name, char, False)
+    k = _KERNELS.get(key)
+    if k is None:
+        code, kname = _src.segments_source(name, char)
+        k = _KERNELS[key] = cupy.RawKernel(code, kname, options=("-I" + _src.include_dir(),))
+    return k
+
+
+def _device_where(where, shape, label):
+    """where= as _args.where_mask for CuPy: True -> None, else a boolean
+    CuPy array broadcast to `shape` (a NumPy mask is refused: mixed inputs)."""
+    if where is True:
+        return None
+    w = _device_array(where, "where", label)
+    if w.dtype != np.bool_:
+        raise TypeError(f"'where' must be a boolean array: cannot cast array data from "
+                        f"{w.dtype!r} to dtype('bool') according to the rule 'safe'")
+    try:
+        ok = np.broadcast_shapes(w.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"'where' of shape {w.shape} does not broadcast to the input's "
+                         f"shape {shape}")
+    return cupy.ascontiguousarray(cupy.broadcast_to(w, shape))
+
+
+def _seed_scalars(initials, descrs, label):
+    """initial= values cast into the output dtypes as the NumPy path casts them."""
+    seeds = []
+    for v, d in zip(initials, descrs[1:]):
+        buf = np.empty((), dtype=d)
+        try:
+            buf[()] = v
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)(f"{label}: 'initial' {v!r} does not fit the output dtype {d}: "
+                          f"{e}") from None
+        seeds.append(buf[()])
+    return seeds
+
+
+def _launch_segments(name, descrs, x, mask, perm, starts, stops, shape3, mode, seeds=None,
+                     seed_arrays=None, empty_unseen=False):
+    """Run the segments kernel: x a C-contiguous (outer, n, inner) CuPy block
+    of the stream dtype, starts/stops int64 CuPy arrays (nseg,), perm an int64
+    CuPy array or None; returns nout new arrays (outer, nseg, inner)."""
+    outer, n, inner = shape3
+    nseg = int(starts.shape[0])
+    nout = _src.TRAITS[name][2]
+    out_dt = np.dtype(descrs[1])
+    work = [cupy.empty((outer, nseg, inner), out_dt) for _ in range(nout)]
+    total = outer * nseg * inner
+    if total == 0:
+        return work
+    dummy = cupy.empty(1, np.int64)
+    flags = ((_src.SEG_WHERE if mask is not None else 0)
+             | (_src.SEG_PERM if perm is not None else 0)
+             | (_src.SEG_EMPTY_UNSEEN if empty_unseen else 0))
+    scal = np.dtype(out_dt).type
+    inits = [scal(v) for v in seeds] if seeds is not None else [scal(0)] * nout
+    sarr = list(seed_arrays) if seed_arrays is not None else [work[0]] * nout
+    threads = 256
+    _segments_kernel(name, np.dtype(descrs[0]).char)(
+        ((total + threads - 1) // threads,), (threads,),
+        (x, mask if mask is not None else dummy, perm if perm is not None else dummy,
+         starts, stops, *work, *sarr, np.int32(mode), *inits, np.uint32(flags),
+         np.int64(outer), np.int64(n), np.int64(inner), np.int64(nseg)))
+    return work
+
+
+def _block(a, ax, stream_dt):
+    shape3 = (math.prod(a.shape[:ax]), a.shape[ax], math.prod(a.shape[ax + 1:]))
+    return cupy.ascontiguousarray(a.astype(stream_dt, copy=False)), shape3
+
+
+def _segments_run(u, label, a, ax, lo, hi, dtype, outs, mode=0, initials=None, where=True):
+    """_segments._run on the device: lo/hi are the host (NumPy intp) bounds."""
+    name, nout = u.__name__, u.nout
+    nseg = lo.shape[0]
+    shape = a.shape[:ax] + (nseg,) + a.shape[ax + 1:]
+    mask = _device_where(where, a.shape, label)
+    if any(o is not None for o in outs):
+        _check_device_outs(outs, shape, label)
+    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, nout, label)
+    _device_char(descrs[0], label)
+    seeds = _seed_scalars(initials, descrs, label) if mode == 2 else None
+    has_init = name in _WITH_INITIALS
+    if mode == 1 and has_init:
+        raise NotImplementedError(f"numreduce.cupy.{label}: initial=None (start from the first "
+                                  "element) is not supported on the GPU")
+    seeded = mode == 2 or (mode == 0 and has_init)
+    if mask is not None and not seeded:
+        raise ValueError(f"reduction operation '{name}' does not have an identity, "
+                         "so to use a where mask one has to specify 'initial'")
+    if not seeded:
+        empty = np.flatnonzero(hi <= lo)
+        if empty.size:
+            s = int(empty[0])
+            raise ValueError(f"{label}: segment {s} ([{int(lo[s])}:{int(hi[s])}] along "
+                             f"axis {ax}) is empty and {name} has no identity; "
+                             "pass 'initial' for empty segments")
+    x, shape3 = _block(a, ax, descrs[0])
+    work = _launch_segments(name, descrs, x, mask, None, cupy.asarray(lo, np.int64),
+                            cupy.asarray(hi, np.int64), shape3, 2 if mode == 2 else 0, seeds)
+    return _into(tuple(w.reshape(shape) for w in work), outs, label)
+
+
+def _host_offsets(v, label, arg):
+    """Offsets (indices, starts, stops) as host values: a CuPy array is
+    copied to the host (len(segments) values, not data); a NumPy array is
+    refused (mixed inputs); Python sequences as the NumPy path takes them."""
+    if isinstance(v, _ndarray):
+        return v.get()
+    if isinstance(v, np.ndarray):
+        raise TypeError(f"numreduce.cupy.{label}: '{arg}' is a numpy.ndarray, not a "
+                        "cupy.ndarray (mixing NumPy and CuPy inputs is not supported: pass a "
+                        "CuPy array or a Python sequence)")
+    return v
+
+
+def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
+    """``numreduce.reduceat`` on the GPU (``ufunc.reduceat``'s index rules)."""
+    name = _ufunc_name(ufunc, "reduceat")
+    u = globals()[name]
+    label = f"reduceat({name})"
+    outs = _device_outs(out, u.nout, label)
+    a = _device_array(array, "the array", label)
+    from ._args import one_axis
+    ax = one_axis(axis, a, label, "reduceat on")
+    indices = _host_offsets(indices, label, "indices")
+    if isinstance(indices, np.ndarray):
+        if not np.can_cast(indices.dtype, np.intp, casting="safe"):
+            raise TypeError(f"{label}: 'indices' must be integers: cannot cast array data from "
+                            f"{indices.dtype!r} to {np.dtype(np.intp)!r} according to the rule "
+                            "'safe'")
+        idx = indices
+    else:
+        try:
+            idx = np.array(indices, dtype=np.intp)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{label}: 'indices' must be a 1-d sequence of integers: {e}") from None
+    if idx.ndim != 1:
+        raise ValueError(f"{label}: 'indices' must be 1-d, got {idx.ndim} dimensions")
+    idx = np.ascontiguousarray(idx, dtype=np.intp)
+    n = a.shape[ax]
+    bad = np.flatnonzero((idx < 0) | (idx >= n))
+    if bad.size:
+        raise IndexError(f"index {int(idx[bad[0]])} out-of-bounds in {name}.reduceat [0, {n})")
+    stops = np.empty_like(idx)
+    if idx.size:
+        nxt = idx[1:]
+        stops[:-1] = np.where(idx[:-1] < nxt, nxt, idx[:-1] + 1)
+        stops[-1] = n
+    return _segments_run(u, label, a, ax, idx, stops, dtype, outs)
+
+
+def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
+                     initial=NoValue, where=True):
+    """``numreduce.segmented_reduce`` on the GPU (slice-bound semantics)."""
+    from ._args import one_axis
+    from ._segments import _offsets
+    name = _ufunc_name(ufunc, "segmented_reduce")
+    u = globals()[name]
+    label = f"segmented_reduce({name})"
+    outs = _device_outs(out, u.nout, label)
+    a = _device_array(array, "the array", label)
+    ax = one_axis(axis, a, label, "segmented_reduce on")
+    n = a.shape[ax]
+    lo = _offsets(_host_offsets(starts, label, "starts"), n, label, "starts")
+    hi = _offsets(_host_offsets(stops, label, "stops"), n, label, "stops")
+    if lo.shape != hi.shape:
+        raise ValueError(f"{label}: 'starts' and 'stops' must have the same length, got "
+                         f"{lo.shape[0]} and {hi.shape[0]}")
+    mode, initials = _parse_initial(initial, u.nout)
+    return _segments_run(u, label, a, ax, lo, hi, dtype, outs, mode, initials, where)
+
+
+def _group_segments(ids64, g):
+    """The two-phase layout of the grouped methods: the stable sort of the ids
+    (perm) and each group's [start, stop) in it."""
+    perm = cupy.argsort(ids64)  # stable: a group's elements keep their order
+    srt = ids64[perm]
+    grid = cupy.arange(g, dtype=np.int64)
+    starts = cupy.searchsorted(srt, grid, side="left").astype(np.int64, copy=False)
+    stops = cupy.searchsorted(srt, grid, side="right").astype(np.int64, copy=False)
+    return perm.astype(np.int64, copy=False), starts, stops
+
+
+def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None, out=None,
+                    initial=NoValue, where=True):
+    """``numreduce.reduce_by_group`` on the GPU: group ids sorted (stable),
+    then one thread per output slot reduces its group's run."""
+    from ._args import one_axis
+    from ._groups import _num_groups, check_group_ids
+    name = _ufunc_name(ufunc, "reduce_by_group")
+    u = globals()[name]
+    nout = u.nout
+    label = f"reduce_by_group({name})"
+    outs = _device_outs(out, nout, label)
+    a = _device_array(array, "the array", label)
+    ax = one_axis(axis, a, label, "group")
+    ids = _device_array(group_ids, "group_ids", label)
+    check_group_ids(ids.dtype, ids.shape, a.shape[ax], label)
+    g = _num_groups(num_groups, ids, label)
+    mode, initials = _parse_initial(initial, nout)
+    mask = _device_where(where, a.shape, label)
+    shape = a.shape[:ax] + (g,) + a.shape[ax + 1:]
+    if any(o is not None for o in outs):
+        _check_device_outs(outs, shape, label)
+    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, nout, label)
+    _device_char(descrs[0], label)
+    seeds = _seed_scalars(initials, descrs, label) if mode == 2 else None
+    has_init = name in _WITH_INITIALS
+    if mode == 1 and has_init:
+        raise NotImplementedError(f"numreduce.cupy.{label}: initial=None (start from the first "
+                                  "element) is not supported on the GPU")
+    no_start = mode != 2 and not has_init
+    if mask is not None and no_start:
+        raise ValueError(f"{label}: reduction operation '{name}' does not have an "
+                         "identity, so to use a where mask one has to specify 'initial'")
+    n = a.shape[ax]
+    if n:
+        bad = (ids < 0) | (ids >= g) if ids.dtype.kind == "i" else ids >= g
+        if bool(bad.any()):
+            k = int(cupy.flatnonzero(bad)[0])
+            raise IndexError(f"{label}: group_ids[{k}] = {ids[k]} is outside [0, num_groups) = "
+                             f"[0, {g})")
+    perm, starts, stops = _group_segments(ids.astype(np.int64), g)
+    if no_start and g:
+        empty = stops == starts
+        if bool(empty.any()):
+            k = int(cupy.flatnonzero(empty)[0])
+            raise ValueError(f"{label}: group {k} is empty and the reduction has no initial "
+                             "value (pass initial=..., or group_ids without empty groups)")
+    x, shape3 = _block(a, ax, descrs[0])
+    work = _launch_segments(name, descrs, x, mask, perm, starts, stops, shape3,
+                            2 if mode == 2 else 0, seeds, empty_unseen=True)
+    return _into(tuple(w.reshape(shape) for w in work), outs, label)
+
+
+def _at_index(indices, shape, label):
+    """The flat slot of every indexed element, by NumPy's indexing rules
+    (CuPy's own indexing wraps out-of-range integers around silently, so
+    every integer index is bounds-checked first)."""
+    comps = indices if isinstance(indices, tuple) else (indices,)
+    if sum(1 for c in comps if c is not Ellipsis and c is not None) > len(shape):
+        raise IndexError(f"{label}: too many indices for an array of dimension {len(shape)}")
+    checked = []
+    for d, c in enumerate(comps):
+        if c is Ellipsis or c is None or isinstance(c, slice):
+            if c is Ellipsis and any(e is Ellipsis for e in comps[d + 1:]):
+                raise IndexError(f"{label}: an index can only have a single ellipsis ('...')")
+            checked.append(c)
+            continue
+        if any(e is Ellipsis or e is None for e in comps[:d]):
+            raise NotImplementedError(f"numreduce.cupy.{label}: integer indices after an "
+                                      "ellipsis or newaxis are not supported on the GPU")
+        if isinstance(c, np.ndarray) and not isinstance(c, _ndarray):
+            raise TypeError(f"numreduce.cupy.{label}: 'indices' holds a numpy.ndarray, not a "
+                            "cupy.ndarray (mixing NumPy and CuPy inputs is not supported)")
+        if isinstance(c, (bool, np.bool_)):
+            raise NotImplementedError(f"numreduce.cupy.{label}: boolean indices are not "
+                                      "supported on the GPU")
+        if isinstance(c, _ndarray):
+            arr = c
+        else:
+            try:
+                arr = cupy.asarray(np.asarray(c))
+            except Exception as e:
+                raise IndexError(f"{label}: unsupported index {c!r} ({e})") from None
+        if arr.dtype.kind == "b":
+            raise NotImplementedError(f"numreduce.cupy.{label}: boolean indices are not "
+                                      "supported on the GPU")
+        if arr.dtype.kind not in "iu":
+            raise IndexError(f"{label}: only integers, slices (`:`), ellipsis (`...`) and "
+                             "integer arrays are valid indices")
+        size = shape[d]
+        if arr.size:
+            badm = (arr < -size) | (arr >= size) if arr.dtype.kind == "i" else arr >= size
+            if bool(badm.any()):
+                k = int(cupy.flatnonzero(badm.reshape(-1))[0])
+                raise IndexError(f"{label}: index {arr.reshape(-1)[k]} is out of bounds for "
+                                 f"axis {d} with size {size}")
+        checked.append(c if not isinstance(c, _ndarray) and arr.ndim == 0 else arr)
+    return cupy.arange(math.prod(shape), dtype=np.int64).reshape(shape)[
+        tuple(checked) if isinstance(indices, tuple) else checked[0]]
+
+
+def at(ufunc, outs, indices, values):
+    """``numreduce.at`` on the GPU: in place, repeated indices accumulate in
+    order (the indices sorted stably, then one thread per slot steps its
+    accumulators through its values)."""
+    from ._engine import _resolve
+    name = _ufunc_name(ufunc, "at")
+    u = globals()[name]
+    nout = u.nout
+    label = f"at({name})"
+    if not isinstance(outs, (tuple, list)):
+        raise TypeError(f"{label}: 'outs' must be a tuple with one array per ufunc output "
+                        f"({nout}), not {type(outs).__name__}")
+    outs = tuple(outs)
+    if len(outs) != nout:
+        raise ValueError(f"{label}: 'outs' must have one array per ufunc output ({nout}), got "
+                         f"{len(outs)}")
+    for i, o in enumerate(outs):
+        if not isinstance(o, _ndarray):
+            raise TypeError(f"numreduce.cupy.{label}: outs[{i}] is a {type(o).__module__}."
+                            f"{type(o).__name__}, not a cupy.ndarray (updated in place on the "
+                            "device)")
+    shape = outs[0].shape
+    _check_device_outs(outs, shape, label)
+    vals = _device_array(values, "values", label)
+    idx = _at_index(indices, shape, label)
+    try:
+        vals = cupy.broadcast_to(vals, idx.shape)
+    except ValueError:
+        raise ValueError(f"{label}: 'values' of shape {vals.shape} does not broadcast to the "
+                         f"indexed shape {idx.shape}") from None
+    try:
+        common = np.result_type(vals.dtype, *(o.dtype for o in outs))
+        descrs = _resolve(u.cpu, common, (None,) * nout, None, nout)
+    except TypeError as e:
+        raise TypeError(f"{label}: no loop for values of dtype {vals.dtype} with accumulators "
+                        f"of dtypes {[str(o.dtype) for o in outs]}: {e}") from e
+    for i, (o, d) in enumerate(zip(outs, descrs[1:])):
+        if not np.can_cast(d, o.dtype, casting="same_kind"):
+            raise TypeError(f"{label}: cannot cast the result of dtype {d} into outs[{i}] of "
+                            f"dtype {o.dtype} with casting rule 'same_kind'")
+    _device_char(descrs[0], label)
+    size = math.prod(shape)
+    ids = idx.reshape(-1)
+    x = cupy.ascontiguousarray(vals.astype(descrs[0])).reshape(-1)  # a copy: read first
+    seeds = [cupy.ascontiguousarray(o.astype(d)).reshape(-1) for o, d in zip(outs, descrs[1:])]
+    perm, starts, stops = _group_segments(ids, size)
+    work = _launch_segments(name, descrs, x, None, perm, starts, stops, (1, x.size, 1), 4,
+                            seed_arrays=seeds)
+    for o, w in zip(outs, work):
+        cupy.copyto(o, w.reshape(shape), casting="unsafe")
+
+
+def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValue, where=True):
+    """``numreduce.group_minmax`` on the GPU."""
+    return reduce_by_group(_core.minimummaximum, a, group_ids, num_groups, axis=axis, out=out,
+                           initial=initial, where=where)
+
+
+def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):
+    """``numreduce.group_meanvar`` on the GPU (real data)."""
+    from ._api import _ddof_arg, _result_dtype
+    name = "group_meanvar"
+    a = _device_array(a, "the array", name)
+    ddof = _ddof_arg(name, ddof)
+    mean_dt, var_dt = _result_dtype(name, a.dtype, dtype)
+    if a.dtype.kind == "c" or np.dtype(mean_dt).kind == "c":
+        raise NotImplementedError(f"numreduce.cupy.{name}: complex data are not supported on "
+                                  "the GPU yet")
+    count, mean, m2 = reduce_by_group(_core.moments, a, group_ids, num_groups, axis=axis,
+                                      where=where)
+    return _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, False, False)
+
+
+def group_logsumexp(a, group_ids, num_groups=None, axis=0):
+    """``numreduce.group_logsumexp`` on the GPU."""
+    a = _device_array(a, "the array", "group_logsumexp")
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"group_logsumexp: unsupported dtype {a.dtype} (need bool, "
+                        "integer or floating point)")
+    mx, t = reduce_by_group(_core.maxsumexp, a, group_ids, num_groups, axis=axis)
+    res = mx + cupy.log1p(t)
+    return res.astype(a.dtype if a.dtype.kind == "f" else np.float64, copy=False)
+
+
+def group_fsum(a, group_ids, num_groups=None, axis=0):
+    """``numreduce.group_fsum`` on the GPU."""
+    a = _device_array(a, "the array", "group_fsum")
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"group_fsum: unsupported dtype {a.dtype} (need bool, integer or "
+                        "floating point)")
+    s, e = reduce_by_group(_core.twosum, a, group_ids, num_groups, axis=axis)
+    return cupy.where(cupy.isfinite(s) & (e != 0), s + e, s).astype(s.dtype, copy=False)
+
+
 # The user functions by name, for numreduce._dispatch (numreduce.<name>).
 FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax, meanvar,
                                      meanstd, nanmeanvar, logsumexp, fsum, reduce,
-                                     accumulate)}
+                                     accumulate, reduceat, segmented_reduce, reduce_by_group,
+                                     at, group_minmax, group_meanvar, group_logsumexp,
+                                     group_fsum)}

@@ -136,3 +136,30 @@ def test_accumulate_and_merge_match_cpu(ufunc, axis):
     ga = nr.reduce(u, cp.asarray(x[:10]), axis=0)
     gb = nr.reduce(u, cp.asarray(x[10:]), axis=0)
     _check(nr.merge(u, sa, sb), nrc.merge(u, ga, gb), ufunc in EXACT, 1e-12)
+
+
+# reduceat, segmented_reduce, reduce_by_group, at, the grouped user functions
+# and accumulate: the bodies of tests/test_cupy_emulated.py (which run them on
+# the host through a NumPy stand-in for CuPy), here with CuPy and the GPU.
+@pytest.fixture(scope="module")
+def emu():
+    import numreduce.cupy as nrc
+    return cp, nrc
+
+
+from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GPU fixture)
+    test_accumulate_matches_numpy_path as test_gpu_accumulate_matches_numpy_path,
+    test_at_matches_numpy_path as test_gpu_at_matches_numpy_path,
+    test_groups_match_numpy_path as test_gpu_groups_match_numpy_path,
+    test_grouped_user_functions_match_numpy_path as test_gpu_grouped_user_functions,
+    test_reduction_adapter_one_element as test_gpu_reduction_adapter_one_element,
+    test_segments_match_numpy_path as test_gpu_segments_match_numpy_path,
+)
+
+
+def test_one_element_slices_have_the_cpu_variance():
+    # moments of [NaN] / [inf] through the ReductionKernel: M2 NaN (np.var)
+    x = np.array([[np.nan], [np.inf], [2.0]])
+    _check(nr.meanvar(x, axis=1), nr.meanvar(cp.asarray(x), axis=1), False, 1e-12)
+    _check(nr.reduce(nr.moments, x, axis=1), nr.reduce(nr.moments, cp.asarray(x), axis=1),
+           False, 1e-12)

@@ -123,7 +123,9 @@ def test_device_functions_have_the_cpu_signatures():
     tree = ast.parse(open(CUPY_PY).read())
     defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     for name in ("minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar", "meanstd",
-                 "nanmeanvar", "logsumexp", "fsum", "reduce", "accumulate", "merge"):
+                 "nanmeanvar", "logsumexp", "fsum", "reduce", "accumulate", "merge",
+                 "reduceat", "segmented_reduce", "reduce_by_group", "at", "group_minmax",
+                 "group_meanvar", "group_logsumexp", "group_fsum"):
         cpu = list(inspect.signature(getattr(nr, name)).parameters)
         dev = [a.arg for a in defs[name].args.args]
         assert dev == cpu, name
@@ -180,3 +182,104 @@ def test_generated_accumulate_and_merge_source():
     assert m["in_params"] == "float32 a0, float32 a1, float32 b0, float32 b1"
     assert "const nr_acc r = nr_tr::combine(A, B);" in m["operation"]
     assert "nr::TwoSum<float, float>" in m["preamble"]
+
+
+def test_generated_segments_source():
+    code, kname = src.segments_source("moments", "f")
+    assert kname == "nr_moments_segments_float32"
+    assert (f'extern "C" __global__ void {kname}(const nr_cin *x, const bool *w, '
+            "const long long *perm, const long long *starts, const long long *stops, "
+            "nr_cout *o0, nr_cout *o1, nr_cout *o2, const nr_cout *s0, const nr_cout *s1, "
+            "const nr_cout *s2, int mode, nr_cout i0, nr_cout i1, nr_cout i2, "
+            "unsigned int flags, long long outer, long long n, long long inner, "
+            "long long nseg)") in code
+    # the CPU segment loop's start: step from the seed, else lift the first
+    assert "a = (any || have) ? nr_tr::step(a, v) : nr_tr::lift(v);" in code
+    assert "seed.v[2] = nr_back(s2[t]);" in code and "seed.v[0] = nr_back(i0);" in code
+    assert "typedef double nr_cout;" in code and "nr::Moments<float, double, false>" in code
+    assert src.SEG_WHERE | src.SEG_PERM | src.SEG_EMPTY_UNSEEN == 7
+    # RawKernels bring CuPy's headers for its element classes (CuPy adds them
+    # only to its Elementwise/ReductionKernels), guarded for stand-in harnesses
+    assert "#include" not in src.raw_prologue("d", "f")
+    h, _ = src.segments_source("minimummaximum", "e")
+    assert h.startswith("#ifndef NR_STANDALONE_TYPES\n#include <cupy/float16.cuh>\n#endif\n")
+    c, _ = src.accumulate_source("minimummaximum", "D")
+    assert c.startswith("#ifndef NR_STANDALONE_TYPES\n#include <cupy/complex.cuh>\n#endif\n")
+    for name in src.TRAITS:
+        for ch in src.loop_types(name):
+            assert src.segments_source(name, ch)[1].isidentifier()
+
+
+def _gpu_check_module():
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks",
+                        "gpu_check.py")
+    spec = importlib.util.spec_from_file_location("gpu_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gpu_check_dry_run_writes_every_result(tmp_path):
+    # the prepared GPU run, dry (the CPU path on both sides, NumPy timings):
+    # the case list builds and runs, the files are written, the budget is kept
+    import json
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks",
+                          "gpu_check.py")
+    r = subprocess.run([sys.executable, "-P", script, str(tmp_path), "--dry-run", "--quick",
+                        "--budget", "4"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    lines = [json.loads(line) for line in open(tmp_path / "gpu_check.jsonl")]
+    kinds = {rec["kind"] for rec in lines}
+    assert {"environment", "case", "benchmark", "first_call", "summary"} <= kinds
+    summary = json.load(open(tmp_path / "gpu_check.json"))
+    d = summary["differential"]
+    assert d["failed"] == 0 and d["passed"] > 100
+    assert d["passed"] + d["not_run"] == d["cases"]
+    assert sum(rec["kind"] == "case" for rec in lines) == d["passed"]
+    names = {rec["name"] for rec in lines if rec["kind"] == "case"}
+    # the interleaving gives every method coverage early
+    for n in ("minimummaximum", "moments.accumulate", "twosum.merge", "minimummaximum.reduceat",
+              "moments.segmented_reduce", "maxsumexp.reduce_by_group", "moments.at",
+              "group_meanvar", "meanvar", "nanargminmax"):
+        assert n in names, n
+    assert summary["environment"]["dry_run"] is True
+    assert (tmp_path / "gpu_check.txt").read_text().startswith("environment: ")
+
+
+def test_gpu_check_never_stops_at_a_failure(tmp_path, monkeypatch):
+    gc = _gpu_check_module()
+
+    def cases(cp, nr, nrc, quick):
+        x = np.arange(5.0)
+        ok = (1, "minmax", "fine", lambda: nr.minmax(x), lambda: nr.minmax(x), True, 0)
+        wrong = (1, "minmax", "wrong", lambda: nr.minmax(x), lambda: (x.min(), x.max() + 1),
+                 True, 0)
+        raises = (1, "minmax", "raises", lambda: nr.minmax(x),
+                  lambda: nr.minmax(x, axis=5), True, 0)
+        return [ok, wrong, raises, ok, (2, "meanvar", "tier 2", lambda: nr.meanvar(x),
+                                        lambda: nr.meanvar(x), False, 1e-12)]
+    monkeypatch.setattr(gc, "build_cases", cases)
+    assert gc.main(str(tmp_path), quick=True, budget=30, dry=True) == 1
+    import json
+    d = json.load(open(tmp_path / "gpu_check.json"))["differential"]
+    assert (d["passed"], d["failed"], d["not_run"]) == (3, 2, 0)
+    assert any("output 1" in f for f in d["failures"])
+    assert any("CPU raised None, GPU AxisError" in f for f in d["failures"])
+
+
+@pytest.mark.skipif(_has_gpu(), reason="a CUDA device is present (this checks its absence)")
+def test_gpu_check_without_a_gpu_records_why(tmp_path):
+    import json
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "benchmarks",
+                          "gpu_check.py")
+    r = subprocess.run([sys.executable, "-P", script, str(tmp_path)], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 2, r.stdout + r.stderr
+    summary = json.load(open(tmp_path / "gpu_check.json"))
+    assert ("numreduce.cupy needs" in summary["fatal"]
+            or "No module named 'cupy'" in summary["fatal"]), summary["fatal"]
+    kinds = [json.loads(line)["kind"] for line in open(tmp_path / "gpu_check.jsonl")]
+    assert kinds[-1] == "fatal"
+    if "numreduce.cupy needs" in summary["fatal"]:  # CuPy imports: its facts are recorded
+        assert kinds[0] == "environment" and summary["environment"]["cupy"]

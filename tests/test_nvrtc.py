@@ -261,19 +261,24 @@ def _mirror_cases():
         for c, oc in src.loop_types(name).items():
             if c not in "lL":
                 cases.append(("accumulate", name, c))
+                cases.append(("segments", name, c))
                 if c == oc:  # states of the accumulator dtype
                     cases.append(("merge", name, c))
     return cases
 
 
 MIRROR_CASES = _mirror_cases()
+# RawKernels (numreduce.cupy compiles them with cupy.RawKernel): accumulate,
+# and the segments kernel of reduceat / segmented_reduce / reduce_by_group / at.
+RAW_KINDS = ("accumulate", "segments")
 
 
 def _parts(kind, name, c):
     if kind == "merge":
         return src.merge_parts(name, c)
-    if kind == "accumulate":
-        code, kname = src.accumulate_source(name, c)
+    if kind in RAW_KINDS:
+        code, kname = (src.accumulate_source if kind == "accumulate"
+                       else src.segments_source)(name, c)
         return {"code": code, "name": kname, "options": ("-I" + src.include_dir(),)}
     if kind == "elementwise":
         return src.elementwise_parts(name, c)
@@ -284,7 +289,7 @@ def _parts(kind, name, c):
 
 def _harness(kind, name, c):
     parts = _parts(kind, name, c)
-    if kind == "accumulate":  # a RawKernel: the source as CuPy gets it
+    if kind in RAW_KINDS:  # a RawKernel: the source as CuPy gets it
         return HARNESS_TYPES + parts["code"]
     return (elementwise_harness if kind in ("elementwise", "merge")
             else reduction_harness)(parts)
@@ -296,8 +301,11 @@ def _harness(kind, name, c):
                          ids=[f"{k}-{n}-{c}" for k, n, c in MIRROR_CASES])
 def test_nvrtc_mirror(kind, name, char, arch):
     # with the options the mirror hands CuPy (the include path of the package data)
-    nvrtc_compile(_harness(kind, name, char), arch, f"{kind}_{name}_{char}.cu",
-                  extra=_parts(kind, name, char)["options"])
+    # (RawKernels include CuPy's complex.cuh / float16.cuh unless the harness
+    # brings stand-ins: NR_STANDALONE_TYPES)
+    extra = _parts(kind, name, char)["options"] + (
+        ("-DNR_STANDALONE_TYPES",) if kind in RAW_KINDS else ())
+    nvrtc_compile(_harness(kind, name, char), arch, f"{kind}_{name}_{char}.cu", extra=extra)
 
 
 @needs_nvrtc
