@@ -347,6 +347,61 @@ def test_each_chunk_read_once_and_lazy(func):
         assert_same(r, ref, exact=func is not nr.meanvar)
 
 
+def _executed_graph(outs):
+    """The graph the scheduler gets from dask.compute (optimised: culled
+    and fused), through a custom scheduler callable, and the results."""
+    seen = {}
+
+    def get(dsk, keys, **kwargs):
+        # (newer Dask hands over an expression that holds the graph)
+        seen["dsk"] = dict(dsk.__dask_graph__() if hasattr(dsk, "__dask_graph__") else dsk)
+        return dask.get(dsk, keys, **kwargs)
+
+    res = dask.compute(*outs, scheduler=get)
+    return seen["dsk"], res
+
+
+def _task_funcs(graph):
+    funcs = []
+    for v in graph.values():
+        f = getattr(v, "func", None)
+        f = getattr(f, "func", f)  # functools.partial
+        funcs.append(getattr(f, "__name__", type(f).__name__))
+    return funcs
+
+
+@pytest.mark.parametrize("func", [nr.minmax, nr.meanvar, nr.logsumexp])
+@pytest.mark.parametrize("source", ["from_array", "rechunk"])
+def test_block_tasks_not_fused_into_subgraphs(func, source):
+    """Each block's reduction stays one plain task after Dask's optimisation:
+    the block function is one shared key, so linear fusion does not wrap
+    every block's task and its source task (a NumPy block, a rechunk) into a
+    subgraph run by _execute_subgraph (an inner dask.order per task).
+    (A Blockwise source, map_blocks, is still fused with the block's task
+    by Dask's layer-level blockwise fusion, as Dask's own reductions are.)"""
+    from dask.array.core import Array
+
+    a = np.random.default_rng(7).random(1000)
+    x = da.from_array(a, chunks=10)
+    if source == "rechunk":
+        x = da.from_array(a, chunks=5).rechunk(10)
+    outs = func(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    graph, res = _executed_graph(outs)
+    funcs = _task_funcs(graph)
+    assert funcs.count("_apply_block") == x.npartitions  # one plain task per block
+    # the shared block function: one key, every block's task depends on it
+    fn_keys = [k for k in graph if str(k).startswith("numreduce-fn-")]
+    assert len(fn_keys) == 1
+    # only the outputs' finalize steps are fused subgraphs, not the blocks
+    assert funcs.count("_execute_subgraph") <= len(outs)
+    refs = func(x.compute())
+    refs = refs if isinstance(refs, tuple) else (refs,)
+    for r, ref in zip(res, refs):
+        assert_same(r, ref, exact=func is nr.minmax)
+    assert all(isinstance(o, Array) for o in outs)
+
+
 # ---------------------------------------------------------------------------
 # errors at graph-build time
 # ---------------------------------------------------------------------------
