@@ -2,7 +2,9 @@
 
 ``_dispatch.public_function`` routes a call whose array is a ``dask.array``
 ``Array`` here (``is_dask_array`` looks in ``sys.modules``: numreduce never
-imports Dask itself).  Every function builds one ``dask.array.reduction``:
+imports Dask itself).  Every function builds one tree reduction, the graph
+of ``dask.array.reduction`` (``_reduction``: Dask's own tree step, the block
+layer built here so that the block function is one shared key):
 
 * ``chunk``: numreduce's C++ reduction of one block into its partial state
   (``reduce(ufunc, block, axis, keepdims=True)``; for argminmax the values
