@@ -370,6 +370,38 @@ def _task_funcs(graph):
     return funcs
 
 
+@pytest.mark.parametrize("ufunc, dtype", [
+    (u, dt) for u in (nr.minimummaximum, nr.fminfmax, nr.moments, nr.nanmoments, nr.maxsumexp,
+                      nr.twosum) for dt in ("float32", "float64")
+] + [(u, "int64") for u in (nr.minimummaximum, nr.moments, nr.twosum)])
+def test_graph_merge_same_as_public_merge(ufunc, dtype):
+    """The combine tasks' merge (the core merge once the first pair resolved
+    the loop) gives bit for bit what the public nr.merge gives, over many
+    states, and the public merge's errors stay."""
+    from numreduce._dask import _merge2
+
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((40, 6)) * 50).astype(dtype)
+    if dtype != "int64":
+        a[3, 2] = np.nan
+    states = [nr.reduce(ufunc, a[i:i + 5], axis=0, keepdims=True) for i in range(0, 40, 5)]
+    got, ref = states[0], states[0]
+    for st_ in states[1:]:
+        got = _merge2(ufunc, got, st_)
+        ref = nr.merge(ufunc, ref, st_)
+    for g, r in zip(got, ref):
+        assert_same(g, r)
+    # 0-d states: scalars back, as from the public merge
+    s0 = [nr.reduce(ufunc, a[i:i + 5].ravel(), axis=None) for i in range(0, 20, 5)]
+    got0 = _merge2(ufunc, _merge2(ufunc, s0[0], s0[1]), s0[2])
+    ref0 = nr.merge(ufunc, nr.merge(ufunc, s0[0], s0[1]), s0[2])
+    for g, r in zip(got0, ref0):
+        assert type(g) is type(r)
+        assert_same(g, r)
+    with pytest.raises(ValueError):
+        _merge2(ufunc, states[0], tuple(np.zeros((1, 5)) for _ in range(ufunc.nout)))
+
+
 @pytest.mark.parametrize("func", [nr.minmax, nr.meanvar, nr.logsumexp])
 @pytest.mark.parametrize("source", ["from_array", "rechunk"])
 def test_block_tasks_not_fused_into_subgraphs(func, source):
