@@ -657,3 +657,18 @@ def test_grouped_errors_and_laziness():
     assert len(calls) == x.npartitions  # the errors above: at graph-build time
     with pytest.raises(ValueError, match="group 3 is empty"):  # dask ids: at compute time
         dask.compute(*nr.group_minmax(x, da.from_array(ids, chunks=4), num_groups=4), **SYNC)
+
+
+def test_bench_dask_rows_run(capsys):
+    """The dask rows of `python -m numreduce bench` build and time (small
+    data, one repeat; the ratios themselves are machine figures)."""
+    from numreduce._bench import dask_rows
+
+    rows = dask_rows([], {"repeats": 1, "min_total": 0.0}, quick=True, n=10**4)
+    assert [r[0].split()[:2] for r in rows] == [["dask", "minmax"], ["dask", "meanvar"],
+                                                ["dask", "logsumexp"]]
+    for _, t_nr, t_ref, ratio, goal, status in rows:
+        assert t_nr > 0 and t_ref > 0 and ratio == pytest.approx(t_ref / t_nr)
+        assert status in ("ok", "MISS") and goal.startswith(">=")
+    out = capsys.readouterr().out
+    assert "variance error" in out and ": ok" in out  # numreduce's error <= Dask's
