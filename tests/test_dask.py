@@ -672,3 +672,20 @@ def test_bench_dask_rows_run(capsys):
         assert status in ("ok", "MISS") and goal.startswith(">=")
     out = capsys.readouterr().out
     assert "variance error" in out and ": ok" in out  # numreduce's error <= Dask's
+
+
+def test_several_graphs_computed_together():
+    """Calls on different arrays and axes computed in one dask.compute: each
+    graph keeps its own block function key (the same function shares one)."""
+    rng = np.random.default_rng(13)
+    a, b = rng.random((50, 40)), rng.random((30, 20)) * 5
+    x, y = da.from_array(a, chunks=(7, 9)), da.from_array(b, chunks=(11, 4))
+    outs = (*nr.minmax(x), *nr.minmax(y), *nr.minmax(x, axis=0), *nr.meanvar(y, axis=1),
+            nr.logsumexp(y, axis=1))
+    got = dask.compute(*outs, scheduler="threads")
+    refs = (*nr.minmax(a), *nr.minmax(b), *nr.minmax(a, axis=0), *nr.meanvar(b, axis=1),
+            nr.logsumexp(b, axis=1))
+    for g, r in zip(got[:6], refs[:6]):
+        assert_same(g, r)
+    for g, r in zip(got[6:], refs[6:]):
+        assert_same(g, r, exact=False)
