@@ -347,6 +347,93 @@ def test_each_chunk_read_once_and_lazy(func):
         assert_same(r, ref, exact=func is not nr.meanvar)
 
 
+def _executed_graph(outs):
+    """The graph the scheduler gets from dask.compute (optimised: culled
+    and fused), through a custom scheduler callable, and the results."""
+    seen = {}
+
+    def get(dsk, keys, **kwargs):
+        # (newer Dask hands over an expression that holds the graph)
+        seen["dsk"] = dict(dsk.__dask_graph__() if hasattr(dsk, "__dask_graph__") else dsk)
+        return dask.get(dsk, keys, **kwargs)
+
+    res = dask.compute(*outs, scheduler=get)
+    return seen["dsk"], res
+
+
+def _task_funcs(graph):
+    funcs = []
+    for v in graph.values():
+        f = getattr(v, "func", None)
+        f = getattr(f, "func", f)  # functools.partial
+        funcs.append(getattr(f, "__name__", type(f).__name__))
+    return funcs
+
+
+@pytest.mark.parametrize("ufunc, dtype", [
+    (u, dt) for u in (nr.minimummaximum, nr.fminfmax, nr.moments, nr.nanmoments, nr.maxsumexp,
+                      nr.twosum) for dt in ("float32", "float64")
+] + [(u, "int64") for u in (nr.minimummaximum, nr.moments, nr.twosum)])
+def test_graph_merge_same_as_public_merge(ufunc, dtype):
+    """The combine tasks' merge (the core merge once the first pair resolved
+    the loop) gives bit for bit what the public nr.merge gives, over many
+    states, and the public merge's errors stay."""
+    from numreduce._dask import _merge2
+
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((40, 6)) * 50).astype(dtype)
+    if dtype != "int64":
+        a[3, 2] = np.nan
+    states = [nr.reduce(ufunc, a[i:i + 5], axis=0, keepdims=True) for i in range(0, 40, 5)]
+    got, ref = states[0], states[0]
+    for st_ in states[1:]:
+        got = _merge2(ufunc, got, st_)
+        ref = nr.merge(ufunc, ref, st_)
+    for g, r in zip(got, ref):
+        assert_same(g, r)
+    # 0-d states: scalars back, as from the public merge
+    s0 = [nr.reduce(ufunc, a[i:i + 5].ravel(), axis=None) for i in range(0, 20, 5)]
+    got0 = _merge2(ufunc, _merge2(ufunc, s0[0], s0[1]), s0[2])
+    ref0 = nr.merge(ufunc, nr.merge(ufunc, s0[0], s0[1]), s0[2])
+    for g, r in zip(got0, ref0):
+        assert type(g) is type(r)
+        assert_same(g, r)
+    with pytest.raises(ValueError):
+        _merge2(ufunc, states[0], tuple(np.zeros((1, 5)) for _ in range(ufunc.nout)))
+
+
+@pytest.mark.parametrize("func", [nr.minmax, nr.meanvar, nr.logsumexp])
+@pytest.mark.parametrize("source", ["from_array", "rechunk"])
+def test_block_tasks_not_fused_into_subgraphs(func, source):
+    """Each block's reduction stays one plain task after Dask's optimisation:
+    the block function is one shared key, so linear fusion does not wrap
+    every block's task and its source task (a NumPy block, a rechunk) into a
+    subgraph run by _execute_subgraph (an inner dask.order per task).
+    (A Blockwise source, map_blocks, is still fused with the block's task
+    by Dask's layer-level blockwise fusion, as Dask's own reductions are.)"""
+    from dask.array.core import Array
+
+    a = np.random.default_rng(7).random(1000)
+    x = da.from_array(a, chunks=10)
+    if source == "rechunk":
+        x = da.from_array(a, chunks=5).rechunk(10)
+    outs = func(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    graph, res = _executed_graph(outs)
+    funcs = _task_funcs(graph)
+    assert funcs.count("_apply_block") == x.npartitions  # one plain task per block
+    # the shared block function: one key, every block's task depends on it
+    fn_keys = [k for k in graph if str(k).startswith("numreduce-fn-")]
+    assert len(fn_keys) == 1
+    # only the outputs' finalize steps are fused subgraphs, not the blocks
+    assert funcs.count("_execute_subgraph") <= len(outs)
+    refs = func(x.compute())
+    refs = refs if isinstance(refs, tuple) else (refs,)
+    for r, ref in zip(res, refs):
+        assert_same(r, ref, exact=func is nr.minmax)
+    assert all(isinstance(o, Array) for o in outs)
+
+
 # ---------------------------------------------------------------------------
 # errors at graph-build time
 # ---------------------------------------------------------------------------
@@ -570,3 +657,35 @@ def test_grouped_errors_and_laziness():
     assert len(calls) == x.npartitions  # the errors above: at graph-build time
     with pytest.raises(ValueError, match="group 3 is empty"):  # dask ids: at compute time
         dask.compute(*nr.group_minmax(x, da.from_array(ids, chunks=4), num_groups=4), **SYNC)
+
+
+def test_bench_dask_rows_run(capsys):
+    """The dask rows of `python -m numreduce bench` build and time (small
+    data, one repeat; the ratios themselves are machine figures)."""
+    from numreduce._bench import dask_rows
+
+    rows = dask_rows([], {"repeats": 1, "min_total": 0.0}, quick=True, n=10**4)
+    assert [r[0].split()[:2] for r in rows] == [["dask", "minmax"], ["dask", "meanvar"],
+                                                ["dask", "logsumexp"]]
+    for _, t_nr, t_ref, ratio, goal, status in rows:
+        assert t_nr > 0 and t_ref > 0 and ratio == pytest.approx(t_ref / t_nr)
+        assert status in ("ok", "MISS") and goal.startswith(">=")
+    out = capsys.readouterr().out
+    assert "variance error" in out and ": ok" in out  # numreduce's error <= Dask's
+
+
+def test_several_graphs_computed_together():
+    """Calls on different arrays and axes computed in one dask.compute: each
+    graph keeps its own block function key (the same function shares one)."""
+    rng = np.random.default_rng(13)
+    a, b = rng.random((50, 40)), rng.random((30, 20)) * 5
+    x, y = da.from_array(a, chunks=(7, 9)), da.from_array(b, chunks=(11, 4))
+    outs = (*nr.minmax(x), *nr.minmax(y), *nr.minmax(x, axis=0), *nr.meanvar(y, axis=1),
+            nr.logsumexp(y, axis=1))
+    got = dask.compute(*outs, scheduler="threads")
+    refs = (*nr.minmax(a), *nr.minmax(b), *nr.minmax(a, axis=0), *nr.meanvar(b, axis=1),
+            nr.logsumexp(b, axis=1))
+    for g, r in zip(got[:6], refs[:6]):
+        assert_same(g, r)
+    for g, r in zip(got[6:], refs[6:]):
+        assert_same(g, r, exact=False)
