@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _api, _core
 from ._args import axis_index, keepdims_flag, normalize_axes, where_mask
-from ._engine import NoValue, _parse_initial, _resolve
+from ._engine import NoValue, _parse_initial, _resolve, has_initials
 from ._dispatch import _is_dask_array as is_dask_array
 from ._methods import merge
 
@@ -291,10 +291,19 @@ def _reduced_size(shape, axes):
 # reduce (and minmax, nanminmax)
 # ---------------------------------------------------------------------------
 
-def _ufunc(name):
-    """A multi-output ufunc by name: the graph's functions carry names,
-    which Dask tokenizes cheaply (a ufunc it pickles, per task)."""
-    return getattr(_core, name)
+def _ufunc_ref(ufunc):
+    """What the graph's functions carry for `ufunc`: the name of one of
+    numreduce's own ufuncs, which Dask tokenizes cheaply (a ufunc it
+    pickles, per task), or the ufunc itself for one registered through the
+    C API by another package (its name need not be unique; it pickles by
+    its module and name, so process and distributed workers import it)."""
+    name = ufunc.__name__
+    return name if getattr(_core, name, None) is ufunc else ufunc
+
+
+def _ufunc(ref):
+    """The ufunc of a `_ufunc_ref`."""
+    return getattr(_core, ref) if isinstance(ref, str) else ref
 
 
 def _keep_reduce(ufunc, block, axes, dtype=None, initial=NoValue, where=True):
@@ -334,7 +343,7 @@ def _merge2(ufunc, a, b):
     shape = a[0].shape if a else None
     if len(a) != nout or len(b) != nout or any(s.shape != shape for s in a + b):
         return merge(ufunc, a, b)
-    key = (ufunc.__name__, tuple(s.dtype for s in a + b))
+    key = (ufunc, tuple(s.dtype for s in a + b))
     loop = _MERGE_LOOPS.get(key)
     if loop is None:
         res = merge(ufunc, a, b)
@@ -371,6 +380,19 @@ def _nan_warning(res):
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
 
 
+def _has_initials(ufunc, dt, dtype):
+    """Whether the loop that reduces `dt` data (with `dtype=`) has initials,
+    from the loop table (a ufunc registered through the C API too).  Where
+    the data's dtype has no loop of its own (a user function converts it
+    first: complex meanvar, ...), the ufunc is one of numreduce's, whose
+    loops all agree: only minimummaximum and fminfmax lack initials."""
+    try:
+        stream = _resolve(ufunc, np.dtype(dt), (None,) * ufunc.nout, dtype, ufunc.nout)[0]
+    except TypeError:
+        return ufunc not in (_core.minimummaximum, _core.fminfmax)
+    return has_initials(ufunc, stream)
+
+
 def _reduce(qualname, ufunc, func, arguments, array, after=None):
     x = _as_dask(qualname, arguments[array], arguments.get("out"))
     w = _where(qualname, arguments["where"], x)
@@ -379,12 +401,12 @@ def _reduce(qualname, ufunc, func, arguments, array, after=None):
     keepdims = keepdims_flag(arguments["keepdims"])
     initial = arguments["initial"]
     mode, _ = _parse_initial(initial, ufunc.nout)
-    identity = mode == 2 or ufunc not in (_core.minimummaximum, _core.fminfmax) and mode == 0
     dtype = arguments.get("dtype")
-    name = ufunc.__name__
+    identity = mode == 2 or mode == 0 and _has_initials(ufunc, x.dtype, dtype)
+    name, ref = ufunc.__name__, _ufunc_ref(ufunc)
     return _build(name, x, axes, keepdims, dtypes,
-                  functools.partial(_reduce_state, name, dtype, initial, identity),
-                  functools.partial(_merge_ufunc, name),
+                  functools.partial(_reduce_state, ref, dtype, initial, identity),
+                  functools.partial(_merge_ufunc, ref),
                   functools.partial(_reduce_finish, name, dtypes, after), w)
 
 
@@ -766,6 +788,10 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
     if identity_needed and initial is NoValue:
         stream = x.dtype if dtype is None else np.dtype(dtype)
         fill = _mask_initials(_ufunc(ufunc), stream)
+        if fill is None:  # a ufunc registered through the C API, without initials
+            raise TypeError(f"{qualname}: {_ufunc(ufunc).__name__} has no initial values, so "
+                            "the state of a group that a dask block lacks cannot be "
+                            "represented; pass initial=..., or reduce a NumPy array")
         check_empty = True
     # the ids along the group axis, new length-1 axes elsewhere (indexing,
     # not reshape, which Dask mishandles with empty chunks)
@@ -792,8 +818,10 @@ def _reduce_by_group_handler(qualname, arguments):
     if ufunc not in MULTI_OUTPUT:
         raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
                         f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
-    no_identity = ufunc in (_core.minimummaximum, _core.fminfmax)
-    return _grouped(qualname, reduce_by_group, arguments, "array", ufunc.__name__,
+    data = arguments["array"]
+    no_identity = not _has_initials(ufunc, getattr(data, "dtype", None) or np.asarray(data).dtype,
+                                    arguments["dtype"])
+    return _grouped(qualname, reduce_by_group, arguments, "array", _ufunc_ref(ufunc),
                     _states_finish, dtype=arguments["dtype"],
                     identity_needed=no_identity and arguments["initial"] is NoValue)
 

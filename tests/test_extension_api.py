@@ -149,6 +149,17 @@ struct Triple {
     static bool initials(acc_t &a, bool) { a = acc_t{{0.0, 0.0, 0.0}}; return true; }
 };
 
+struct Range {  // (min, max) of doubles without initials, as np.minimum.reduce
+    using in_t = double; using out_t = double; static constexpr int nout = 2;
+    struct acc_t { double v[2]; };
+    static acc_t lift(double x) { return {{x, x}}; }
+    static acc_t step(acc_t a, double x) { return combine(a, lift(x)); }
+    static acc_t combine(acc_t a, acc_t b) {
+        return {{a.v[0] < b.v[0] ? a.v[0] : b.v[0], a.v[1] > b.v[1] ? a.v[1] : b.v[1]}};
+    }
+    static bool initials(acc_t &, bool) { return false; }
+};
+
 static PyObject *bad(PyObject *self, PyObject *arg) {
     long which = PyLong_AsLong(arg);
     if (which == -1 && PyErr_Occurred()) return nullptr;
@@ -209,7 +220,9 @@ PyMODINIT_FUNC PyInit__nr_ext_ok(void) {
                             nr::make_loop<SumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
                             nr::make_loop<SumSq<npy_int>>(NPY_INT, NPY_DOUBLE)}) < 0 ||
         nr::register_ufunc(m, "triple", nullptr,
-                           {nr::make_loop<Triple<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0) {
+                           {nr::make_loop<Triple<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0 ||
+        nr::register_ufunc(m, "range", nullptr,
+                           {nr::make_loop<Range>(NPY_DOUBLE, NPY_DOUBLE)}) < 0) {
         Py_DECREF(m);
         return nullptr;
     }
@@ -309,3 +322,45 @@ def test_registered_ufunc_runs_every_method(ext):
         nr.reduce(sumsq, np.ones(3, dtype=np.int16))
     if nr.HAVE_NATIVE_REDUCE:
         np.testing.assert_allclose(sumsq.reduce(a, axis=1)[0], a.sum(1), rtol=1e-13)
+
+
+def test_registered_ufunc_without_initials_follows_reduce_rules(ext):
+    a = np.array([[3.0, -1.0, 7.0], [2.0, 5.0, 0.5]])
+    lo, hi = nr.reduce(ext.range, a, axis=1)
+    np.testing.assert_array_equal(lo, a.min(1))
+    np.testing.assert_array_equal(hi, a.max(1))
+    assert not nr._engine.has_initials(ext.range, np.dtype(np.float64))
+    assert nr._engine.has_initials(ext.sumsq, np.dtype(np.float64))
+    with pytest.raises(ValueError, match="identity"):
+        nr.reduce(ext.range, np.empty((0, 2)), axis=0)
+    with pytest.raises(ValueError, match="identity"):
+        nr.reduce(ext.range, a, axis=1, where=a > 1)
+    lo, hi = nr.reduce(ext.range, a, axis=1, where=a > 1, initial=(np.inf, -np.inf))
+    np.testing.assert_array_equal(lo, [3.0, 2.0])
+    with pytest.raises(ValueError, match="identity"):
+        nr.reduce_by_group(ext.range, a.ravel(), [0, 1, 0, 1, 0, 1], where=a.ravel() > 1)
+
+
+def test_registered_ufuncs_on_dask(ext):
+    da = pytest.importorskip("dask.array", reason="dask is not installed (extra: dask)")
+    import dask
+
+    a = np.random.default_rng(1).standard_normal((40, 30))
+    x = da.from_array(a, chunks=((10, 0, 30), (7, 23)))  # an empty chunk
+    s, q = nr.reduce(ext.sumsq, x, axis=0)
+    assert isinstance(s, da.Array)
+    s, q = dask.compute(s, q, scheduler="sync")
+    np.testing.assert_allclose(s, a.sum(0), rtol=1e-12)
+    np.testing.assert_allclose(q, (a * a).sum(0), rtol=1e-12)
+    lo, hi = dask.compute(*nr.reduce(ext.range, x, axis=None), scheduler="sync")
+    assert lo == a.min() and hi == a.max()
+    with pytest.raises(ValueError, match="identity"):
+        nr.reduce(ext.range, x, axis=0, where=x > 0)
+    g = np.arange(40) % 3
+    s, q = dask.compute(*nr.reduce_by_group(ext.sumsq, x, g, 3, axis=0), scheduler="threads")
+    np.testing.assert_allclose(s, np.stack([a[g == k].sum(0) for k in range(3)]), rtol=1e-12)
+    with pytest.raises(TypeError, match="range has no initial values"):
+        nr.reduce_by_group(ext.range, x, g, 3, axis=0)
+    lo, hi = dask.compute(*nr.reduce_by_group(ext.range, x, g, 3, axis=0,
+                                              initial=(np.inf, -np.inf)), scheduler="sync")
+    np.testing.assert_array_equal(lo, np.stack([a[g == k].min(0) for k in range(3)]))

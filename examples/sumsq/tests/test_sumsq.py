@@ -209,3 +209,17 @@ def test_errors_name_the_problem():
         nr.reduce(sumsq, np.ones(3), axis=1)
     with pytest.raises(ValueError):
         nr.merge(sumsq, (1.0,), (1.0, 2.0))
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "threads", "processes"])
+def test_dask(scheduler):
+    da = pytest.importorskip("dask.array", reason="dask is not installed")
+    import dask
+
+    a = data("f8", (60, 7), 13)
+    x = da.from_array(a, chunks=((20, 0, 40), (3, 4)))
+    s, q = dask.compute(*nr.reduce(sumsq, x, axis=0), scheduler=scheduler)
+    close((s, q), ref(a, 0))
+    g = np.arange(60) % 4
+    s, q = dask.compute(*nr.reduce_by_group(sumsq, x, g, 4), scheduler=scheduler)
+    np.testing.assert_allclose(s, np.stack([a[g == k].sum(0) for k in range(4)]), rtol=1e-12)
