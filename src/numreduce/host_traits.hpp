@@ -54,6 +54,19 @@ namespace nr {
         }
     }
 
+    // The native axis-0 pattern: the column-tile kernel on a one-row block
+    // (the vector min/max over the row, accumulators in place).
+    template <class T, bool SKIP_NAN>
+    inline bool MinMaxOf<T, SKIP_NAN>::row_walk(out_t *const *acc, const in_t *x, long long n) {
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (!SKIP_NAN && plain_arith<T>::value && sizeof(T) <= 8) {
+            rows_reduce(acc, x, 1, n, n);
+            return true;
+        }
+#endif
+        return false;
+    }
+
 // ---------------------------------------------------------------------------
 // moments.hpp (Moments: moments, nanmoments)
 // ---------------------------------------------------------------------------
@@ -276,5 +289,74 @@ namespace nr {
         return k + simd::find_eq<T>(x + k, end - k, v);
     }
 #endif
+
+// ---------------------------------------------------------------------------
+// Moments::row_walk: step() on every column of a row (the native axis-0
+// pattern), in blocks: a block whose values, means and differences are all
+// finite (and, for nanmoments, not NaN) takes step()'s finite update without
+// branches, so it vectorises (with one reciprocal per block where every
+// column has the same count); any other block takes step() column by
+// column.
+// ---------------------------------------------------------------------------
+
+    template <class T, class A, bool SKIP_NAN>
+    NR_TARGET_CLONES inline bool Moments<T, A, SKIP_NAN>::row_walk(A *const *acc, const in_t *x,
+                                                                   long long n) {
+        if constexpr (!(plain_arith<T>::value || same_type<T, half16>::value)) {
+            return false;
+        } else {
+            A *__restrict cnt = acc[0];
+            A *__restrict mean = acc[1];
+            A *__restrict m2 = acc[2];
+            constexpr long long B = 256;
+            for (long long k0 = 0; k0 < n; k0 += B) {
+                const long long e = n - k0 < B ? n : k0 + B;
+                // t is 0 for finite v, mean and d, NaN otherwise; the flags
+                // are or-ed as integers so that the check vectorises too.
+                int bad = 0, other = 0;
+                const A c0 = cnt[k0];
+                for (long long k = k0; k < e; k++) {
+                    const A v = to_real<A>(x[k]);
+                    const A d = v - mean[k];
+                    const A t = (v - v) + (mean[k] - mean[k]) + (d - d);
+                    bad |= int(t != A(0));
+                    other |= int(cnt[k] != c0);
+                }
+                const bool finite = bad == 0, same = other == 0;
+                if (finite && same) {
+                    // Every column has seen as many values (no mask: the
+                    // usual case): one reciprocal for the block, d * (1/c)
+                    // for step()'s d / c (within an ulp of it).
+                    const A c = c0 + A(1), r = A(1) / c;
+                    for (long long k = k0; k < e; k++) {
+                        const A v = to_real<A>(x[k]);
+                        const A d = v - mean[k];
+                        const A m = mean[k] + d * r;
+                        m2[k] = m2[k] + d * (v - m);
+                        mean[k] = m;
+                        cnt[k] = c;
+                    }
+                } else if (finite) {
+                    for (long long k = k0; k < e; k++) {
+                        const A v = to_real<A>(x[k]);
+                        const A c = cnt[k] + A(1);
+                        const A d = v - mean[k];
+                        const A m = mean[k] + d / c;
+                        m2[k] = m2[k] + d * (v - m);
+                        mean[k] = m;
+                        cnt[k] = c;
+                    }
+                } else {
+                    for (long long k = k0; k < e; k++) {
+                        const acc_t a = step(acc_t{{cnt[k], mean[k], m2[k]}}, x[k]);
+                        cnt[k] = a.v[0];
+                        mean[k] = a.v[1];
+                        m2[k] = a.v[2];
+                    }
+                }
+            }
+            return true;
+        }
+    }
 
 }  // namespace nr

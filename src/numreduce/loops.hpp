@@ -110,6 +110,17 @@ NR_TARGET_CLONES void row_step(char *const *data, const typename Tr::in_t *__res
     }
 }
 
+// Traits may bring their own kernel for one row of accumulators walking
+// along one input row (row_walk(acc, x, n): acc[i][k] = step(acc[k], x[k]);
+// it returns false where it does not handle the type: row_step runs),
+// the pattern NumPy's reduction iterator produces for an axis-0 reduction of
+// a C-ordered array, one call per row: the native path's counterpart of the
+// engine's row-block kernel (rows_reduce), which sees the whole block.
+template <class Tr, class = void>
+struct has_row_walk : std::false_type {};
+template <class Tr>
+struct has_row_walk<Tr, std::void_t<decltype(&Tr::row_walk)>> : std::true_type {};
+
 // Reduction loop, NumPy's (nout + 1)-in / nout-out layout:
 //   data[0 .. nout)          accumulators (aliased with the outputs)
 //   data[nout]               the streamed input
@@ -171,6 +182,11 @@ int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dime
                    reinterpret_cast<std::uintptr_t>(data[i]) % alignof(out_t) == 0;
     }
     if (row_walk) {
+        if constexpr (has_row_walk<Tr>::value) {
+            out_t *acc[N];
+            for (int i = 0; i < N; i++) acc[i] = reinterpret_cast<out_t *>(data[i]);
+            if (Tr::row_walk(acc, reinterpret_cast<const in_t *>(x), n)) return 0;
+        }
         row_step<Tr>(data, reinterpret_cast<const in_t *>(x), n);
         return 0;
     }

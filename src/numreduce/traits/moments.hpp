@@ -112,6 +112,10 @@ struct Moments {
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
                                              long long cols, long long stride);
     static acc_t column_scaled(acc_t acc, const in_t *x, long long rows, long long stride);
+    // One input row into one accumulator row (the native axis-0 pattern):
+    // Welford's update, vectorised over blocks of finite values; false: not
+    // handled here.
+    NR_TARGET_CLONES static bool row_walk(A *const *acc, const in_t *x, long long n);
 #endif
 
 
