@@ -30,7 +30,7 @@ namespace nr {
     // registers while the block's rows stream past (simd.hpp); the remaining
     // columns, and every other case, step row by row.  `stride` is in elements.
     template <class T, bool SKIP_NAN>
-    inline void MinMaxOf<T, SKIP_NAN>::rows_reduce(out_t *const *acc, const in_t *x, long long rows,
+    NR_TARGET_CLONES inline void MinMaxOf<T, SKIP_NAN>::rows_reduce(out_t *const *acc, const in_t *x, long long rows,
                                             long long cols, long long stride) {
         // Blocks of 16 rows: few enough concurrent row streams for the
         // prefetchers, enough rows to amortise the accumulator load/store.
@@ -44,11 +44,16 @@ namespace nr {
                 c0 = simd::minmax_cols<T>(acc[0], acc[1], xb, rb, cols, stride);
             }
 #endif
+            // (alias-free row pointers, so that the compiler vectorises
+            // step() where it is branch-free: fmin/fmax, ...)
+            out_t *__restrict lo = acc[0];
+            out_t *__restrict hi = acc[1];
             for (long long r = 0; r < rb; r++) {
+                const in_t *__restrict xr = xb + r * stride;
                 for (long long c = c0; c < cols; c++) {
-                    const acc_t a = step(acc_t{{acc[0][c], acc[1][c]}}, xb[r * stride + c]);
-                    acc[0][c] = a.v[0];
-                    acc[1][c] = a.v[1];
+                    const acc_t a = step(acc_t{{lo[c], hi[c]}}, xr[c]);
+                    lo[c] = a.v[0];
+                    hi[c] = a.v[1];
                 }
             }
         }

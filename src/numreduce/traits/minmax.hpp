@@ -104,8 +104,8 @@ struct MinMaxOf {
 
 #if defined(NR_HOST_TRAITS)
     // Host only: row blocks reduced over axis 0 (defined in ../host_traits.hpp).
-    static void rows_reduce(out_t *const *acc, const in_t *x, long long rows, long long cols,
-                            long long stride);
+    NR_TARGET_CLONES static void rows_reduce(out_t *const *acc, const in_t *x, long long rows,
+                                             long long cols, long long stride);
     // One input row into one accumulator row (the native axis-0 pattern);
     // false: not handled here (the generic typed loop runs).
     static bool row_walk(out_t *const *acc, const in_t *x, long long n);
