@@ -15,6 +15,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "traits/common.hpp"  // half16
+
 // Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
 // baseline, picked at load time by the dynamic loader (GCC's target_clones,
 // an ifunc; by CPU alone, NUMREDUCE_SIMD does not apply).
@@ -77,13 +79,13 @@ constexpr int minmax_lanes() {
 }
 
 // Whether the float64-lane kernels (shifted_sum, dev_sums, max, sum_exp,
-// two_sum into float64) read T: float64, float32 and the integer types, bool
-// (npy_bool) included (their load_* conversions are the scalar
+// two_sum into float64) read T: float64, float32, float16 and the integer
+// types, bool (npy_bool) included (their load_* conversions are the scalar
 // to_real<double>'s).
 template <class T>
 struct f64_lanes {
-    static constexpr bool value = std::is_same<T, double>::value ||
-                                  std::is_same<T, float>::value || std::is_integral<T>::value;
+    static constexpr bool value = std::is_same<T, double>::value || std::is_same<T, float>::value ||
+                                  std::is_same<T, half16>::value || std::is_integral<T>::value;
 };
 
 // One vector v into the lanes (lo, hi, na): vector min/max selects, and
@@ -228,6 +230,31 @@ struct f64_lanes {
 namespace nr {
 namespace simd {
 
+// N float16 values at p as float32 lanes, exactly as half_to_float: normal
+// halves by exponent rebias, subnormal ones as m * 2**-24 (an integer
+// conversion and an exact product: no subnormal float operand, so DAZ/FTZ
+// cannot change it), inf/NaN (payload kept) by bits.
+#define NR_HALF_LANES(NAME, N, ATTR)                                                    \
+    typedef unsigned short NAME##_vh __attribute__((vector_size(2 * (N))));             \
+    typedef unsigned int NAME##_vi __attribute__((vector_size(4 * (N))));               \
+    typedef int NAME##_vs __attribute__((vector_size(4 * (N))));                        \
+    typedef float NAME##_vf __attribute__((vector_size(4 * (N))));                     \
+    ATTR inline NAME##_vf NAME(const half16 *p) {                                       \
+        NAME##_vh h;                                                                    \
+        std::memcpy(&h, p, sizeof h);                                                   \
+        const NAME##_vi w = __builtin_convertvector(h, NAME##_vi);                      \
+        const NAME##_vi em = w & 0x7fffu, sign = (w & 0x8000u) << 16;                   \
+        const NAME##_vf sub = __builtin_convertvector((NAME##_vs)em, NAME##_vf) * 0x1p-24f; \
+        NAME##_vi sb;                                                                   \
+        std::memcpy(&sb, &sub, sizeof sb);                                              \
+        NAME##_vi b = em < 0x400u ? sb : (em << 13) + 0x38000000u;                      \
+        b = em >= 0x7c00u ? (em << 13) | 0x7f800000u : b;                               \
+        b |= sign;                                                                      \
+        NAME##_vf f;                                                                    \
+        std::memcpy(&f, &b, sizeof f);                                                  \
+        return f;                                                                       \
+    }
+
 // Kernels over float64 blocks: lane-parallel sums (two or four vectors of
 // L = BYTES / 8 lanes per step), the lanes added in a fixed order at the
 // end.  Each returns the number of elements it covered; the caller finishes
@@ -242,8 +269,10 @@ namespace simd {
         }                                                                               \
         return a[0];                                                                    \
     }                                                                                   \
-    /* L lanes of float64 from x: float64 as it is; float32 and every integer */   \
-    /* type (bool too) converted as the scalar loops' to_real does (exactly, */      \
+    NR_HALF_LANES(half_lanes_f32_##SUFFIX, BYTES / 4, ATTR)                            \
+    NR_HALF_LANES(half_lanes_f64_##SUFFIX, BYTES / 8, ATTR)                            \
+    /* L lanes of float64 from x: float64 as it is; float16, float32 and every */  \
+    /* integer type (bool too) converted as the scalar loops' to_real does (exactly, */ \
     /* and 64-bit integers beyond 2**53 rounded to nearest, ties to even: */        \
     /* AVX-512DQ's vcvt(u)qq2pd, else hi * 2**32 + lo with one rounding) */        \
     template <class T>                                                                  \
@@ -252,6 +281,8 @@ namespace simd {
             vd_##SUFFIX v;                                                              \
             std::memcpy(&v, p, BYTES);                                                  \
             return v;                                                                   \
+        } else if constexpr (std::is_same<T, half16>::value) {                          \
+            return __builtin_convertvector(half_lanes_f64_##SUFFIX(p), vd_##SUFFIX);     \
         } else if constexpr (sizeof(T) == 4 && (std::is_floating_point<T>::value ||      \
                                                 std::is_signed<T>::value || BYTES == 64)) { \
             typedef T vt __attribute__((vector_size(BYTES / 2)));                       \
@@ -390,7 +421,8 @@ namespace simd {
         return k;                                                                       \
     }                                                                                   \
     /* compensated sum in A's lanes (float64 or float32 data in their own, */      \
-    /* integers converted into float64 lanes by load): 2 L lanes of (s, c) */         \
+    /* float16 in float32 lanes, integers in float64 lanes, converted exactly */      \
+    /* as to_real does): 2 L lanes of (s, c) */                                       \
     /* with TwoSum, c only while s is finite; writes the lanes (at most 32) */        \
     /* and their count */                                                             \
     template <class T, class A = T>                                                 \
@@ -405,6 +437,10 @@ namespace simd {
             if constexpr (std::is_same<T, A>::value) {                              \
                 std::memcpy(&v0, x + k, BYTES);                                     \
                 std::memcpy(&v1, x + k + L, BYTES);                                 \
+            } else if constexpr (std::is_same<T, half16>::value) {                  \
+                static_assert(std::is_same<A, float>::value, "float32 lanes");      \
+                v0 = half_lanes_f32_##SUFFIX(x + k);                                \
+                v1 = half_lanes_f32_##SUFFIX(x + k + L);                            \
             } else {                                                                \
                 static_assert(std::is_same<A, double>::value, "float64 lanes");     \
                 v0 = load_##SUFFIX(x + k);                                          \
@@ -471,6 +507,7 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_FIND_KERNEL
 #undef NR_F64_KERNELS
 #undef NR_F64_NAN_KERNELS
+#undef NR_HALF_LANES
 
 // The dispatchers: the variant of simd_level().
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)                                  \
@@ -488,8 +525,8 @@ NR_DISPATCH(template <class T>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
-// The float64 kernels read float64, float32 or integers (load_*: converted
-// as to_real does); f64_lanes<T> says which.
+// The float64 kernels read float64, float32, float16 or integers (load_*:
+// converted as to_real does); f64_lanes<T> says which.
 NR_DISPATCH(template <class T>, shifted_sum, (const T *x, long long n, double K, double *o),
             <T>(x, n, K, o))
 NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, dev_sums,
