@@ -15,6 +15,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include <immintrin.h>  // AVX-512's vcvtph2ps (half_lanes), in target("avx512f") code only
+
 #include "traits/common.hpp"  // half16
 
 // Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
@@ -230,11 +232,13 @@ struct f64_lanes {
 namespace nr {
 namespace simd {
 
-// N float16 values at p as float32 lanes, exactly as half_to_float: normal
-// halves by exponent rebias, subnormal ones as m * 2**-24 (an integer
-// conversion and an exact product: no subnormal float operand, so DAZ/FTZ
-// cannot change it), inf/NaN (payload kept) by bits.
-#define NR_HALF_LANES(NAME, N, ATTR)                                                    \
+// N float16 values at p as float32 lanes, exactly as half_to_float: with
+// AVX-512 (VCVT, F16C=1) by vcvtph2ps (exact; DAZ does not apply to it; a
+// signaling NaN comes out quiet), else by bits: normal halves by exponent
+// rebias, subnormal ones as m * 2**-24 (an integer conversion and an exact
+// product: no subnormal float operand, so DAZ/FTZ cannot change it), inf/NaN
+// (payload kept) by bits.
+#define NR_HALF_LANES(NAME, N, ATTR, VCVT)                                              \
     typedef unsigned short NAME##_vh __attribute__((vector_size(2 * (N))));             \
     typedef unsigned int NAME##_vi __attribute__((vector_size(4 * (N))));               \
     typedef int NAME##_vs __attribute__((vector_size(4 * (N))));                        \
@@ -242,6 +246,21 @@ namespace simd {
     ATTR inline NAME##_vf NAME(const half16 *p) {                                       \
         NAME##_vh h;                                                                    \
         std::memcpy(&h, p, sizeof h);                                                   \
+        if constexpr (VCVT && (N) == 16) {                                              \
+            __m256i hv;                                                                 \
+            std::memcpy(&hv, &h, sizeof hv);                                            \
+            const __m512 fv = _mm512_cvtph_ps(hv);                                      \
+            NAME##_vf f;                                                                \
+            std::memcpy(&f, &fv, sizeof f);                                             \
+            return f;                                                                   \
+        } else if constexpr (VCVT && (N) == 8) {                                        \
+            __m128i hv;                                                                 \
+            std::memcpy(&hv, &h, sizeof hv);                                            \
+            const __m256 fv = _mm256_maskz_cvtph_ps((__mmask8)0xff, hv);                \
+            NAME##_vf f;                                                                \
+            std::memcpy(&f, &fv, sizeof f);                                             \
+            return f;                                                                   \
+        }                                                                               \
         const NAME##_vi w = __builtin_convertvector(h, NAME##_vi);                      \
         const NAME##_vi em = w & 0x7fffu, sign = (w & 0x8000u) << 16;                   \
         const NAME##_vf sub = __builtin_convertvector((NAME##_vs)em, NAME##_vf) * 0x1p-24f; \
@@ -269,8 +288,8 @@ namespace simd {
         }                                                                               \
         return a[0];                                                                    \
     }                                                                                   \
-    NR_HALF_LANES(half_lanes_f32_##SUFFIX, BYTES / 4, ATTR)                            \
-    NR_HALF_LANES(half_lanes_f64_##SUFFIX, BYTES / 8, ATTR)                            \
+    NR_HALF_LANES(half_lanes_f32_##SUFFIX, BYTES / 4, ATTR, BYTES == 64)               \
+    NR_HALF_LANES(half_lanes_f64_##SUFFIX, BYTES / 8, ATTR, BYTES == 64)               \
     /* L lanes of float64 from x: float64 as it is; float16, float32 and every */  \
     /* integer type (bool too) converted as the scalar loops' to_real does (exactly, */ \
     /* and 64-bit integers beyond 2**53 rounded to nearest, ties to even: */        \
