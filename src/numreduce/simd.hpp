@@ -15,6 +15,10 @@
 #include <cstring>
 #include <type_traits>
 
+#include <immintrin.h>  // AVX-512's vcvtph2ps (half_lanes), in target("avx512f") code only
+
+#include "traits/common.hpp"  // half16
+
 // Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
 // baseline, picked at load time by the dynamic loader (GCC's target_clones,
 // an ifunc; by CPU alone, NUMREDUCE_SIMD does not apply).
@@ -75,6 +79,16 @@ template <class T>
 constexpr int minmax_lanes() {
     return 64 / (int)sizeof(T);
 }
+
+// Whether the float64-lane kernels (shifted_sum, dev_sums, max, sum_exp,
+// two_sum into float64) read T: float64, float32, float16 and the integer
+// types, bool (npy_bool) included (their load_* conversions are the scalar
+// to_real<double>'s).
+template <class T>
+struct f64_lanes {
+    static constexpr bool value = std::is_same<T, double>::value || std::is_same<T, float>::value ||
+                                  std::is_same<T, half16>::value || std::is_integral<T>::value;
+};
 
 // One vector v into the lanes (lo, hi, na): vector min/max selects, and
 // per lane a NaN seen (propagating) or a number seen (SKIP).  No select
@@ -218,6 +232,48 @@ constexpr int minmax_lanes() {
 namespace nr {
 namespace simd {
 
+// N float16 values at p as float32 lanes, exactly as half_to_float: with
+// AVX-512 (VCVT, F16C=1) by vcvtph2ps (exact; DAZ does not apply to it; a
+// signaling NaN comes out quiet), else by bits: normal halves by exponent
+// rebias, subnormal ones as m * 2**-24 (an integer conversion and an exact
+// product: no subnormal float operand, so DAZ/FTZ cannot change it), inf/NaN
+// (payload kept) by bits.
+#define NR_HALF_LANES(NAME, N, ATTR, VCVT)                                              \
+    typedef unsigned short NAME##_vh __attribute__((vector_size(2 * (N))));             \
+    typedef unsigned int NAME##_vi __attribute__((vector_size(4 * (N))));               \
+    typedef int NAME##_vs __attribute__((vector_size(4 * (N))));                        \
+    typedef float NAME##_vf __attribute__((vector_size(4 * (N))));                     \
+    ATTR inline NAME##_vf NAME(const half16 *p) {                                       \
+        NAME##_vh h;                                                                    \
+        std::memcpy(&h, p, sizeof h);                                                   \
+        if constexpr (VCVT && (N) == 16) {                                              \
+            __m256i hv;                                                                 \
+            std::memcpy(&hv, &h, sizeof hv);                                            \
+            const __m512 fv = _mm512_cvtph_ps(hv);                                      \
+            NAME##_vf f;                                                                \
+            std::memcpy(&f, &fv, sizeof f);                                             \
+            return f;                                                                   \
+        } else if constexpr (VCVT && (N) == 8) {                                        \
+            __m128i hv;                                                                 \
+            std::memcpy(&hv, &h, sizeof hv);                                            \
+            const __m256 fv = _mm256_maskz_cvtph_ps((__mmask8)0xff, hv);                \
+            NAME##_vf f;                                                                \
+            std::memcpy(&f, &fv, sizeof f);                                             \
+            return f;                                                                   \
+        }                                                                               \
+        const NAME##_vi w = __builtin_convertvector(h, NAME##_vi);                      \
+        const NAME##_vi em = w & 0x7fffu, sign = (w & 0x8000u) << 16;                   \
+        const NAME##_vf sub = __builtin_convertvector((NAME##_vs)em, NAME##_vf) * 0x1p-24f; \
+        NAME##_vi sb;                                                                   \
+        std::memcpy(&sb, &sub, sizeof sb);                                              \
+        NAME##_vi b = em < 0x400u ? sb : (em << 13) + 0x38000000u;                      \
+        b = em >= 0x7c00u ? (em << 13) | 0x7f800000u : b;                               \
+        b |= sign;                                                                      \
+        NAME##_vf f;                                                                    \
+        std::memcpy(&f, &b, sizeof f);                                                  \
+        return f;                                                                       \
+    }
+
 // Kernels over float64 blocks: lane-parallel sums (two or four vectors of
 // L = BYTES / 8 lanes per step), the lanes added in a fixed order at the
 // end.  Each returns the number of elements it covered; the caller finishes
@@ -232,20 +288,58 @@ namespace simd {
         }                                                                               \
         return a[0];                                                                    \
     }                                                                                   \
-    /* L lanes of float64 from x: float64 as it is, float32 (or int32) */             \
-    /* converted exactly, as the scalar loops' to_real does */                          \
+    NR_HALF_LANES(half_lanes_f32_##SUFFIX, BYTES / 4, ATTR, BYTES == 64)               \
+    NR_HALF_LANES(half_lanes_f64_##SUFFIX, BYTES / 8, ATTR, BYTES == 64)               \
+    /* L lanes of float64 from x: float64 as it is; float16, float32 and every */  \
+    /* integer type (bool too) converted as the scalar loops' to_real does (exactly, */ \
+    /* and 64-bit integers beyond 2**53 rounded to nearest, ties to even: */        \
+    /* AVX-512DQ's vcvt(u)qq2pd, else hi * 2**32 + lo with one rounding) */        \
     template <class T>                                                                  \
     ATTR inline vd_##SUFFIX load_##SUFFIX(const T *p) {                                 \
         if constexpr (std::is_same<T, double>::value) {                                 \
             vd_##SUFFIX v;                                                              \
             std::memcpy(&v, p, BYTES);                                                  \
             return v;                                                                   \
-        } else {                                                                        \
-            static_assert(sizeof(T) == 4, "float32/int32 input");                       \
+        } else if constexpr (std::is_same<T, half16>::value) {                          \
+            return __builtin_convertvector(half_lanes_f64_##SUFFIX(p), vd_##SUFFIX);     \
+        } else if constexpr (sizeof(T) == 4 && (std::is_floating_point<T>::value ||      \
+                                                std::is_signed<T>::value || BYTES == 64)) { \
             typedef T vt __attribute__((vector_size(BYTES / 2)));                       \
             vt v;                                                                       \
             std::memcpy(&v, p, BYTES / 2);                                              \
             return __builtin_convertvector(v, vd_##SUFFIX);                             \
+        } else if constexpr (sizeof(T) == 4) { /* uint32 below AVX-512 */             \
+            typedef int vt __attribute__((vector_size(BYTES / 2)));                     \
+            vt v;                                                                       \
+            std::memcpy(&v, p, BYTES / 2);                                              \
+            v ^= (int)0x80000000u; /* x - 2**31, as int32 */                            \
+            return __builtin_convertvector(v, vd_##SUFFIX) + 2147483648.0;              \
+        } else if constexpr (sizeof(T) <= 2) { /* bool, (u)int8, (u)int16 */        \
+            typedef T vt __attribute__((vector_size(BYTES / 8 * sizeof(T))));           \
+            typedef int vi __attribute__((vector_size(BYTES / 2)));                     \
+            vt v;                                                                       \
+            std::memcpy(&v, p, sizeof v);                                               \
+            return __builtin_convertvector(__builtin_convertvector(v, vi), vd_##SUFFIX); \
+        } else if constexpr (BYTES == 64) { /* int64, uint64: vcvtqq2pd, vcvtuqq2pd */ \
+            typedef T vt __attribute__((vector_size(BYTES)));                           \
+            vt v;                                                                       \
+            std::memcpy(&v, p, BYTES);                                                  \
+            return __builtin_convertvector(v, vd_##SUFFIX);                             \
+        } else { /* int64, uint64 without a vector conversion */                      \
+            static_assert(sizeof(T) == 8 && std::is_integral<T>::value, "lane input");  \
+            vu_##SUFFIX u;                                                              \
+            std::memcpy(&u, p, BYTES);                                                  \
+            /* signed: u = x + 2**63; hi = 2**84 + (u >> 32) 2**32, */                  \
+            /* lo = 2**52 + (u mod 2**32); (hi - C) exact, + lo rounds once */         \
+            constexpr double C = std::is_signed<T>::value ? 0x1p84 + 0x1p63 + 0x1p52    \
+                                                          : 0x1p84 + 0x1p52;            \
+            if (std::is_signed<T>::value) u ^= 0x8000000000000000ull;                   \
+            const vu_##SUFFIX hi = (u >> 32) | 0x4530000000000000ull;                   \
+            const vu_##SUFFIX lo = (u & 0xffffffffull) | 0x4330000000000000ull;         \
+            vd_##SUFFIX h, l;                                                           \
+            std::memcpy(&h, &hi, BYTES);                                                \
+            std::memcpy(&l, &lo, BYTES);                                                \
+            return (h - C) + l;                                                         \
         }                                                                               \
     }                                                                                   \
     /* sum(x - K) */                                                                    \
@@ -345,26 +439,38 @@ namespace simd {
         *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
         return k;                                                                       \
     }                                                                                   \
-    /* compensated sum in T's own lanes (float64 or float32): 2 L lanes of */       \
-    /* (s, c) with TwoSum, c only while s is finite; writes the lanes (at */        \
-    /* most 32) and their count */                                                  \
-    template <class T>                                                              \
-    ATTR inline long long two_sum_##SUFFIX(const T *x, long long n, T *s_out, T *c_out,\
+    /* compensated sum in A's lanes (float64 or float32 data in their own, */      \
+    /* float16 in float32 lanes, integers in float64 lanes, converted exactly */      \
+    /* as to_real does): 2 L lanes of (s, c) */                                       \
+    /* with TwoSum, c only while s is finite; writes the lanes (at most 32) */        \
+    /* and their count */                                                             \
+    template <class T, class A = T>                                                 \
+    ATTR inline long long two_sum_##SUFFIX(const T *x, long long n, A *s_out, A *c_out,\
                                            int *lanes) {                            \
-        constexpr int L = BYTES / (int)sizeof(T);                                   \
-        typedef T vt __attribute__((vector_size(BYTES)));                           \
-        vt s0 = vt{} * (T)-1, s1 = s0, c0 = {}, c1 = {};                            \
+        constexpr int L = BYTES / (int)sizeof(A);                                   \
+        typedef A vt __attribute__((vector_size(BYTES)));                           \
+        vt s0 = vt{} * (A)-1, s1 = s0, c0 = {}, c1 = {};                            \
         long long k = 0; /* -0.0 starts: sum([-0.0]) = -0.0 */                      \
         for (; k + 2 * L <= n; k += 2 * L) {                                        \
             vt v0, v1;                                                              \
-            std::memcpy(&v0, x + k, BYTES);                                         \
-            std::memcpy(&v1, x + k + L, BYTES);                                     \
+            if constexpr (std::is_same<T, A>::value) {                              \
+                std::memcpy(&v0, x + k, BYTES);                                     \
+                std::memcpy(&v1, x + k + L, BYTES);                                 \
+            } else if constexpr (std::is_same<T, half16>::value) {                  \
+                static_assert(std::is_same<A, float>::value, "float32 lanes");      \
+                v0 = half_lanes_f32_##SUFFIX(x + k);                                \
+                v1 = half_lanes_f32_##SUFFIX(x + k + L);                            \
+            } else {                                                                \
+                static_assert(std::is_same<A, double>::value, "float64 lanes");     \
+                v0 = load_##SUFFIX(x + k);                                          \
+                v1 = load_##SUFFIX(x + k + L);                                      \
+            }                                                                       \
             vt t0 = s0 + v0, t1 = s1 + v1;                                          \
             vt b0 = t0 - s0, b1 = t1 - s1;                                          \
             vt e0 = (s0 - (t0 - b0)) + (v0 - b0);                                   \
             vt e1 = (s1 - (t1 - b1)) + (v1 - b1);                                   \
-            c0 = (t0 - t0 == (T)0) ? c0 + e0 : c0;                                  \
-            c1 = (t1 - t1 == (T)0) ? c1 + e1 : c1;                                  \
+            c0 = (t0 - t0 == (A)0) ? c0 + e0 : c0;                                  \
+            c1 = (t1 - t1 == (A)0) ? c1 + e1 : c1;                                  \
             s0 = t0;                                                                \
             s1 = t1;                                                                \
         }                                                                           \
@@ -420,6 +526,7 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_FIND_KERNEL
 #undef NR_F64_KERNELS
 #undef NR_F64_NAN_KERNELS
+#undef NR_HALF_LANES
 
 // The dispatchers: the variant of simd_level().
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)                                  \
@@ -437,7 +544,8 @@ NR_DISPATCH(template <class T>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
-// The float64 kernels read float64 or float32 (converted exactly).
+// The float64 kernels read float64, float32, float16 or integers (load_*:
+// converted as to_real does); f64_lanes<T> says which.
 NR_DISPATCH(template <class T>, shifted_sum, (const T *x, long long n, double K, double *o),
             <T>(x, n, K, o))
 NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, dev_sums,
@@ -446,8 +554,8 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, dev_sums,
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
-NR_DISPATCH(template <class T>, two_sum, (const T *x, long long n, T *s, T *c, int *lanes),
-            <T>(x, n, s, c, lanes))
+NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum,
+            (const T *x, long long n, A *s, A *c, int *lanes), <T NR_COMMA A>(x, n, s, c, lanes))
 NR_DISPATCH(template <class T>, shifted_sum_nan,
             (const T *x, long long n, double K, double *o, double *c), <T>(x, n, K, o, c))
 #undef NR_COMMA

@@ -65,7 +65,7 @@ struct MaxSumExp {
         A mx = to_real<A>(xb[0]), s = A(0), cnt = A(0);
         long long j0 = 1, j1 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+        if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
             j0 = simd::max(xb, m, &mx);
             if (j0 == 0) j0 = 1;
         }
@@ -75,7 +75,7 @@ struct MaxSumExp {
             mx = v > mx || v != v ? v : mx;  // NaN-propagating
         }
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+        if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
             j1 = simd::sum_exp(xb, m, mx, &s, &cnt);
         }
 #endif

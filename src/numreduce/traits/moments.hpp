@@ -217,11 +217,11 @@ struct Moments {
             A cnt = A(0), s = A(0);
             long long j0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SCALED && !SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+            if constexpr (!SCALED && !SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
                 j0 = simd::shifted_sum(xb, m, f.K, &s);
                 cnt = A(j0);
             }
-            if constexpr (!SCALED && SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+            if constexpr (!SCALED && SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
                 j0 = simd::shifted_sum_nan(xb, m, f.K, &s, &cnt);
             }
 #endif
@@ -248,10 +248,10 @@ struct Moments {
             A s1 = A(0), s2 = A(0);
             j0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SCALED && !SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+            if constexpr (!SCALED && !SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
                 j0 = simd::dev_sums(xb, m, f.K, mb, &s1, &s2);
             }
-            if constexpr (!SCALED && SKIP_NAN && (same_type<T, double>::value || same_type<T, float>::value) && same_type<A, double>::value) {
+            if constexpr (!SCALED && SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
                 j0 = simd::dev_sums<in_t, true>(xb, m, f.K, mb, &s1, &s2);
             }
 #endif

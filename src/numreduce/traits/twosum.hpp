@@ -42,11 +42,16 @@ struct TwoSum {
 
     // Contiguous stream: on the host, float64 and float32 run in vector
     // lanes of (s, e) of their own type (4 to 32, merged in lane order with
-    // combine()), then the tail in order.
+    // combine()), then the tail in order; float16 runs in the float32 lanes
+    // and integers (and bool) in the float64 lanes, each element converted as
+    // to_real does (so an integer sum is the float64 sum of the converted
+    // values, bit for bit, and a float16 sum the float32 one).
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, T>::value) {
+        if constexpr (((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, T>::value) ||
+                      (simd::f64_lanes<T>::value && same_type<A, double>::value) ||
+                      (same_type<T, half16>::value && same_type<A, float>::value)) {
             A s[32], c[32];
             int lanes = 0;
             k = simd::two_sum(x, n, s, c, &lanes);
