@@ -128,6 +128,15 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     outs = _parse_out(out, nout)
     arr = np.asarray(array)
     ax = one_axis(axis, arr, name, "reduceat on")
+    idx, stops = reduceat_bounds(indices, arr.shape[ax], name, ufunc.__name__)
+    return _run(ufunc, nout, name, arr, ax, idx, stops, dtype, outs)
+
+
+def reduceat_bounds(indices, n: int, name: str, ufunc_name: str):
+    """``ufunc.reduceat``'s index rules -> (starts, stops), intp arrays:
+    segment i is [indices[i], indices[i+1]) where indices[i] < indices[i+1],
+    else just element indices[i]; the last runs to n.  Shared by the NumPy
+    and CuPy paths (the indices live on the host)."""
     if isinstance(indices, np.ndarray):
         if not np.can_cast(indices.dtype, np.intp, casting="safe"):
             raise TypeError(f"{name}: 'indices' must be integers: cannot cast array data from "
@@ -142,17 +151,16 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     if idx.ndim != 1:
         raise ValueError(f"{name}: 'indices' must be 1-d, got {idx.ndim} dimensions")
     idx = np.ascontiguousarray(idx, dtype=np.intp)
-    n = arr.shape[ax]
     bad = np.flatnonzero((idx < 0) | (idx >= n))
     if bad.size:
         raise IndexError(f"index {int(idx[bad[0]])} out-of-bounds in "
-                         f"{ufunc.__name__}.reduceat [0, {n})")
+                         f"{ufunc_name}.reduceat [0, {n})")
     stops = np.empty_like(idx)
     if idx.size:
         nxt = idx[1:]
         stops[:-1] = np.where(idx[:-1] < nxt, nxt, idx[:-1] + 1)
         stops[-1] = n
-    return _run(ufunc, nout, name, arr, ax, idx, stops, dtype, outs)
+    return idx, stops
 
 
 def _offsets(v, n: int, name: str, arg: str) -> np.ndarray:

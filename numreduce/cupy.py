@@ -561,21 +561,30 @@ def _block(a, ax, stream_dt):
     return cupy.ascontiguousarray(a.astype(stream_dt, copy=False)), shape3
 
 
+def _device_start(u, a, outs, shape, dtype, mode, initials, label):
+    """The checks and start values shared by the segment and group methods:
+    the given outs against `shape`, the loop's descriptors, the seeds of a
+    given `initial` and whether the loop has initials of its own
+    (initial=None on such a loop is not supported on the GPU)."""
+    if any(o is not None for o in outs):
+        _check_device_outs(outs, shape, label)
+    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, u.nout, label)
+    _device_char(descrs[0], label)
+    seeds = _seed_scalars(initials, descrs, label) if mode == 2 else None
+    has_init = u.__name__ in _WITH_INITIALS
+    if mode == 1 and has_init:
+        raise NotImplementedError(f"numreduce.cupy.{label}: initial=None (start from the first "
+                                  "element) is not supported on the GPU")
+    return descrs, seeds, has_init
+
+
 def _segments_run(u, label, a, ax, lo, hi, dtype, outs, mode=0, initials=None, where=True):
     """_segments._run on the device: lo/hi are the host (NumPy intp) bounds."""
     name, nout = u.__name__, u.nout
     nseg = lo.shape[0]
     shape = a.shape[:ax] + (nseg,) + a.shape[ax + 1:]
     mask = _device_where(where, a.shape, label)
-    if any(o is not None for o in outs):
-        _check_device_outs(outs, shape, label)
-    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, nout, label)
-    _device_char(descrs[0], label)
-    seeds = _seed_scalars(initials, descrs, label) if mode == 2 else None
-    has_init = name in _WITH_INITIALS
-    if mode == 1 and has_init:
-        raise NotImplementedError(f"numreduce.cupy.{label}: initial=None (start from the first "
-                                  "element) is not supported on the GPU")
+    descrs, seeds, has_init = _device_start(u, a, outs, shape, dtype, mode, initials, label)
     seeded = mode == 2 or (mode == 0 and has_init)
     if mask is not None and not seeded:
         raise ValueError(f"reduction operation '{name}' does not have an identity, "
@@ -616,29 +625,8 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     from ._args import one_axis
     ax = one_axis(axis, a, label, "reduceat on")
     indices = _host_offsets(indices, label, "indices")
-    if isinstance(indices, np.ndarray):
-        if not np.can_cast(indices.dtype, np.intp, casting="safe"):
-            raise TypeError(f"{label}: 'indices' must be integers: cannot cast array data from "
-                            f"{indices.dtype!r} to {np.dtype(np.intp)!r} according to the rule "
-                            "'safe'")
-        idx = indices
-    else:
-        try:
-            idx = np.array(indices, dtype=np.intp)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"{label}: 'indices' must be a 1-d sequence of integers: {e}") from None
-    if idx.ndim != 1:
-        raise ValueError(f"{label}: 'indices' must be 1-d, got {idx.ndim} dimensions")
-    idx = np.ascontiguousarray(idx, dtype=np.intp)
-    n = a.shape[ax]
-    bad = np.flatnonzero((idx < 0) | (idx >= n))
-    if bad.size:
-        raise IndexError(f"index {int(idx[bad[0]])} out-of-bounds in {name}.reduceat [0, {n})")
-    stops = np.empty_like(idx)
-    if idx.size:
-        nxt = idx[1:]
-        stops[:-1] = np.where(idx[:-1] < nxt, nxt, idx[:-1] + 1)
-        stops[-1] = n
+    from ._segments import reduceat_bounds
+    idx, stops = reduceat_bounds(indices, a.shape[ax], label, name)
     return _segments_run(u, label, a, ax, idx, stops, dtype, outs)
 
 
@@ -693,15 +681,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     mode, initials = _parse_initial(initial, nout)
     mask = _device_where(where, a.shape, label)
     shape = a.shape[:ax] + (g,) + a.shape[ax + 1:]
-    if any(o is not None for o in outs):
-        _check_device_outs(outs, shape, label)
-    descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, nout, label)
-    _device_char(descrs[0], label)
-    seeds = _seed_scalars(initials, descrs, label) if mode == 2 else None
-    has_init = name in _WITH_INITIALS
-    if mode == 1 and has_init:
-        raise NotImplementedError(f"numreduce.cupy.{label}: initial=None (start from the first "
-                                  "element) is not supported on the GPU")
+    descrs, seeds, has_init = _device_start(u, a, outs, shape, dtype, mode, initials, label)
     no_start = mode != 2 and not has_init
     if mask is not None and no_start:
         raise ValueError(f"{label}: reduction operation '{name}' does not have an "
