@@ -19,11 +19,6 @@
 namespace nr {
 namespace {
 
-template <class Tr>
-LoopEntry entry(int in_type, int out_type) {
-    return make_loop<Tr>(in_type, out_type);
-}
-
 // Every dtype NumPy orders (np.minimum's dtypes less object): calls
 // f(type_num, T{}) once per NumPy type number with its storage type T.
 template <class F>
@@ -55,7 +50,7 @@ template <template <class> class Tr>
 std::vector<LoopEntry> ordered_dtypes() {
     std::vector<LoopEntry> v;
     for_ordered_types([&](int type, auto tag) {
-        v.push_back(entry<Tr<decltype(tag)>>(type, type));
+        v.push_back(make_loop<Tr<decltype(tag)>>(type, type));
     });
     return v;
 }
@@ -74,23 +69,23 @@ std::vector<LoopEntry> real_dtypes(bool with_integers) {
     std::vector<LoopEntry> v;
     if (with_integers) {
         v = {
-            entry<Tr<npy_bool, double>>(NPY_BOOL, NPY_DOUBLE),
-            entry<Tr<npy_byte, double>>(NPY_BYTE, NPY_DOUBLE),
-            entry<Tr<npy_ubyte, double>>(NPY_UBYTE, NPY_DOUBLE),
-            entry<Tr<npy_short, double>>(NPY_SHORT, NPY_DOUBLE),
-            entry<Tr<npy_ushort, double>>(NPY_USHORT, NPY_DOUBLE),
-            entry<Tr<npy_int, double>>(NPY_INT, NPY_DOUBLE),
-            entry<Tr<npy_uint, double>>(NPY_UINT, NPY_DOUBLE),
-            entry<Tr<npy_long, double>>(NPY_LONG, NPY_DOUBLE),
-            entry<Tr<npy_ulong, double>>(NPY_ULONG, NPY_DOUBLE),
-            entry<Tr<npy_longlong, double>>(NPY_LONGLONG, NPY_DOUBLE),
-            entry<Tr<npy_ulonglong, double>>(NPY_ULONGLONG, NPY_DOUBLE),
+            make_loop<Tr<npy_bool, double>>(NPY_BOOL, NPY_DOUBLE),
+            make_loop<Tr<npy_byte, double>>(NPY_BYTE, NPY_DOUBLE),
+            make_loop<Tr<npy_ubyte, double>>(NPY_UBYTE, NPY_DOUBLE),
+            make_loop<Tr<npy_short, double>>(NPY_SHORT, NPY_DOUBLE),
+            make_loop<Tr<npy_ushort, double>>(NPY_USHORT, NPY_DOUBLE),
+            make_loop<Tr<npy_int, double>>(NPY_INT, NPY_DOUBLE),
+            make_loop<Tr<npy_uint, double>>(NPY_UINT, NPY_DOUBLE),
+            make_loop<Tr<npy_long, double>>(NPY_LONG, NPY_DOUBLE),
+            make_loop<Tr<npy_ulong, double>>(NPY_ULONG, NPY_DOUBLE),
+            make_loop<Tr<npy_longlong, double>>(NPY_LONGLONG, NPY_DOUBLE),
+            make_loop<Tr<npy_ulonglong, double>>(NPY_ULONGLONG, NPY_DOUBLE),
         };
     }
-    v.push_back(entry<Tr<half16, F16A>>(NPY_HALF, npy_type_of<F16A>()));
-    v.push_back(entry<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()));
-    v.push_back(entry<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE));
-    v.push_back(entry<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE));
+    v.push_back(make_loop<Tr<half16, F16A>>(NPY_HALF, npy_type_of<F16A>()));
+    v.push_back(make_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()));
+    v.push_back(make_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE));
+    v.push_back(make_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE));
     return v;
 }
 
@@ -481,7 +476,7 @@ ArgRowsFn *find_arg_loop(int in_type, bool skip_nan) {
 
 bool probe_native_reduce(std::string *reason) {
     // A throwaway ufunc: whatever happens, the real ufuncs are untouched.
-    UFuncDef def = {"_numreduce_probe", "", 2, {entry<MinMax<double>>(NPY_DOUBLE, NPY_DOUBLE)},
+    UFuncDef def = {"_numreduce_probe", "", 2, {make_loop<MinMax<double>>(NPY_DOUBLE, NPY_DOUBLE)},
                     nullptr};
     PyObject *ufunc = make_ufunc(def, /*native=*/true);
     if (ufunc == nullptr) {
