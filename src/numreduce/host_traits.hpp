@@ -237,10 +237,23 @@ namespace nr {
                     bm[c] = to_real<A>(x0[c]);
                     bt[c] = A(0);
                 }
+                // The step loop runs on A values for every input type (a row
+                // converted first where T is not A), so that integer data
+                // give the same bits as the same values in A: the compiler
+                // contracts the vectorised loop alike for every type then.
+                using AA = MaxSumExp<A, A>;
+                A conv[CB];
                 for (long long r = 1; r < rb; r++) {
-                    const in_t *xr = x0 + r * stride;
+                    const A *xr;
+                    if constexpr (same_type<T, A>::value) {
+                        xr = x0 + r * stride;
+                    } else {
+                        const in_t *xi = x0 + r * stride;
+                        for (long long c = 0; c < cb; c++) conv[c] = to_real<A>(xi[c]);
+                        xr = conv;
+                    }
                     for (long long c = 0; c < cb; c++) {
-                        const acc_t a = step(acc_t{{bm[c], bt[c]}}, xr[c]);
+                        const typename AA::acc_t a = AA::step(typename AA::acc_t{{bm[c], bt[c]}}, xr[c]);
                         bm[c] = a.v[0];
                         bt[c] = a.v[1];
                     }
@@ -362,6 +375,39 @@ namespace nr {
             }
             return true;
         }
+    }
+
+// ---------------------------------------------------------------------------
+// MaxSumExp::row_walk: step() on every column of a row, run on A values for
+// every input type (a block converted first where T is not A), the same
+// loop for all of them, so integer and float32 data give the bits of the
+// same values in A (as rows_reduce does).
+// ---------------------------------------------------------------------------
+
+    template <class T, class A>
+    NR_TARGET_CLONES inline bool MaxSumExp<T, A>::row_walk(A *const *acc, const in_t *x,
+                                                           long long n) {
+        using AA = MaxSumExp<A, A>;
+        A *__restrict m = acc[0];
+        A *__restrict t = acc[1];
+        constexpr long long B = 512;
+        A conv[B];
+        for (long long k0 = 0; k0 < n; k0 += B) {
+            const long long b = n - k0 < B ? n - k0 : B;
+            const A *xr;
+            if constexpr (same_type<T, A>::value) {
+                xr = x + k0;
+            } else {
+                for (long long k = 0; k < b; k++) conv[k] = to_real<A>(x[k0 + k]);
+                xr = conv;
+            }
+            for (long long k = 0; k < b; k++) {
+                const typename AA::acc_t a = AA::step(typename AA::acc_t{{m[k0 + k], t[k0 + k]}}, xr[k]);
+                m[k0 + k] = a.v[0];
+                t[k0 + k] = a.v[1];
+            }
+        }
+        return true;
     }
 
 }  // namespace nr

@@ -117,6 +117,9 @@ struct MaxSumExp {
     // Host only: row blocks reduced over axis 0 (defined in ../host_traits.hpp).
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
                                              long long cols, long long stride);
+    // One input row into one accumulator row (the row-walk pattern), on A
+    // values for every input type, as rows_reduce.
+    NR_TARGET_CLONES static bool row_walk(A *const *acc, const in_t *x, long long n);
 #endif
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
