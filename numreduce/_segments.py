@@ -37,18 +37,7 @@ def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial
     if any(o is not None for o in outs):
         check_outs(outs, shape, name)
     descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
-    seeds = None
-    if mode == 2:  # cast as reduce casts 'initial' (assignment into the output dtype)
-        seeds = []
-        for v, d in zip(initial, descrs[1:]):
-            buf = np.empty((), dtype=d)
-            try:
-                buf[()] = v
-            except (TypeError, ValueError, OverflowError) as e:
-                raise type(e)(f"{name}: 'initial' {v!r} does not fit the output dtype {d}: "
-                              f"{e}") from None
-            seeds.append(buf)
-        seeds = tuple(seeds)
+    seeds = seed_values(initial, descrs, name) if mode == 2 else None
     seeded = mode == 2 or (mode == 0 and has_initials(ufunc, descrs[0]))
     if mask is not None and not seeded:
         raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an identity, "
@@ -130,6 +119,22 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     ax = one_axis(axis, arr, name, "reduceat on")
     idx, stops = reduceat_bounds(indices, arr.shape[ax], name, ufunc.__name__)
     return _run(ufunc, nout, name, arr, ax, idx, stops, dtype, outs)
+
+
+def seed_values(initial, descrs, name: str) -> tuple:
+    """The values of a given `initial`, one 0-d array per output, cast as
+    reduce casts 'initial' (assignment into the output dtype; descrs[1:]).
+    Shared by the NumPy and CuPy paths."""
+    seeds = []
+    for v, d in zip(initial, descrs[1:]):
+        buf = np.empty((), dtype=d)
+        try:
+            buf[()] = v
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)(f"{name}: 'initial' {v!r} does not fit the output dtype {d}: "
+                          f"{e}") from None
+        seeds.append(buf)
+    return tuple(seeds)
 
 
 def reduceat_bounds(indices, n: int, name: str, ufunc_name: str):

@@ -515,16 +515,8 @@ def _device_where(where, shape, label):
 
 def _seed_scalars(initials, descrs, label):
     """initial= values cast into the output dtypes as the NumPy path casts them."""
-    seeds = []
-    for v, d in zip(initials, descrs[1:]):
-        buf = np.empty((), dtype=d)
-        try:
-            buf[()] = v
-        except (TypeError, ValueError, OverflowError) as e:
-            raise type(e)(f"{label}: 'initial' {v!r} does not fit the output dtype {d}: "
-                          f"{e}") from None
-        seeds.append(buf[()])
-    return seeds
+    from ._segments import seed_values
+    return [b[()] for b in seed_values(initials, descrs, label)]
 
 
 def _launch_segments(name, descrs, x, mask, perm, starts, stops, shape3, mode, seeds=None,
