@@ -123,23 +123,37 @@ namespace nr {
                     bn[c] = SKIP_NAN ? A(0) : A(rb);
                 }
                 long long r = r0;
+                // The sums run on A values for every input type (rows
+                // converted first where T is not A), so that integer and
+                // float32 data give the bits of the same values in A: one
+                // loop, contracted alike by the compiler for every type.
+                A cv[4][CB];
+                auto row = [&](long long rr, int slot) -> const A * {
+                    if constexpr (same_type<T, A>::value) {
+                        return x + rr * stride + c0;
+                    } else {
+                        const in_t *xi = x + rr * stride + c0;
+                        for (long long c = 0; c < cb; c++) cv[slot][c] = to_real<A>(xi[c]);
+                        return cv[slot];
+                    }
+                };
                 if constexpr (!SKIP_NAN) {  // four rows per sweep: fewer L1 round trips
                     for (; r + 4 <= r0 + rb; r += 4) {
-                        const in_t *x0 = x + r * stride + c0, *x1 = x0 + stride, *x2 = x1 + stride,
-                                   *x3 = x2 + stride;
+                        const A *x0 = row(r, 0), *x1 = row(r + 1, 1), *x2 = row(r + 2, 2),
+                                *x3 = row(r + 3, 3);
                         for (long long c = 0; c < cb; c++) {
-                            const A y0 = to_real<A>(x0[c]) - kb[c], y1 = to_real<A>(x1[c]) - kb[c];
-                            const A y2 = to_real<A>(x2[c]) - kb[c], y3 = to_real<A>(x3[c]) - kb[c];
+                            const A y0 = x0[c] - kb[c], y1 = x1[c] - kb[c];
+                            const A y2 = x2[c] - kb[c], y3 = x3[c] - kb[c];
                             s1[c] += (y0 + y1) + (y2 + y3);
                             s2[c] += (y0 * y0 + y1 * y1) + (y2 * y2 + y3 * y3);
                         }
                     }
                 }
                 for (; r < r0 + rb; r++) {
-                    const in_t *xr = x + r * stride + c0;
+                    const A *xr = row(r, 0);
                     for (long long c = 0; c < cb; c++) {
-                        const bool use = !skip(xr[c]);
-                        const A y = use ? to_real<A>(xr[c]) - kb[c] : A(0);
+                        const bool use = !(SKIP_NAN && is_nan(xr[c]));
+                        const A y = use ? xr[c] - kb[c] : A(0);
                         s1[c] += y;
                         s2[c] += y * y;
                         if (SKIP_NAN) bn[c] += use ? A(1) : A(0);
@@ -327,14 +341,24 @@ namespace nr {
             A *__restrict mean = acc[1];
             A *__restrict m2 = acc[2];
             constexpr long long B = 256;
+            A conv[B];
             for (long long k0 = 0; k0 < n; k0 += B) {
                 const long long e = n - k0 < B ? n : k0 + B;
+                // on A values for every input type (converted first where T
+                // is not A): the same loop, so the bits of the same values in A
+                const A *xv;
+                if constexpr (same_type<T, A>::value) {
+                    xv = x + k0;
+                } else {
+                    for (long long k = k0; k < e; k++) conv[k - k0] = to_real<A>(x[k]);
+                    xv = conv;
+                }
                 // t is 0 for finite v, mean and d, NaN otherwise; the flags
                 // are or-ed as integers so that the check vectorises too.
                 int bad = 0, other = 0;
                 const A c0 = cnt[k0];
                 for (long long k = k0; k < e; k++) {
-                    const A v = to_real<A>(x[k]);
+                    const A v = xv[k - k0];
                     const A d = v - mean[k];
                     const A t = (v - v) + (mean[k] - mean[k]) + (d - d);
                     bad |= int(t != A(0));
@@ -347,7 +371,7 @@ namespace nr {
                     // for step()'s d / c (within an ulp of it).
                     const A c = c0 + A(1), r = A(1) / c;
                     for (long long k = k0; k < e; k++) {
-                        const A v = to_real<A>(x[k]);
+                        const A v = xv[k - k0];
                         const A d = v - mean[k];
                         const A m = mean[k] + d * r;
                         m2[k] = m2[k] + d * (v - m);
@@ -356,7 +380,7 @@ namespace nr {
                     }
                 } else if (finite) {
                     for (long long k = k0; k < e; k++) {
-                        const A v = to_real<A>(x[k]);
+                        const A v = xv[k - k0];
                         const A c = cnt[k] + A(1);
                         const A d = v - mean[k];
                         const A m = mean[k] + d / c;
