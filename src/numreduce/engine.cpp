@@ -510,7 +510,31 @@ int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *o
     const npy_intp nchunks = frame == nullptr || call.entry->initials != nullptr ? chunks_for(n) : 1;
     if (nchunks == 1) frame = nullptr;
     const int nthreads = nchunks < g_num_threads ? (int)nchunks : g_num_threads;
-    // (a single chunk, the small arrays' case, keeps its state on the stack)
+    if (nchunks == 1 && n <= 50000) {
+        // The small arrays' case (one chunk, no frame, no threads): what
+        // run_chunk(0) below does for it, without the chunk bookkeeping --
+        // the fixed cost of a call on a few hundred elements.
+        alignas(16) char one[NPY_MAXARGS][32];
+        char *acc[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) acc[i] = one[i];
+        const int have = call.initials(acc);
+        if (have < 0) return -1;
+        const char *x = PyArray_BYTES(a);
+        npy_intp count = n;
+        if (have == 0) {  // start from the first element
+            for (int i = 0; i < nout; i++) std::memcpy(acc[i], x, isize);
+            x += xstride;
+            count -= 1;
+        }
+        if (call.run(acc, 0, x, count, xstride) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "numreduce: reduction loop failed");
+            return -1;
+        }
+        for (int i = 0; i < nout; i++) std::memcpy(values[i], one[i], sizeof one[i]);
+        *out_type = call.out->type_num;
+        return 1;
+    }
+    // (a single chunk keeps its state on the stack)
     alignas(16) std::array<char, 32> part1[NPY_MAXARGS];
     int status1 = 0;
     std::vector<std::array<char, 32>> part_v(nchunks > 1 ? (size_t)nchunks * nout : 0);  // clongdouble fits
