@@ -14,8 +14,9 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-__all__ = ["axis_index", "check_out_dtypes", "check_outs", "finish_outs", "keepdims_flag",
-           "normalize_axes", "one_axis", "where_mask", "work_outs"]
+__all__ = ["axis_index", "check_out_dtypes", "check_outs", "check_where", "finish_outs",
+           "inplace_outs", "keepdims_flag", "normalize_axes", "one_axis", "where_mask",
+           "work_outs"]
 
 
 def axis_index(ax, ndim: int) -> int:
@@ -65,6 +66,24 @@ def keepdims_flag(keepdims) -> bool:
         raise TypeError(f"'keepdims' must be a Python bool (or int), got {keepdims!r}") from None
 
 
+def check_where(dtype, mask_shape, shape=None) -> None:
+    """The rules a ``where`` mask (NumPy's or CuPy's) must meet: its dtype
+    casts to bool safely (an integer or float mask raises TypeError, as in
+    NumPy) and, with ``shape`` (the input's), it broadcasts to that shape
+    (ValueError)."""
+    if not np.can_cast(dtype, np.bool_, casting="safe"):
+        raise TypeError(f"'where' must be a boolean array: cannot cast array data from "
+                        f"{np.dtype(dtype)!r} to dtype('bool') according to the rule 'safe'")
+    if shape is not None and tuple(mask_shape) != tuple(shape):
+        try:
+            ok = np.broadcast_shapes(mask_shape, shape) == tuple(shape)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"'where' of shape {tuple(mask_shape)} does not broadcast to the "
+                             f"input's shape {tuple(shape)}")
+
+
 def where_mask(where, shape=None):
     """``where`` as ufunc.reduce's converter: ``True`` -> None (no mask);
     an ndarray must cast to bool safely (an integer or float array raises
@@ -73,19 +92,25 @@ def where_mask(where, shape=None):
     ``shape`` (the input's), the mask must broadcast to it (ValueError)."""
     if where is True:
         return None
-    if isinstance(where, np.ndarray) and not np.can_cast(where.dtype, np.bool_, casting="safe"):
-        raise TypeError(f"'where' must be a boolean array: cannot cast array data from "
-                        f"{where.dtype!r} to dtype('bool') according to the rule 'safe'")
+    if isinstance(where, np.ndarray):
+        check_where(where.dtype, where.shape)
     mask = np.asarray(where, dtype=bool)
-    if shape is not None and mask.shape != shape:
-        try:
-            ok = np.broadcast_shapes(mask.shape, shape) == shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ValueError(f"'where' of shape {mask.shape} does not broadcast to the input's "
-                             f"shape {shape}")
+    check_where(mask.dtype, mask.shape, shape)
     return mask
+
+
+def inplace_outs(outs, nout: int, name: str) -> tuple:
+    """The ``outs`` of an in-place method (``at``): a tuple or list of one
+    array per ufunc output, as a tuple (the arrays' own type is the
+    caller's check: NumPy's or CuPy's)."""
+    if not isinstance(outs, (tuple, list)):
+        raise TypeError(f"{name}: 'outs' must be a tuple with one array per ufunc output "
+                        f"({nout}), not {type(outs).__name__}")
+    outs = tuple(outs)
+    if len(outs) != nout:
+        raise ValueError(f"{name}: 'outs' must have one array per ufunc output ({nout}), got "
+                         f"{len(outs)}")
+    return outs
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:

@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from . import _core
-from ._args import check_outs, finish_outs, one_axis, where_mask
+from ._args import check_outs, finish_outs, inplace_outs, one_axis, where_mask
 from ._dispatch import masked_refuse, public_function
 from ._engine import NoValue, _parse_initial, _parse_out, _resolve, _resolve_outs, has_initials
 from ._methods import _multi_output
@@ -222,13 +222,7 @@ def at(ufunc, outs, indices, values):
     """
     nout = _multi_output(ufunc, "at")
     name = f"at({ufunc.__name__})"
-    if not isinstance(outs, (tuple, list)):
-        raise TypeError(f"{name}: 'outs' must be a tuple with one array per ufunc output "
-                        f"({nout}), not {type(outs).__name__}")
-    outs = tuple(outs)
-    if len(outs) != nout:
-        raise ValueError(f"{name}: 'outs' must have one array per ufunc output ({nout}), got "
-                         f"{len(outs)}")
+    outs = inplace_outs(outs, nout, name)
     for i, o in enumerate(outs):
         if not isinstance(o, np.ndarray):
             raise TypeError(f"{name}: outs[{i}] must be an ndarray (updated in place), not "

@@ -64,7 +64,7 @@ import numpy as np  # noqa: E402
 
 from . import _core  # noqa: E402
 from . import _cupy_source as _src  # noqa: E402
-from ._args import axis_index, keepdims_flag, normalize_axes  # noqa: E402
+from ._args import axis_index, check_where, inplace_outs, keepdims_flag, normalize_axes  # noqa: E402
 from ._engine import NoValue, _parse_initial, _resolve_outs  # noqa: E402
 
 __all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
@@ -233,13 +233,7 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     outs = _device_outs(out, nout, name)
     axes = normalize_axes(axis, a.ndim)
     mode, initials = _parse_initial(initial, nout)
-    mask = None
-    if not (where is True):
-        w = _device_array(where, "where", name)
-        if w.dtype != np.bool_:
-            raise TypeError(f"numreduce.cupy.{name}.reduce: where must be a boolean array, "
-                            f"got dtype {w.dtype}")
-        mask = cupy.broadcast_to(w, a.shape)
+    mask = _device_where(where, a.shape, name, contiguous=False)
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape)) if keepdims \
         else tuple(n for i, n in enumerate(a.shape) if i not in axes)
     if any(o is not None for o in outs):
@@ -494,23 +488,17 @@ def _segments_kernel(name, char):
     return k
 
 
-def _device_where(where, shape, label):
-    """where= as _args.where_mask for CuPy: True -> None, else a boolean
-    CuPy array broadcast to `shape` (a NumPy mask is refused: mixed inputs)."""
+def _device_where(where, shape, label, contiguous=True):
+    """where= as _args.where_mask for CuPy (the same rules: check_where):
+    True -> None, else a boolean CuPy array broadcast to `shape` (a NumPy
+    mask is refused: mixed inputs); a contiguous copy for the RawKernels,
+    a broadcast view for the ReductionKernel."""
     if where is True:
         return None
     w = _device_array(where, "where", label)
-    if w.dtype != np.bool_:
-        raise TypeError(f"'where' must be a boolean array: cannot cast array data from "
-                        f"{w.dtype!r} to dtype('bool') according to the rule 'safe'")
-    try:
-        ok = np.broadcast_shapes(w.shape, shape) == shape
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"'where' of shape {w.shape} does not broadcast to the input's "
-                         f"shape {shape}")
-    return cupy.ascontiguousarray(cupy.broadcast_to(w, shape))
+    check_where(w.dtype, w.shape, shape)
+    w = cupy.broadcast_to(w, shape)
+    return cupy.ascontiguousarray(w) if contiguous else w
 
 
 def _seed_scalars(initials, descrs, label):
@@ -755,13 +743,7 @@ def at(ufunc, outs, indices, values):
     u = globals()[name]
     nout = u.nout
     label = f"at({name})"
-    if not isinstance(outs, (tuple, list)):
-        raise TypeError(f"{label}: 'outs' must be a tuple with one array per ufunc output "
-                        f"({nout}), not {type(outs).__name__}")
-    outs = tuple(outs)
-    if len(outs) != nout:
-        raise ValueError(f"{label}: 'outs' must have one array per ufunc output ({nout}), got "
-                         f"{len(outs)}")
+    outs = inplace_outs(outs, nout, label)
     for i, o in enumerate(outs):
         if not isinstance(o, _ndarray):
             raise TypeError(f"numreduce.cupy.{label}: outs[{i}] is a {type(o).__module__}."
