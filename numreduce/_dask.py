@@ -665,17 +665,22 @@ def _group_ids_1d(w_block, block, axis):
                                               for i in range(w_block.ndim))], dtype=np.intp)
 
 
-def _group_state(ufunc, g, initial, fill, dtype, parts, block, w, axes):
+def _group_state(ufunc, g, initial, fill, dtype, parts, masked, block, w, axes):
     from ._groups import _reduce_by_group
 
     ufunc = _ufunc(ufunc)
     axis = axes[0]
+    mask = True
+    if masked:  # the where mask rides in the ids' sign: id where selected, -1 - id where not
+        mask = w >= 0
+        w = np.where(mask, w, -1 - w)
     ids = _group_ids_1d(w, block, axis)
     counts = None if ids is None else np.bincount(ids, minlength=g)
     if ids is None:
         ids = np.zeros(block.shape[axis], np.intp)  # the block has no elements
     init = initial if fill is None else fill
-    states = tuple(_reduce_by_group(ufunc, p, ids, g, axis=axis, dtype=dtype, initial=init)
+    states = tuple(_reduce_by_group(ufunc, p, ids, g, axis=axis, dtype=dtype, initial=init,
+                                    where=mask)
                    for p in parts(block))
     return {"empty": False, "s": (states, counts)}
 
@@ -734,9 +739,6 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
 
     name = qualname.rsplit(".", 1)[-1]
     x = _as_dask(qualname, arguments[array], arguments.get("out"))
-    if arguments.get("where", True) is not True:
-        raise TypeError(f"{qualname}: where= is not supported for dask arrays (yet); select "
-                        "the elements with da.where or mask them out first")
     if x.ndim == 0:
         raise ValueError(f"{qualname}: the array must be at least 1-d")
     axis = axis_index(arguments["axis"], x.ndim)
@@ -744,6 +746,7 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
     if math.isnan(n):
         raise ValueError(f"{qualname}: the group axis has unknown chunk sizes; call "
                          "x.compute_chunk_sizes() first")
+    w = _where(qualname, arguments.get("where", True), x)
     gids = arguments["group_ids"]
     if (is_dask_array(gids) and identity_needed and _known(x.shape) and x.size == 0
             and _known(gids.shape) and gids.ndim == 1):
@@ -778,6 +781,8 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
     args["axis"] = axis
     if "out" in args:
         args["out"] = None
+    if w is not None:  # a mask, so that the NumPy path's where= rules raise now
+        args["where"] = np.ones(shape, bool)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         res = func(**args)
@@ -797,8 +802,12 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
     # not reshape, which Dask mishandles with empty chunks)
     ids_b = ids[tuple(slice(None) if i == axis else None for i in range(x.ndim))]
     ids_b = da.broadcast_to(ids_b, x.shape, chunks=x.chunks)
+    if w is not None:
+        wb = da.broadcast_to(da.asanyarray(w), x.shape).rechunk(x.chunks)
+        ids_b = da.where(wb, ids_b, -1 - ids_b)
     return _build_grouped(name, x, axis, g, dtypes, ids_b,
-                          functools.partial(_group_state, ufunc, g, initial, fill, dtype, parts),
+                          functools.partial(_group_state, ufunc, g, initial, fill, dtype, parts,
+                                            w is not None),
                           functools.partial(_merge_groups, ufunc),
                           functools.partial(_group_finish, name, check_empty, finish, dtypes))
 

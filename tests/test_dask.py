@@ -594,20 +594,32 @@ def test_grouped_differential(data, case, se):
     gids = da.from_array(ids, chunks=max(1, n // 2)) if as_dask and n else ids
     initial = data.draw(st.sampled_from([NOT_GIVEN, 0]))
     kw = {} if initial is NOT_GIVEN else {"initial": initial}
-    calls = [(nr.group_minmax, kw), (nr.group_meanvar, {"ddof": data.draw(st.sampled_from([0, 1]))})]
+    # where=: none, a full NumPy mask, the same as a dask array in other
+    # chunks, or a mask of the last axis that broadcasts
+    wmode = data.draw(st.sampled_from(["none", "numpy", "dask", "bcast"]))
+    mask_rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    wkw, wkw_np = {}, {}
+    if wmode != "none":
+        m = mask_rng.random(a.shape if wmode != "bcast" else a.shape[-1:]) < 0.7
+        wkw_np = {"where": m}
+        wkw = {"where": da.from_array(m, chunks=max(1, max(m.shape, default=1) // 3))
+               if wmode == "dask" else m}
+    calls = [(nr.group_minmax, dict(kw)),
+             (nr.group_meanvar, {"ddof": data.draw(st.sampled_from([0, 1]))})]
     if a.dtype.kind != "c":
         calls += [(nr.group_logsumexp, {}), (nr.group_fsum, {})]
     with tree(se):
         for f, extra in calls:
             if f is nr.group_minmax and a.dtype.kind == "c":
                 continue
-            ref, err = outcome(lambda: f(a, ids, num_groups=g, axis=axis, **extra))
+            wx, wn = (wkw, wkw_np) if f in (nr.group_minmax, nr.group_meanvar) else ({}, {})
+            ref, err = outcome(lambda: f(a, ids, num_groups=g, axis=axis, **extra, **wn))
             if err is not None:
                 with pytest.raises(err):
-                    out = f(x, gids, num_groups=g, axis=axis, **extra)
+                    out = f(x, gids, num_groups=g, axis=axis, **extra, **wx)
                     dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
                 continue
-            out = f(x, gids, num_groups=g, axis=axis, **extra)
+            out = f(x, gids, num_groups=g, axis=axis, **extra, **wx)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 got = dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
@@ -617,9 +629,15 @@ def test_grouped_differential(data, case, se):
                     1 + float(np.nansum(np.abs(a.astype(np.complex128))))))
         u = data.draw(st.sampled_from([nr.moments, nr.twosum, nr.minimummaximum]))
         if not (u is nr.minimummaximum and a.dtype.kind == "c"):
-            ref, err = outcome(lambda: nr.reduce_by_group(u, a, ids, g, axis=axis, **kw))
-            if err is None:
-                got = dask.compute(*nr.reduce_by_group(u, x, gids, g, axis=axis, **kw), **SYNC)
+            ref, err = outcome(lambda: nr.reduce_by_group(u, a, ids, g, axis=axis, **kw,
+                                                          **wkw_np))
+            if err is not None:
+                with pytest.raises(err):
+                    dask.compute(*nr.reduce_by_group(u, x, gids, g, axis=axis, **kw, **wkw),
+                                 **SYNC)
+            else:
+                got = dask.compute(*nr.reduce_by_group(u, x, gids, g, axis=axis, **kw, **wkw),
+                                   **SYNC)
                 if u is nr.twosum:
                     got, ref = [np.add(*got)], [np.add(*ref)]
                 for gt, r in zip(got, ref):
@@ -650,11 +668,21 @@ def test_grouped_errors_and_laziness():
         nr.group_fsum(x, ids[:5])
     with pytest.raises(TypeError, match="integers"):
         nr.group_fsum(x, ids.astype(float))
-    with pytest.raises(TypeError, match="where"):
-        nr.group_minmax(x, ids, where=np.ones((6, 4), bool), initial=0.0)
+    # where=: the NumPy path's rules at graph-build time
+    with pytest.raises(ValueError, match="does not have an identity"):
+        nr.group_minmax(x, ids, where=np.ones((6, 4), bool))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        nr.group_meanvar(x, ids, where=np.ones((5, 4), bool))
+    with pytest.raises(TypeError, match="boolean"):
+        nr.group_meanvar(x, ids, where=np.ones((6, 4), int))
     with pytest.raises(TypeError, match="not supported"):
         nr.group_argminmax(x[:, 0], ids)
     assert len(calls) == x.npartitions  # the errors above: at graph-build time
+    mask = (a % 3) != 0
+    lo, hi = nr.group_minmax(x, ids, where=da.from_array(mask, chunks=3), initial=-1.0)
+    for g, r in zip(dask.compute(lo, hi, **SYNC),
+                    nr.group_minmax(a, ids, where=mask, initial=-1.0)):
+        assert_same(g, r)
     with pytest.raises(ValueError, match="group 3 is empty"):  # dask ids: at compute time
         dask.compute(*nr.group_minmax(x, da.from_array(ids, chunks=4), num_groups=4), **SYNC)
 
