@@ -867,10 +867,93 @@ def _group_fsum_handler(qualname, arguments):
     return _grouped(qualname, group_fsum, arguments, "a", "twosum", _group_fsum_finish)
 
 
+# ---------------------------------------------------------------------------
+# group_argminmax: per block, the NumPy path's group_argminmax over the
+# groups the block has (global indices, -1 for the others); the states,
+# num_groups entries per block, merged by argminmax's own rule (_arg_merge)
+# ---------------------------------------------------------------------------
+
+def _group_arg_block(block, ids, g=0, state_dt=None, label="", block_info=None):
+    from ._groups import _bad_id, group_argminmax
+
+    st = np.zeros(g, state_dt)
+    st["imin"] = st["imax"] = -1
+    if block_info is None or block.size == 0:  # meta, or no element
+        return st
+    start = block_info[0]["array-location"][0][0]
+    ids = np.asarray(ids, dtype=np.intp)
+    if ((ids < 0) | (ids >= g)).any():
+        raise _bad_id(np.concatenate([np.zeros(start, np.intp), ids]), g, label)
+    present = np.flatnonzero(np.bincount(ids, minlength=g))
+    local = np.full(g, -1, np.intp)
+    local[present] = np.arange(present.size)
+    lo, hi = group_argminmax(block, local[ids], present.size)
+    st["vmin"][present], st["imin"][present] = block[lo], lo + start
+    st["vmax"][present], st["imax"][present] = block[hi], hi + start
+    return st
+
+
+def _group_arg_finish(name, states):
+    imin, imax = states["imin"], states["imax"]
+    if (imin < 0).any():
+        k = int(np.flatnonzero(imin < 0)[0])
+        raise ValueError(f"{name}: group {k} is empty and the reduction has no initial "
+                         "value (pass initial=..., or group_ids without empty groups)")
+    return imin.astype(np.intp), imax.astype(np.intp)
+
+
+def _group_argminmax_handler(qualname, arguments):
+    import dask.array as da
+
+    from ._groups import _bad_id, _group_ids, _num_groups, check_group_ids, group_argminmax
+
+    x = _as_dask(qualname, arguments["a"])
+    if x.ndim != 1:
+        raise ValueError(f"group_argminmax: 'a' must be 1-d, got shape {x.shape}")
+    n = x.shape[0]
+    if math.isnan(n):
+        raise ValueError(f"{qualname}: dask arrays with unknown chunk sizes are not "
+                         "supported (the global indices need the chunk offsets); call "
+                         "x.compute_chunk_sizes() first")
+    name = "reduce_by_group(minimummaximum)"  # the NumPy path's messages
+    gids = arguments["group_ids"]
+    if is_dask_array(gids):
+        check_group_ids(gids.dtype, gids.shape, n, name)
+        if arguments["num_groups"] is None:
+            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
+                             "array (the result's length must be known to build the graph)")
+        g = _num_groups(arguments["num_groups"], None, name)
+        ids = gids.rechunk((x.chunks[0],))
+    else:
+        _, ids_p = _group_ids(gids, n, name)
+        g = _num_groups(arguments["num_groups"], ids_p, name)
+        if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
+            raise _bad_id(ids_p, g, name)
+        empty = np.bincount(ids_p, minlength=g) == 0
+        if empty.any():  # the NumPy path's error, at graph-build time
+            raise ValueError(f"{name}: group {int(np.flatnonzero(empty)[0])} is empty and the "
+                             "reduction has no initial value (pass initial=..., or group_ids "
+                             "without empty groups)")
+        ids = da.from_array(ids_p, chunks=(x.chunks[0],))
+    # the probe: the dtype's loop (TypeError now), every group present once
+    group_argminmax(np.zeros(g, x.dtype), np.arange(g), g)
+    state_dt = np.dtype([("vmin", x.dtype), ("imin", np.int64), ("vmax", x.dtype),
+                         ("imax", np.int64)])
+    states = da.map_blocks(_group_arg_block, x, ids, g=g, state_dt=state_dt, label=name,
+                           chunks=((g,) * len(x.chunks[0]),), dtype=state_dt,
+                           meta=np.empty((0,), state_dt), token="numreduce-group_argminmax-chunk")
+    dtypes = [np.dtype(np.intp)] * 2
+    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
+    res = _reduction("group_argminmax", states, (0,), True, out_dt, _arg_identity, _arg_merge,
+                     functools.partial(_group_arg_finish, name), output_size=g)
+    return _outputs("group_argminmax", res, dtypes, 1)
+
+
 _HANDLERS.update({
     "reduce_by_group": _reduce_by_group_handler,
     "group_minmax": _group_minmax_handler,
     "group_meanvar": _group_meanvar_handler,
     "group_logsumexp": _group_logsumexp_handler,
     "group_fsum": _group_fsum_handler,
+    "group_argminmax": _group_argminmax_handler,
 })

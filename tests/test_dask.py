@@ -645,6 +645,34 @@ def test_grouped_differential(data, case, se):
                                 atol=1e-5 * (1 + float(np.nansum(np.abs(a) ** 2 + np.abs(a)))))
 
 
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "int16"), max_ndim=1,
+                                   nans=True), se=split_every)
+def test_group_argminmax_differential(data, case, se):
+    """Global indices of each group's first minimum and maximum (the first
+    NaN for both where a group has one), across chunk borders, empty chunks
+    and ties, NumPy or dask ids; the NumPy path's errors (empty group, id
+    out of range) at build time for NumPy ids, at compute time for dask."""
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    n = a.shape[0]
+    g = data.draw(st.integers(1, 4))
+    ids = np.asarray(data.draw(st.lists(st.integers(0, g), min_size=n, max_size=n)),
+                     dtype=np.int64)  # g itself: out of range, sometimes
+    num_groups = data.draw(st.sampled_from([None, g]))
+    as_dask = data.draw(st.booleans()) and num_groups is not None
+    gids = da.from_array(ids, chunks=max(1, n // 3)) if as_dask and n else ids
+    ref, err = outcome(lambda: nr.group_argminmax(a, ids, num_groups))
+    with tree(se):
+        if err is not None:
+            with pytest.raises(err):
+                dask.compute(*nr.group_argminmax(x, gids, num_groups), **SYNC)
+            return
+        got = dask.compute(*nr.group_argminmax(x, gids, num_groups), **SYNC)
+    for gt, r in zip(got, ref):
+        assert_same(gt, r)
+
+
 NOT_GIVEN = object()
 
 
@@ -675,8 +703,10 @@ def test_grouped_errors_and_laziness():
         nr.group_meanvar(x, ids, where=np.ones((5, 4), bool))
     with pytest.raises(TypeError, match="boolean"):
         nr.group_meanvar(x, ids, where=np.ones((6, 4), int))
-    with pytest.raises(TypeError, match="not supported"):
-        nr.group_argminmax(x[:, 0], ids)
+    with pytest.raises(ValueError, match="group 3 is empty"):
+        nr.group_argminmax(x[:, 0], ids, num_groups=4)
+    with pytest.raises(ValueError, match="1-d"):
+        nr.group_argminmax(x, ids)
     assert len(calls) == x.npartitions  # the errors above: at graph-build time
     mask = (a % 3) != 0
     lo, hi = nr.group_minmax(x, ids, where=da.from_array(mask, chunks=3), initial=-1.0)
