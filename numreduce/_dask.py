@@ -247,6 +247,11 @@ def _reduction(name, x, axes, keepdims, out_dt, block_state, merge_states, finis
         except ValueError:
             raise ValueError(f"Weights with shape {wgt.shape} are not broadcastable to x with "
                              f"shape {x.shape}") from None
+        if wgt.chunks != x.chunks:
+            # x's own chunks, empty ones included (blockwise's unification
+            # of different chunkings drops empty chunks, and the tree step
+            # then meets states it did not make)
+            wgt = wgt.rechunk(x.chunks)
         args += [wgt, inds]
     fn = dask.delayed(chunk, pure=True, traverse=False,
                       name=f"numreduce-fn-{name}-{tokenize(chunk)}")
@@ -364,11 +369,13 @@ def _merge_parts(ufunc, a, b):
     return tuple(_merge2(ufunc, pa, pb) for pa, pb in zip(a, b))
 
 
-def _reduce_finish(name, dtypes, after, states):
+def _reduce_finish(name, dtypes, after, ref, seeds, states):
     if states is None:
         # only with unknown chunk sizes (known empty input fails at build time)
         raise ValueError(f"zero-size array to reduction operation {name} which has no "
                          "identity")
+    if seeds is not None:
+        states = _merge_seeds(_ufunc(ref), seeds, states)
     res = tuple(np.asarray(s, dtype=dt) for s, dt in zip(states, dtypes))
     if after is not None:
         after(res)
@@ -393,6 +400,39 @@ def _has_initials(ufunc, dt, dtype):
     return has_initials(ufunc, stream)
 
 
+def _seeds_once(qualname, ufunc, initial, dtypes, has_init):
+    """The user's ``initial`` as one state (0-d arrays in the output dtypes),
+    merged once into the merged block states -- or None where the blocks
+    may take it themselves.  Every block seeded with ``initial`` counts it
+    once per block: exact only where the seed merged with itself is the
+    seed, bit for bit (min/max seeds, a zero sum), which also gives an
+    empty block its state; wrong for the others (a moments seed's count,
+    a twosum seed's value, a maxsumexp seed's term).  Their blocks start
+    from the ufunc's own initials (identities of its merge) instead."""
+    from ._segments import seed_values
+
+    mode, initials = _parse_initial(initial, ufunc.nout)
+    if mode != 2:
+        return None
+    seeds = seed_values(initials, [None, *dtypes], qualname)
+    twice = _merge2(ufunc, seeds, seeds)
+    if all(np.asarray(t, dtype=sd.dtype).tobytes() == sd.tobytes()
+           for t, sd in zip(twice, seeds)):
+        return None
+    if not has_init:
+        raise TypeError(f"{qualname}: initial= on a dask array needs a ufunc with initial "
+                        f"values ({ufunc.__name__} has none), so that every block can start "
+                        "without it; reduce a NumPy array, or pass the initial state to "
+                        "merge() after the reduction")
+    return seeds
+
+
+def _merge_seeds(ufunc, seeds, states):
+    """merge(ufunc, seeds, states): the seeds first, as a reduction's start."""
+    shape = np.shape(states[0])
+    return _merge2(ufunc, tuple(np.broadcast_to(sd, shape) for sd in seeds), states)
+
+
 def _reduce(qualname, ufunc, func, arguments, array, after=None):
     x = _as_dask(qualname, arguments[array], arguments.get("out"))
     w = _where(qualname, arguments["where"], x)
@@ -402,12 +442,16 @@ def _reduce(qualname, ufunc, func, arguments, array, after=None):
     initial = arguments["initial"]
     mode, _ = _parse_initial(initial, ufunc.nout)
     dtype = arguments.get("dtype")
-    identity = mode == 2 or mode == 0 and _has_initials(ufunc, x.dtype, dtype)
+    has_init = _has_initials(ufunc, x.dtype, dtype)
+    seeds = _seeds_once(qualname, ufunc, initial, dtypes, has_init)
+    if seeds is not None:
+        initial = NoValue  # the blocks start from the ufunc's initials
+    identity = mode == 2 or mode == 0 and has_init
     name, ref = ufunc.__name__, _ufunc_ref(ufunc)
     return _build(name, x, axes, keepdims, dtypes,
                   functools.partial(_reduce_state, ref, dtype, initial, identity),
                   functools.partial(_merge_ufunc, ref),
-                  functools.partial(_reduce_finish, name, dtypes, after), w)
+                  functools.partial(_reduce_finish, name, dtypes, after, ref, seeds), w)
 
 
 def _reduce_handler(qualname, arguments):
@@ -714,6 +758,11 @@ def _states_finish(dtypes, parts):
     return tuple(np.asarray(s, dtype=dt) for s, dt in zip(parts[0], dtypes))
 
 
+def _seeded_finish(ref, seeds, finish, dtypes, parts):
+    """finish() after the user's initial merged once into every group."""
+    return finish(dtypes, [_merge_seeds(_ufunc(ref), seeds, parts[0]), *parts[1:]])
+
+
 def _group_meanvar_finish(mean_dt, var_dt, ddof, dtypes, parts):
     count = parts[0][0]
     m2 = parts[0][2] if len(parts) == 1 else np.add(parts[0][2], parts[1][2])
@@ -788,6 +837,12 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
         res = func(**args)
     dtypes = [np.asarray(r).dtype for r in (res if isinstance(res, tuple) else (res,))]
     initial = arguments.get("initial", NoValue)
+    u = _ufunc(ufunc)
+    seeds = _seeds_once(qualname, u, initial, dtypes,
+                        _has_initials(u, x.dtype, dtype)) if initial is not NoValue else None
+    if seeds is not None:  # the blocks start from the ufunc's initials
+        initial = NoValue
+        finish = functools.partial(_seeded_finish, ufunc, seeds, finish)
     fill = None
     check_empty = False
     if identity_needed and initial is NoValue:

@@ -673,6 +673,48 @@ def test_group_argminmax_differential(data, case, se):
         assert_same(gt, r)
 
 
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32"), max_ndim=2,
+                                   nans=False), se=split_every)
+def test_initial_counted_once(data, case, se):
+    """initial= is the start of the whole reduction, not of every block: a
+    moments seed adds its count once, a twosum seed its value once, a
+    maxsumexp seed its term once, whatever the chunking (a regression: every
+    block was seeded, so the seed counted once per block)."""
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(st.sampled_from([None] + list(range(a.ndim))))
+    u, init = data.draw(st.sampled_from([
+        (nr.moments, (2.0, 7.5, 3.0)), (nr.twosum, (5.0, 0.0)), (nr.maxsumexp, (3.0, 0.5)),
+        (nr.minimummaximum, (-1.0, 1.0))]))
+    where = None
+    if data.draw(st.booleans()):
+        where = np.random.default_rng(data.draw(st.integers(0, 99))).random(a.shape) < 0.6
+    kw = {} if where is None else {"where": where}
+    ref, err = outcome(lambda: nr.reduce(u, a, axis=axis, initial=init, **kw))
+    with tree(se):
+        if err is not None:
+            with pytest.raises(err):
+                dask.compute(*nr.reduce(u, x, axis=axis, initial=init, **kw), **SYNC)
+        else:
+            got = dask.compute(*nr.reduce(u, x, axis=axis, initial=init, **kw), **SYNC)
+            scale = 1 + float(np.sum(np.abs(a.astype(np.float64)) ** 2)) + 100
+            if u is nr.twosum:  # (s, e) splits differ; their sum is the result
+                got, ref = [np.add(*got)], [np.add(*ref)]
+            for gt, r in zip(got, ref):
+                assert_same(gt, r, exact=u is nr.minimummaximum, rtol=1e-9, atol=1e-9 * scale)
+        if a.ndim == 1 and u is not nr.maxsumexp:
+            ids = np.arange(a.shape[0]) % 3
+            ref = nr.reduce_by_group(u, a, ids, 3, initial=init, **kw)
+            got = dask.compute(*nr.reduce_by_group(u, x, ids, 3, initial=init, **kw), **SYNC)
+            if u is nr.twosum:
+                got, ref = [np.add(*got)], [np.add(*ref)]
+            for gt, r in zip(got, ref):
+                assert_same(gt, r, exact=u is nr.minimummaximum, rtol=1e-9,
+                            atol=1e-9 * (1 + float(np.sum(np.abs(a.astype(np.float64)) ** 2))
+                                         + 100))
+
+
 NOT_GIVEN = object()
 
 
