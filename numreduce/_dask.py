@@ -1004,6 +1004,170 @@ def _group_argminmax_handler(qualname, arguments):
     return _outputs("group_argminmax", res, dtypes, 1)
 
 
+# ---------------------------------------------------------------------------
+# reduceat, segmented_reduce: one tree reduction over the segment axis, each
+# block reducing its own pieces of the segments (output_size = the number of
+# segments); a piece a block lacks is absent from its state, not an identity,
+# so ufuncs without initials merge exactly too
+# ---------------------------------------------------------------------------
+
+def _seg_state(ufunc, lo, hi, dtype, initial, block, w, axes):
+    """The block's pieces of every segment: (states, present) with the
+    segment axis of length nseg, present[s] where the block holds at least
+    one element of segment s.  `w` carries each element's position along the
+    axis (its sign the where mask: pos where selected, -1 - pos where not)."""
+    from ._segments import segmented_reduce
+
+    u = _ufunc(ufunc)
+    axis = axes[0]
+    m = block.shape[axis]
+    nseg = lo.shape[0]
+    if m == 0:  # nothing along the segment axis: the block adds nothing
+        return {"empty": True}
+    if w.size:
+        first = int(w[(0,) * w.ndim])
+        b0 = first if first >= 0 else -1 - first
+    else:  # no element off the axis either: any offset gives empty pieces' shapes
+        b0 = 0
+    l_lo = np.clip(lo - b0, 0, m)
+    l_hi = np.clip(hi - b0, 0, m)
+    present = l_hi > l_lo
+    where = True if w.size == 0 or w.min() >= 0 else w >= 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the NumPy path's own warnings come at the finish
+        part = segmented_reduce(u, block, l_lo[present], l_hi[present], axis=axis, dtype=dtype,
+                                initial=initial, where=where)
+    shape = tuple(nseg if i == axis else n for i, n in enumerate(block.shape))
+    idx = [slice(None)] * block.ndim
+    idx[axis] = present
+    states = []
+    for p in part:
+        full = np.zeros(shape, p.dtype)
+        full[tuple(idx)] = p
+        states.append(full)
+    return {"empty": False, "s": (tuple(states), present)}
+
+
+def _seg_merge(ufunc, axis, a, b):
+    (sa, pa), (sb, pb) = a, b
+    both = pa & pb
+    out = []
+    take = [slice(None)] * sa[0].ndim
+    take[axis] = both
+    take = tuple(take)
+    merged = _merge2(_ufunc(ufunc), tuple(x[take] for x in sa), tuple(x[take] for x in sb)) \
+        if both.any() else None
+    shape = [1] * sa[0].ndim
+    shape[axis] = -1
+    only_b = (pb & ~pa).reshape(shape)
+    for k, (xa, xb) in enumerate(zip(sa, sb)):
+        r = np.where(only_b, xb, xa)
+        if merged is not None:
+            r[take] = merged[k]
+        out.append(r)
+    return tuple(out), pa | pb
+
+
+def _seg_finish(ufunc, axis, dtypes, empty_state, seeds, states):
+    """Absent segments (no element anywhere) take the empty state (the
+    ufunc's initials, or the seed); the seed is merged once into the others
+    where the blocks did not start from it."""
+    if states is None:
+        raise ValueError("numreduce: a segment reduction met no block (unknown chunk sizes?)")
+    st, present = states
+    u = _ufunc(ufunc)
+    if seeds is not None and present.any():
+        take = [slice(None)] * st[0].ndim
+        take[axis] = present
+        take = tuple(take)
+        merged = _merge_seeds(u, seeds, tuple(x[take] for x in st))
+        st = tuple(x.copy() for x in st)
+        for x, mg in zip(st, merged):
+            x[take] = mg
+    shape = [1] * st[0].ndim
+    shape[axis] = -1
+    absent = (~present).reshape(shape)
+    return tuple(np.where(absent, np.asarray(e, dtype=dt), x).astype(dt, copy=False)
+                 for x, e, dt in zip(st, empty_state, dtypes))
+
+
+def _segments_dask(qualname, kind, arguments):
+    import dask.array as da
+
+    from ._args import one_axis
+    from ._engine import MULTI_OUTPUT, _parse_out
+    from ._segments import _offsets, check_segments, reduceat_bounds
+
+    ufunc = arguments["ufunc"]
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
+    x = _as_dask(qualname, arguments["array"], arguments.get("out"))
+    name = f"{kind}({ufunc.__name__})"
+    ax = one_axis(arguments["axis"], x, name, f"{kind} on")
+    n = x.shape[ax]
+    if math.isnan(n):
+        raise ValueError(f"{qualname}: the segment axis has unknown chunk sizes; call "
+                         "x.compute_chunk_sizes() first")
+    if kind == "reduceat":
+        lo, hi = reduceat_bounds(arguments["indices"], n, name, ufunc.__name__)
+        initial, where = NoValue, True
+    else:
+        lo = _offsets(arguments["starts"], n, name, "starts")
+        hi = _offsets(arguments["stops"], n, name, "stops")
+        if lo.shape != hi.shape:
+            raise ValueError(f"{name}: 'starts' and 'stops' must have the same length, got "
+                             f"{lo.shape[0]} and {hi.shape[0]}")
+        initial, where = arguments["initial"], arguments["where"]
+    w = _where(qualname, where, x)
+    mode, initials = _parse_initial(initial, nout)
+    dtype = arguments["dtype"]
+    descrs, _ = check_segments(ufunc, nout, name, x.dtype, x.shape, ax, lo, hi, dtype,
+                               _parse_out(None, nout), mode, initials, w is not None)
+    dtypes = list(descrs[1:])
+    has_init = _has_initials(ufunc, x.dtype, dtype)
+    seeds = _seeds_once(qualname, ufunc, initial, dtypes, has_init)
+    block_initial = NoValue if seeds is not None else initial
+    # the state of a segment with no element: the seed, or the ufunc's initials
+    # (a ufunc without them has none: check_segments refused empty segments)
+    if mode == 2:
+        from ._segments import seed_values
+        empty_state = seed_values(initials, descrs, name)
+    elif mode == 0 and has_init:
+        empty_state = _api.reduce(ufunc, np.zeros(0, descrs[0]), axis=0)
+    else:
+        empty_state = tuple(np.zeros((), dt) for dt in dtypes)  # never used
+    if n == 0:  # no element: every segment is empty (check_segments allowed it)
+        shape = x.shape[:ax] + (lo.shape[0],) + x.shape[ax + 1:]
+        chunks = x.chunks[:ax] + ((lo.shape[0],),) + x.chunks[ax + 1:]
+        return tuple(da.broadcast_to(np.asarray(e, dtype=dt), shape, chunks=chunks)
+                     for e, dt in zip(empty_state, dtypes))
+    # positions along the axis (the block offsets), the where mask in their sign
+    pos = da.arange(n, chunks=(x.chunks[ax],), dtype=np.int64)
+    pos = da.broadcast_to(pos[tuple(slice(None) if i == ax else None for i in range(x.ndim))],
+                          x.shape, chunks=x.chunks)
+    if w is not None:
+        wb = da.broadcast_to(da.asanyarray(w), x.shape).rechunk(x.chunks)
+        pos = da.where(wb, pos, -1 - pos)
+    ref = _ufunc_ref(ufunc)
+    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
+    res = _reduction(kind, x, (ax,), True, out_dt,
+                     functools.partial(_seg_state, ref, lo, hi, dtype, block_initial),
+                     functools.partial(_seg_merge, ref, ax),
+                     functools.partial(_seg_finish, ref, ax, dtypes, empty_state, seeds),
+                     pos, output_size=lo.shape[0])
+    return _outputs(kind, res, dtypes, x.ndim)
+
+
+def _reduceat_handler(qualname, arguments):
+    return _segments_dask(qualname, "reduceat", arguments)
+
+
+def _segmented_reduce_handler(qualname, arguments):
+    return _segments_dask(qualname, "segmented_reduce", arguments)
+
+
 _HANDLERS.update({
     "reduce_by_group": _reduce_by_group_handler,
     "group_minmax": _group_minmax_handler,
@@ -1011,4 +1175,6 @@ _HANDLERS.update({
     "group_logsumexp": _group_logsumexp_handler,
     "group_fsum": _group_fsum_handler,
     "group_argminmax": _group_argminmax_handler,
+    "reduceat": _reduceat_handler,
+    "segmented_reduce": _segmented_reduce_handler,
 })

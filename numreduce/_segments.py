@@ -27,19 +27,19 @@ from ._methods import _multi_output
 __all__ = ["reduceat", "segmented_reduce"]
 
 
-def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial=None,
-         where=True):
-    """Validate out/dtype/initial/where against the segments, then reduce
-    every segment [starts[s], stops[s]) of axis `ax` on the engine."""
+def check_segments(ufunc, nout, name, arr_dtype, arr_shape, ax, starts, stops, dtype, outs,
+                   mode, initial, masked):
+    """The checks of a segment reduction that need no data (the NumPy path
+    and the dask graph alike): out, dtype, initial and where against the
+    segments.  Returns (descrs, seeds: the initial's 0-d arrays or None)."""
     nseg = starts.shape[0]
-    shape = arr.shape[:ax] + (nseg,) + arr.shape[ax + 1:]
-    mask = where_mask(where, arr.shape)
+    shape = arr_shape[:ax] + (nseg,) + arr_shape[ax + 1:]
     if any(o is not None for o in outs):
         check_outs(outs, shape, name)
-    descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    descrs = _resolve_outs(ufunc, arr_dtype, outs, dtype, nout, name)
     seeds = seed_values(initial, descrs, name) if mode == 2 else None
     seeded = mode == 2 or (mode == 0 and has_initials(ufunc, descrs[0]))
-    if mask is not None and not seeded:
+    if masked and not seeded:
         raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an identity, "
                          "so to use a where mask one has to specify 'initial'")
     if not seeded:  # reduce's rule: an empty reduction needs a start value
@@ -49,6 +49,18 @@ def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial
             raise ValueError(f"{name}: segment {s} ([{int(starts[s])}:{int(stops[s])}] along "
                              f"axis {ax}) is empty and {ufunc.__name__} has no identity; "
                              "pass 'initial' for empty segments")
+    return descrs, seeds
+
+
+def _run(ufunc, nout, name, arr, ax, starts, stops, dtype, outs, mode=0, initial=None,
+         where=True):
+    """Validate out/dtype/initial/where against the segments, then reduce
+    every segment [starts[s], stops[s]) of axis `ax` on the engine."""
+    nseg = starts.shape[0]
+    shape = arr.shape[:ax] + (nseg,) + arr.shape[ax + 1:]
+    mask = where_mask(where, arr.shape)
+    descrs, seeds = check_segments(ufunc, nout, name, arr.dtype, arr.shape, ax, starts, stops,
+                                   dtype, outs, mode, initial, mask is not None)
 
     # The segment loop wants C-contiguous, aligned, native blocks (outer, n, inner).
     x = np.require(arr.astype(descrs[0], copy=False), requirements=["C", "A"])

@@ -715,6 +715,53 @@ def test_initial_counted_once(data, case, se):
                                          + 100))
 
 
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "int16"), max_ndim=2,
+                                   nans=True), se=split_every)
+def test_segments_differential(data, case, se):
+    """reduceat and segmented_reduce on dask arrays against the NumPy path:
+    segments across chunk borders, empty chunks, empty/overlapping/clipped
+    segments, initial= (none, None, a seed), where= masks; the NumPy
+    path's errors at graph-build time."""
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = a.shape[axis]
+    u = data.draw(st.sampled_from([nr.minimummaximum, nr.fminfmax, nr.moments, nr.maxsumexp,
+                                   nr.twosum]))
+    tol = dict(rtol=1e-5, atol=1e-5 * (1 + float(np.nansum(np.abs(a.astype(np.float64)) ** 2))))
+    exact = u in (nr.minimummaximum, nr.fminfmax)
+
+    def check(f_np, f_dask):
+        ref, err = outcome(f_np)
+        if err is not None:
+            with pytest.raises(err):
+                dask.compute(*f_dask(), **SYNC)
+            return
+        with tree(se), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = dask.compute(*f_dask(), **SYNC)
+        if u is nr.twosum:
+            got, ref = [np.add(*got)], [np.add(*ref)]
+        for gt, r in zip(got, ref):
+            assert_same(gt, r, exact=exact, **tol)
+
+    if n:
+        idx = data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=5))
+        check(lambda: nr.reduceat(u, a, idx, axis=axis),
+              lambda: nr.reduceat(u, x, idx, axis=axis))
+    k = data.draw(st.integers(0, 5))
+    starts = data.draw(st.lists(st.integers(-n - 2, n + 2), min_size=k, max_size=k))
+    stops = data.draw(st.lists(st.integers(-n - 2, n + 2), min_size=k, max_size=k))
+    kw = data.draw(st.sampled_from([{}, {"initial": None}, {"initial": 3.0},
+                                    {"initial": (2.0, 1.0, 0.5)[:u.nout]}]))
+    if data.draw(st.booleans()):
+        rng = np.random.default_rng(data.draw(st.integers(0, 99)))
+        kw = dict(kw, where=rng.random(a.shape) < 0.7)
+    check(lambda: nr.segmented_reduce(u, a, starts, stops, axis=axis, **kw),
+          lambda: nr.segmented_reduce(u, x, starts, stops, axis=axis, **kw))
+
+
 NOT_GIVEN = object()
 
 
