@@ -1168,6 +1168,113 @@ def _segmented_reduce_handler(qualname, arguments):
     return _segments_dask(qualname, "segmented_reduce", arguments)
 
 
+# ---------------------------------------------------------------------------
+# accumulate (and cumminmax, nancumminmax): per block, the NumPy path's
+# accumulate; then along the axis a chain of carries (the state of every
+# element before the block: merge of the previous carry and the previous
+# block's last slice), merged into each block's running states
+# ---------------------------------------------------------------------------
+
+def _acc_block(block, ufunc, axis, dtype, out_dt):
+    from ._methods import accumulate
+
+    res = accumulate(_ufunc(ufunc), block, axis=axis, dtype=dtype)
+    return _pack(res, out_dt)
+
+
+def _unpack(block, nout):
+    return tuple(block[f"f{i}"] for i in range(nout))
+
+
+def _carry_step(ufunc, axis, nout, carry, prev):
+    """The carry into a block: `carry` (into the previous block; None for
+    the first) merged with the previous block's last running state."""
+    if prev.shape[axis] == 0:
+        return carry
+    idx = [slice(None)] * prev.ndim
+    idx[axis] = slice(-1, None)
+    last = prev[tuple(idx)]
+    if carry is None:
+        return last
+    merged = merge(_ufunc(ufunc), _unpack(carry, nout), _unpack(last, nout))
+    return _pack(merged, prev.dtype)
+
+
+def _apply_carry(ufunc, nout, carry, block):
+    if carry is None or block.size == 0:
+        return block
+    c = tuple(np.broadcast_to(f, block.shape) for f in _unpack(carry, nout))
+    return _pack(merge(_ufunc(ufunc), c, _unpack(block, nout)), block.dtype)
+
+
+def _accumulate_graph(qualname, ufunc, x, ax, dtype, dtypes):
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    ref, nout = _ufunc_ref(ufunc), ufunc.nout
+    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
+    meta = np.empty((0,) * x.ndim, out_dt)
+    acc = x.map_blocks(_acc_block, ref, ax, dtype, out_dt, dtype=out_dt, meta=meta,
+                       token="numreduce-accumulate-block")
+    token = tokenize(acc, ref, ax)
+    name, carry = f"numreduce-accumulate-{token}", f"numreduce-accumulate-carry-{token}"
+    dsk = {}
+    for idx in np.ndindex(*x.numblocks):
+        i = idx[ax]
+        if i == 0:
+            dsk[(name,) + idx] = (acc.name,) + idx
+            continue
+        prev = idx[:ax] + (i - 1,) + idx[ax + 1:]
+        dsk[(carry,) + idx] = (_carry_step, ref, ax, nout,
+                               (carry,) + prev if i > 1 else None, (acc.name,) + prev)
+        dsk[(name,) + idx] = (_apply_carry, ref, nout, (carry,) + idx, (acc.name,) + idx)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[acc])
+    res = da.Array(graph, name, chunks=acc.chunks, dtype=out_dt, meta=meta)
+    return _outputs("accumulate", res, dtypes, x.ndim)
+
+
+def _accumulate_handler(qualname, arguments):
+    from ._args import one_axis
+    from ._engine import MULTI_OUTPUT
+    from ._methods import accumulate
+
+    ufunc = arguments["ufunc"]
+    if ufunc not in MULTI_OUTPUT:
+        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
+    x = _as_dask(qualname, arguments["array"], arguments.get("out"))
+    ax = one_axis(arguments["axis"], x, f"accumulate({ufunc.__name__})", "accumulate on")
+    dtypes = _probe(accumulate, arguments, "array", x)
+    return _accumulate_graph(qualname, ufunc, x, ax, arguments["dtype"], dtypes)
+
+
+def _cum_minmax_handler(ufunc_name, func_name):
+    def handler(qualname, arguments):
+        from . import _cumulative
+
+        x = _as_dask(qualname, arguments["x"], arguments.get("out"))
+        if x.ndim == 0:
+            x = x.reshape(1)
+        axis = arguments["axis"]
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError(f"{func_name}: for arrays which have more than one dimension "
+                                 "``axis`` argument is required.")
+            axis = 0
+        ax = axis_index(axis, x.ndim)
+        # the probe (x is positional-only): the NumPy path's errors now, its dtypes
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            res = getattr(_cumulative, func_name)(_probe_array(x), axis=ax,
+                                                  dtype=arguments["dtype"])
+        dtypes = [np.asarray(r).dtype for r in res]
+        return _accumulate_graph(qualname, getattr(_core, ufunc_name), x, ax,
+                                 arguments["dtype"], dtypes)
+
+    return handler
+
+
 _HANDLERS.update({
     "reduce_by_group": _reduce_by_group_handler,
     "group_minmax": _group_minmax_handler,
@@ -1177,4 +1284,7 @@ _HANDLERS.update({
     "group_argminmax": _group_argminmax_handler,
     "reduceat": _reduceat_handler,
     "segmented_reduce": _segmented_reduce_handler,
+    "accumulate": _accumulate_handler,
+    "cumminmax": _cum_minmax_handler("minimummaximum", "cumminmax"),
+    "nancumminmax": _cum_minmax_handler("fminfmax", "nancumminmax"),
 })

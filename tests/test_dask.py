@@ -762,6 +762,46 @@ def test_segments_differential(data, case, se):
           lambda: nr.segmented_reduce(u, x, starts, stops, axis=axis, **kw))
 
 
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "int16"), max_ndim=2,
+                                   nans=True))
+def test_accumulate_differential(data, case):
+    """accumulate, cumminmax and nancumminmax on dask arrays against the
+    NumPy path: carries across chunk borders and past empty chunks; min/max
+    bit for bit, moments within rounding (a block's running states merged
+    with the carry, Chan's merge instead of Welford's steps)."""
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    u = data.draw(st.sampled_from([nr.minimummaximum, nr.fminfmax, nr.moments, nr.maxsumexp,
+                                   nr.twosum]))
+    dtype = data.draw(st.sampled_from([None, np.float64]))
+    exact = u in (nr.minimummaximum, nr.fminfmax)
+    ref, err = outcome(lambda: nr.accumulate(u, a, axis=axis, dtype=dtype))
+    if err is not None:
+        with pytest.raises(err):
+            dask.compute(*nr.accumulate(u, x, axis=axis, dtype=dtype), **SYNC)
+        return
+    got = dask.compute(*nr.accumulate(u, x, axis=axis, dtype=dtype), **SYNC)
+    if u is nr.twosum:
+        got, ref = [np.add(*got)], [np.add(*ref)]
+    if u is nr.maxsumexp:  # the log-sum-exp itself (t's split depends on the running max)
+        with np.errstate(all="ignore"):
+            got, ref = [got[0] + np.log1p(got[1])], [ref[0] + np.log1p(ref[1])]
+    scale = 1 + float(np.nansum(np.abs(a.astype(np.float64)) ** 2))
+    for gt, r in zip(got, ref):
+        assert_same(gt, r, exact=exact, rtol=1e-5, atol=1e-5 * scale)
+    f = nr.cumminmax if u is nr.minimummaximum else nr.nancumminmax
+    kw = {"axis": axis} if a.ndim > 1 or data.draw(st.booleans()) else {}
+    ref, err = outcome(lambda: f(a, **kw))
+    if err is not None:
+        with pytest.raises(err):
+            dask.compute(*f(x, **kw), **SYNC)
+    else:
+        for gt, r in zip(dask.compute(*f(x, **kw), **SYNC), ref):
+            assert_same(gt, r)
+
+
 NOT_GIVEN = object()
 
 
