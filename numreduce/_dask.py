@@ -1275,6 +1275,91 @@ def _cum_minmax_handler(ufunc_name, func_name):
     return handler
 
 
+def _lcse_finish(rdt, mx, t):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (mx + np.log1p(t)).astype(rdt)
+
+
+def _cfsum_finish(rdt, s, e):
+    return np.asarray(_api._fsum_finish(s, e)).astype(rdt, copy=False)
+
+
+def _cmv_finish(mean_dt, var_dt, ddof, which, count, mean, m2):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the NumPy path warns at the call, once
+        res = _api._finish_meanvar(count, [mean], m2, mean_dt, var_dt, ddof, False,
+                                   warn_dof=False)
+    return np.asarray(res[which])
+
+
+def _cum_finished_handler(func_name):
+    """logcumsumexp, cumfsum, cummeanvar on dask (real data): the states of
+    the NumPy path's accumulate on dask, finished blockwise as the NumPy
+    path finishes them (include_initial: the initial slice first)."""
+    def handler(qualname, arguments):
+        import dask.array as da
+
+        from . import _cumulative
+
+        x = _as_dask(qualname, arguments["x"], arguments.get("out"))
+        if x.dtype.kind == "c":
+            raise TypeError(f"{qualname}: complex dask arrays are not supported (the real and "
+                            "imaginary parts' scans would be two graphs); reduce a NumPy array")
+        if x.ndim == 0:
+            x = x.reshape(1)
+        axis = arguments["axis"]
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError(f"{func_name}: for arrays which have more than one dimension "
+                                 "``axis`` argument is required.")
+            axis = 0
+        ax = axis_index(axis, x.ndim)
+        kw = {k: v for k, v in arguments.items() if k not in ("x", "out")}
+        kw["axis"] = ax
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # the probe: errors now, result dtypes
+            probe = getattr(_cumulative, func_name)(_probe_array(x), **kw)
+        rdts = [np.asarray(r).dtype for r in (probe if isinstance(probe, tuple) else (probe,))]
+        if func_name == "logcumsumexp":
+            mx, t = _accumulate_graph(qualname, _core.maxsumexp, x, ax, None,
+                                      _accumulate_dtypes(_core.maxsumexp, x, ax, None))
+            res = [da.map_blocks(_lcse_finish, rdts[0], mx, t, dtype=rdts[0])]
+            initial = -np.inf
+        elif func_name == "cumfsum":
+            acc, _ = _api._fsum_dtype(x.dtype, arguments["dtype"], func_name)
+            s, e = _accumulate_graph(qualname, _core.twosum, x, ax, acc,
+                                     _accumulate_dtypes(_core.twosum, x, ax, acc))
+            res = [da.map_blocks(_cfsum_finish, rdts[0], s, e, dtype=rdts[0])]
+            initial = 0
+        else:  # cummeanvar
+            ddof = _api._ddof_arg(func_name, arguments["ddof"])
+            work = np.finfo(rdts[0]).dtype
+            xw = x.astype(work) if work.itemsize > 8 else x
+            c, m, q = _accumulate_graph(qualname, _core.moments, xw, ax, None,
+                                        _accumulate_dtypes(_core.moments, xw, ax, None))
+            n = x.shape[ax]
+            if not math.isnan(n) and 0 < n <= ddof and _known(x.shape) and x.size:
+                warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
+            res = [da.map_blocks(_cmv_finish, rdts[0], rdts[1], ddof, k, c, m, q, dtype=rdts[k])
+                   for k in (0, 1)]
+            return tuple(res)
+        if arguments.get("include_initial"):
+            shape = tuple(1 if i == ax else n for i, n in enumerate(x.shape))
+            chunks = tuple((1,) if i == ax else c for i, c in enumerate(x.chunks))
+            head = da.full(shape, initial, dtype=rdts[0], chunks=chunks)
+            res = [da.concatenate([head, res[0]], axis=ax)]
+        return res[0]
+
+    return handler
+
+
+def _accumulate_dtypes(ufunc, x, ax, dtype):
+    from ._methods import accumulate
+
+    return [r.dtype for r in accumulate(ufunc, np.zeros((1,) * x.ndim, x.dtype), axis=ax,
+                                        dtype=dtype)]
+
+
 _HANDLERS.update({
     "reduce_by_group": _reduce_by_group_handler,
     "group_minmax": _group_minmax_handler,
@@ -1287,4 +1372,7 @@ _HANDLERS.update({
     "accumulate": _accumulate_handler,
     "cumminmax": _cum_minmax_handler("minimummaximum", "cumminmax"),
     "nancumminmax": _cum_minmax_handler("fminfmax", "nancumminmax"),
+    "logcumsumexp": _cum_finished_handler("logcumsumexp"),
+    "cumfsum": _cum_finished_handler("cumfsum"),
+    "cummeanvar": _cum_finished_handler("cummeanvar"),
 })

@@ -802,6 +802,44 @@ def test_accumulate_differential(data, case):
             assert_same(gt, r)
 
 
+@FAST
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "int16"), max_ndim=2,
+                                   nans=True))
+def test_finished_scans_differential(data, case):
+    """logcumsumexp, cumfsum (include_initial, dtype) and cummeanvar (ddof)
+    on dask arrays against the NumPy path: dtypes, shapes and values within
+    rounding; complex dask input is a TypeError."""
+    a, chunks = case
+    x = da.from_array(a, chunks=chunks)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    f, kw = data.draw(st.sampled_from([
+        (nr.logcumsumexp, {}), (nr.logcumsumexp, {"include_initial": True}),
+        (nr.logcumsumexp, {"dtype": np.float64}), (nr.cumfsum, {}),
+        (nr.cumfsum, {"include_initial": True}), (nr.cumfsum, {"dtype": np.float32}),
+        (nr.cummeanvar, {}), (nr.cummeanvar, {"ddof": 1})]))
+    ref, err = outcome(lambda: f(a, axis=axis, **kw))
+    if err is not None:
+        with pytest.raises(err):
+            out = f(x, axis=axis, **kw)
+            dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = f(x, axis=axis, **kw)
+        got = dask.compute(*(out if isinstance(out, tuple) else (out,)), **SYNC)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    scale = 1 + float(np.nansum(np.abs(a.astype(np.float64)) ** 2))
+    for gt, r in zip(got, ref):
+        assert_same(gt, r, exact=False, rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_complex_finished_scans_refused():
+    x = da.from_array(np.ones(4, np.complex128), chunks=2)
+    for f in (nr.cumfsum, nr.cummeanvar):
+        with pytest.raises(TypeError, match="complex dask arrays"):
+            f(x)
+
+
 NOT_GIVEN = object()
 
 
