@@ -469,8 +469,10 @@ def test_errors_at_build_time():
         nr.minmax(da.zeros((0, 3), chunks=2))
     with pytest.raises(ValueError, match="empty sequence"):
         nr.argminmax(da.zeros((3, 0), chunks=2), axis=1)
-    with pytest.raises(TypeError, match="not supported"):
-        nr.cumminmax(x)
+    with pytest.raises(ValueError, match="axis"):
+        nr.cumminmax(x)  # 2-d: axis is required, as on the NumPy path
+    with pytest.raises(TypeError, match="ndarray"):
+        nr.at(nr.minimummaximum, (x, x), [0], 1.0)  # in place: not on dask
     with pytest.raises(TypeError, match="complex"):
         nr.logsumexp(x.astype(complex))
     with pytest.raises(TypeError, match="masked"):
