@@ -778,13 +778,41 @@ def _group_fsum_finish(dtypes, parts):
     return (_api._fsum_finish(*parts[0]),)
 
 
+def _dask_ids(qualname, label, gids, num_groups, n, chunks, empty_label):
+    """(group ids as a dask array chunked as the group axis, num_groups),
+    with the NumPy path's checks (messages naming `label`): a dask
+    `group_ids` needs `num_groups`; NumPy ids are checked now, out-of-range
+    ids and, with `empty_label`, empty groups (the reduction has no start
+    value for them)."""
+    import dask.array as da
+
+    from ._groups import _bad_id, _group_ids, _num_groups, check_group_ids
+
+    if is_dask_array(gids):
+        check_group_ids(gids.dtype, gids.shape, n, label)
+        if num_groups is None:
+            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
+                             "array (the result's length must be known to build the graph)")
+        return gids.rechunk((chunks,)), _num_groups(num_groups, None, label)
+    _, ids_p = _group_ids(gids, n, label)
+    g = _num_groups(num_groups, ids_p, label)
+    if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
+        raise _bad_id(ids_p, g, label)
+    if empty_label is not None:
+        empty = np.bincount(ids_p, minlength=g) == 0
+        if empty.any():  # the NumPy path's error, at graph-build time
+            raise ValueError(f"{empty_label}: group {int(np.flatnonzero(empty)[0])} is empty "
+                             "and the reduction has no initial value (pass initial=..., or "
+                             "group_ids without empty groups)")
+    return da.from_array(ids_p, chunks=(chunks,)), g
+
+
 def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
              dtype=None, identity_needed=False):
     """The Dask graph of one grouped reduction over the group axis."""
     import dask.array as da
 
     from ._dispatch import _mask_initials
-    from ._groups import _bad_id, _group_ids, _num_groups, check_group_ids
 
     name = qualname.rsplit(".", 1)[-1]
     x = _as_dask(qualname, arguments[array], arguments.get("out"))
@@ -802,25 +830,9 @@ def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
         # no elements, so no block sees the ids: compute them (not the data)
         # for the NumPy path's empty-group check
         gids = gids.compute()
-    if is_dask_array(gids):
-        check_group_ids(gids.dtype, gids.shape, n, qualname)
-        if arguments["num_groups"] is None:
-            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
-                             "array (the result's length must be known to build the graph)")
-        g = _num_groups(arguments["num_groups"], None, qualname)
-        ids = gids.rechunk((x.chunks[axis],))
-    else:
-        ids_np, ids_p = _group_ids(gids, n, qualname)
-        g = _num_groups(arguments["num_groups"], ids_p, qualname)
-        if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
-            raise _bad_id(ids_p, g, qualname)
-        if identity_needed and arguments.get("initial", NoValue) is NoValue:
-            empty = np.bincount(ids_p, minlength=g) == 0
-            if empty.any():  # the NumPy path's error, at graph-build time
-                raise ValueError(f"{name}: group {int(np.flatnonzero(empty)[0])} is empty "
-                                 "and the reduction has no initial value (pass initial=..., "
-                                 "or group_ids without empty groups)")
-        ids = da.from_array(ids_p, chunks=(x.chunks[axis],))
+    empty_check = identity_needed and arguments.get("initial", NoValue) is NoValue
+    ids, g = _dask_ids(qualname, qualname, gids, arguments["num_groups"], n, x.chunks[axis],
+                       name if empty_check else None)
     # the probe: every group present once along the axis
     args = dict(arguments)
     shape = tuple(g if i == axis else 1 for i in range(x.ndim))
@@ -960,7 +972,7 @@ def _group_arg_finish(name, states):
 def _group_argminmax_handler(qualname, arguments):
     import dask.array as da
 
-    from ._groups import _bad_id, _group_ids, _num_groups, check_group_ids, group_argminmax
+    from ._groups import group_argminmax
 
     x = _as_dask(qualname, arguments["a"])
     if x.ndim != 1:
@@ -971,25 +983,8 @@ def _group_argminmax_handler(qualname, arguments):
                          "supported (the global indices need the chunk offsets); call "
                          "x.compute_chunk_sizes() first")
     name = "reduce_by_group(minimummaximum)"  # the NumPy path's messages
-    gids = arguments["group_ids"]
-    if is_dask_array(gids):
-        check_group_ids(gids.dtype, gids.shape, n, name)
-        if arguments["num_groups"] is None:
-            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
-                             "array (the result's length must be known to build the graph)")
-        g = _num_groups(arguments["num_groups"], None, name)
-        ids = gids.rechunk((x.chunks[0],))
-    else:
-        _, ids_p = _group_ids(gids, n, name)
-        g = _num_groups(arguments["num_groups"], ids_p, name)
-        if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
-            raise _bad_id(ids_p, g, name)
-        empty = np.bincount(ids_p, minlength=g) == 0
-        if empty.any():  # the NumPy path's error, at graph-build time
-            raise ValueError(f"{name}: group {int(np.flatnonzero(empty)[0])} is empty and the "
-                             "reduction has no initial value (pass initial=..., or group_ids "
-                             "without empty groups)")
-        ids = da.from_array(ids_p, chunks=(x.chunks[0],))
+    ids, g = _dask_ids(qualname, name, arguments["group_ids"], arguments["num_groups"], n,
+                       x.chunks[0], name)
     # the probe: the dtype's loop (TypeError now), every group present once
     group_argminmax(np.zeros(g, x.dtype), np.arange(g), g)
     state_dt = np.dtype([("vmin", x.dtype), ("imin", np.int64), ("vmax", x.dtype),
