@@ -27,7 +27,12 @@ _MASKED = masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly")
 def _prepare(name, x, axis):
     """(array, axis index): np.cumulative_sum's rules -- 0-d input is 1-d,
     ``axis=None`` only for 1-d input, one integer axis."""
-    arr = np.asarray(x)
+    return scan_axis(name, np.asarray(x), axis)
+
+
+def scan_axis(name, arr, axis):
+    """_prepare's rules for an array that is already one (NumPy's or
+    Dask's): (arr, or its 1-d view for 0-d input; the axis index)."""
     if arr.ndim == 0:
         arr = arr.reshape(1)
     if axis is None:

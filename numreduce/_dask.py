@@ -1244,25 +1244,12 @@ def _accumulate_handler(qualname, arguments):
     return _accumulate_graph(qualname, ufunc, x, ax, arguments["dtype"], dtypes)
 
 
-def _scan_axis(func_name, x, axis):
-    """(x, axis index) by np.cumulative_sum's rules, as _cumulative._prepare:
-    0-d input is 1-d, axis=None only for 1-d input."""
-    if x.ndim == 0:
-        x = x.reshape(1)
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError(f"{func_name}: for arrays which have more than one dimension "
-                             "``axis`` argument is required.")
-        axis = 0
-    return x, axis_index(axis, x.ndim)
-
-
 def _cum_minmax_handler(ufunc_name, func_name):
     def handler(qualname, arguments):
         from . import _cumulative
 
         x = _as_dask(qualname, arguments["x"], arguments.get("out"))
-        x, ax = _scan_axis(func_name, x, arguments["axis"])
+        x, ax = _cumulative.scan_axis(func_name, x, arguments["axis"])
         # the probe (x is positional-only): the NumPy path's errors now, its dtypes
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -1305,7 +1292,7 @@ def _cum_finished_handler(func_name):
         if x.dtype.kind == "c":
             raise TypeError(f"{qualname}: complex dask arrays are not supported (the real and "
                             "imaginary parts' scans would be two graphs); reduce a NumPy array")
-        x, ax = _scan_axis(func_name, x, arguments["axis"])
+        x, ax = _cumulative.scan_axis(func_name, x, arguments["axis"])
         kw = {k: v for k, v in arguments.items() if k not in ("x", "out")}
         kw["axis"] = ax
         with warnings.catch_warnings(), np.errstate(all="ignore"):
