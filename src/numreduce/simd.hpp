@@ -274,6 +274,12 @@ namespace simd {
         return f;                                                                       \
     }
 
+// exp64_nonpos_v's table (traits/expfn.hpp) in memory, for the element-wise
+// lookups of the narrower variants.
+alignas(64) inline constexpr unsigned long long exp_tab_bits_host[16] = {NR_EXP_TAB_BITS_0,
+                                                                         NR_EXP_TAB_BITS_1};
+alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR_EXP_TAB_REL_1};
+
 // Kernels over float64 blocks: lane-parallel sums (two or four vectors of
 // L = BYTES / 8 lanes per step), the lanes added in a fixed order at the
 // end.  Each returns the number of elements it covered; the caller finishes
@@ -391,34 +397,74 @@ namespace simd {
         *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
         return k;                                                                       \
     }                                                                                   \
-    /* max(x), NaN-propagating (np.max): a NaN lane stays NaN */                      \
+    /* max(x), NaN-propagating (np.max): a NaN lane stays NaN; four vectors */      \
+    /* per step (the select chains' latency); float32 in its own lanes */             \
+    /* (twice as many per vector, no conversion: the float64 of the float32 */         \
+    /* max is the max of the float64 values) */                                       \
     template <class T>                                                            \
     ATTR inline long long max_##SUFFIX(const T *x, long long n, double *out) {     \
-        constexpr int L = BYTES / 8;                                                    \
-        if (n < 2 * L) return 0;                                                        \
-        vd_##SUFFIX m0, m1;                                                             \
-        m0 = load_##SUFFIX(x);                                                     \
-        m1 = load_##SUFFIX(x + L);                                                 \
-        long long k = 2 * L;                                                            \
-        for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            vd_##SUFFIX v0, v1;                                                         \
-            v0 = load_##SUFFIX(x + k);                                             \
-            v1 = load_##SUFFIX(x + k + L);                                         \
-            m0 = (v0 > m0) | (v0 != v0) ? v0 : m0;                                      \
-            m1 = (v1 > m1) | (v1 != v1) ? v1 : m1;                                      \
+        constexpr bool F32 = std::is_same<T, float>::value;                             \
+        typedef typename std::conditional<F32, float, double>::type E;                  \
+        typedef E V __attribute__((vector_size(BYTES)));                                \
+        constexpr int L = BYTES / (int)sizeof(E), U = 4;                                \
+        if (n < U * L) return 0;                                                        \
+        auto ld = [](const T *p) __attribute__((always_inline)) {                      \
+            if constexpr (F32) {                                                        \
+                V v;                                                                    \
+                std::memcpy(&v, p, BYTES);                                              \
+                return v;                                                               \
+            } else {                                                                    \
+                return load_##SUFFIX(p);                                                \
+            }                                                                           \
+        };                                                                              \
+        V m[U];                                                                         \
+        for (int u = 0; u < U; u++) m[u] = ld(x + u * L);                               \
+        long long k = U * L;                                                            \
+        for (; k + U * L <= n; k += U * L) {                                            \
+            _Pragma("GCC unroll 4") for (int u = 0; u < U; u++) {                       \
+                const V v = ld(x + k + u * L);                                          \
+                m[u] = (v > m[u]) | (v != v) ? v : m[u];                                \
+            }                                                                           \
         }                                                                               \
-        double r = m0[0];                                                               \
-        for (int j = 0; j < L; j++) {                                                   \
-            r = (m0[j] > r) | (m0[j] != m0[j]) ? m0[j] : r;                             \
-            r = (m1[j] > r) | (m1[j] != m1[j]) ? m1[j] : r;                             \
+        /* the vectors folded, then the lanes in halves: selects, no branches */        \
+        m[0] = (m[1] > m[0]) | (m[1] != m[1]) ? m[1] : m[0];                            \
+        m[2] = (m[3] > m[2]) | (m[3] != m[3]) ? m[3] : m[2];                            \
+        m[0] = (m[2] > m[0]) | (m[2] != m[2]) ? m[2] : m[0];                            \
+        E h[L];                                                                         \
+        std::memcpy(h, &m[0], BYTES);                                                   \
+        for (int w = L / 2; w >= 1; w /= 2) {                                           \
+            for (int j = 0; j < w; j++) h[j] = (h[j + w] > h[j]) | (h[j + w] != h[j + w]) ? h[j + w] : h[j]; \
         }                                                                               \
-        *out = r;                                                                       \
+        *out = (double)h[0];                                                            \
         return k;                                                                       \
     }                                                                                   \
-    /* over x != mx: sum(exp(x - mx)) into *out; over x == mx: their count */          \
-    /* into *cnt (kept apart, so that the caller can drop the maximum's own */         \
-    /* exp(0) = 1 exactly and small terms are not rounded away against it); */         \
-    /* four independent vectors per step hide the exp polynomial's latency */          \
+    /* the 2^(j/16) table of exp64_nonpos_v per lane: with 8 lanes, two */           \
+    /* in-register two-source permutes (vpermt2q, vpermt2pd: the index's low 4 */     \
+    /* bits select, so t's pattern serves as it is); with fewer lanes, element */     \
+    /* by element from the scalar table */                                            \
+    struct exp_tab_##SUFFIX {                                                           \
+        template <class U, class V> /* a template: only the taken branch compiles */     \
+        __attribute__((always_inline)) static inline void get(U j, U &kb, V &rel) {     \
+            constexpr int L = sizeof(V) / 8;                                            \
+            if constexpr (L == 8) {                                                     \
+                typedef long long vs __attribute__((vector_size(BYTES)));               \
+                const U k0 = {NR_EXP_TAB_BITS_0}, k1 = {NR_EXP_TAB_BITS_1};             \
+                const V r0 = {NR_EXP_TAB_REL_0}, r1 = {NR_EXP_TAB_REL_1};               \
+                kb = __builtin_shuffle(k0, k1, j);                                      \
+                rel = __builtin_shuffle(r0, r1, (vs)j);                                 \
+            } else {                                                                    \
+                for (int i = 0; i < L; i++) {                                           \
+                    kb[i] = exp_tab_bits_host[j[i] & 15];                               \
+                    rel[i] = exp_tab_rel_host[j[i] & 15];                               \
+                }                                                                       \
+            }                                                                           \
+        }                                                                               \
+    };                                                                                  \
+    /* over x != mx: 2^64 sum(exp(x - mx)) into *out (exp64_nonpos_v; terms */        \
+    /* below EXP64_FLOOR are 0); over x == mx: their count into *cnt (kept */          \
+    /* apart, so that the caller can drop the maximum's own exp(0) = 1 */             \
+    /* exactly and small terms are not rounded away against it); four */              \
+    /* independent vectors per step hide the exp polynomial's latency */              \
     template <class T>                                                            \
     ATTR inline long long sum_exp_##SUFFIX(const T *x, long long n, double mx,     \
                                            double *out, double *cnt) {                  \
@@ -426,13 +472,13 @@ namespace simd {
         vd_##SUFFIX a[4] = {}, c[4] = {};                                               \
         long long k = 0;                                                                \
         for (; k + 4 * L <= n; k += 4 * L) {                                            \
-            for (int u = 0; u < 4; u++) {                                               \
-                vd_##SUFFIX v;                                                          \
-                v = load_##SUFFIX(x + k + L * u);                                  \
-                vd_##SUFFIX e = exp_nonpos_v<vd_##SUFFIX, vu_##SUFFIX>(v - mx);         \
+            _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                       \
+                const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), d = v - mx;        \
+                const vd_##SUFFIX e =                                                   \
+                    exp64_nonpos_v<vd_##SUFFIX, vu_##SUFFIX, exp_tab_##SUFFIX>(d);      \
                 const auto eq = v == mx;                                                \
-                a[u] += eq ? vd_##SUFFIX{} : e;                                         \
-                c[u] += eq ? vd_##SUFFIX{} + 1.0 : vd_##SUFFIX{};                       \
+                a[u] = eq | (d < EXP64_FLOOR) ? a[u] : a[u] + e;                        \
+                c[u] = eq ? c[u] + 1.0 : c[u];                                          \
             }                                                                           \
         }                                                                               \
         *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                       \

@@ -74,6 +74,92 @@ NR_HD V exp_nonpos_v(V x) {
 
 NR_HD double exp_nonpos(double x) { return exp_nonpos_v<double, unsigned long long>(x); }
 
+// The block kernels' exp (the contiguous stream's reduce_block and the SIMD
+// sum_exp kernels of simd.hpp): 2^64 exp(x) for x in [-745.5, 0] (and NaN,
+// which stays NaN), by a table of 2^(j/16): N = round(16 x / ln 2) =
+// 16 q + j, r = x - N ln2/16 (Cody-Waite, |r| <= ln2/32), exp(r) - 1 by a
+// degree-7 Taylor polynomial (truncation < 1.3e-18 relative), and
+//     exp(x) = 2^q 2^(j/16) (1 + (exp(r) - 1) + lo_j / hi_j),
+// hi_j = 2^(j/16) rounded to double, lo_j its remainder, hi_j's exponent
+// field raised by q + 64 in integer arithmetic.  Six fewer multiply-adds than
+// exp_nonpos_v, and no selects: within 0.52 ulp before the caller's 2^-64.
+// The result is scaled by 2^64 so that it is a normal number down to
+// x = -745.5 (the callers sum the scaled terms and multiply the sum by
+// 2^-64 once: a subnormal sum is rounded once).  For x < -745.5 (-inf
+// included) the result is meaningless (NaN or garbage): the callers select
+// 0 there -- exp(x) < 2^-1075 rounds to 0.  V is double or a GCC vector of
+// doubles, U the matching unsigned int64 (vector); Look::get(j, kb, rel)
+// fetches, per lane, exp_tab_bits(j & 15) and exp_tab_rel(j & 15) (ExpTab
+// below for scalars; simd.hpp has in-register permutes of the same table).
+// The table (j = 0..7, 8..15): bits(hi_j) - (j << 48) + (64 << 52), so that
+// (N << 48) + entry is the pattern of hi_j 2^(q + 64); and lo_j / hi_j, with
+// lo_j = 2^(j/16) - hi_j, rounded.  Macros so that simd.hpp builds its
+// vector constants from the same digits.
+#define NR_EXP_TAB_BITS_0                                                                 \
+    0x43f0000000000000ULL, 0x43efb5586cf9890fULL, 0x43ef72b83c7d517bULL, 0x43ef387a6e756238ULL, \
+        0x43ef06fe0a31b715ULL, 0x43eedea64c123422ULL, 0x43eebfdad5362a27ULL, 0x43eeab07dd485429ULL
+#define NR_EXP_TAB_BITS_1                                                                 \
+    0x43eea09e667f3bcdULL, 0x43eea11473eb0187ULL, 0x43eeace5422aa0dbULL, 0x43eec49182a3f090ULL, \
+        0x43eee89f995ad3adULL, 0x43ef199bdd85529cULL, 0x43ef5818dcfba487ULL, 0x43efa4afa2a490daULL
+#define NR_EXP_TAB_REL_0                                                                  \
+    0.0, 8.189317638195515e-17, -2.7939114859515733e-17, 7.826573258636076e-17,            \
+        3.3484623336251524e-17, 3.750854201303127e-17, 1.9572585293112036e-17, 5.68648095791174e-17
+#define NR_EXP_TAB_REL_1                                                                  \
+    -6.835808657661922e-17, -2.3591094770850053e-17, 5.1548301170786783e-17,               \
+        1.5341410053603723e-17, 4.875160526227062e-17, 1.685487290628973e-17,              \
+        1.790126907604513e-17, -5.545065618639427e-17
+NR_HD unsigned long long exp_tab_bits(unsigned long long j) {
+    const unsigned long long t[16] = {NR_EXP_TAB_BITS_0, NR_EXP_TAB_BITS_1};
+    return t[j & 15];
+}
+NR_HD double exp_tab_rel(unsigned long long j) {
+    const double t[16] = {NR_EXP_TAB_REL_0, NR_EXP_TAB_REL_1};
+    return t[j & 15];
+}
+// Below this argument the callers of exp64_nonpos_v take 0 (exp < 2^-1075).
+constexpr double EXP64_FLOOR = -745.5;
+// Always inlined on the host: the vector instantiations must compile into
+// their SIMD variant's code (a call would pass wide vectors across an ISA
+// boundary: the baseline ABI).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define NR_HD_ALWAYS NR_HD
+#else
+#define NR_HD_ALWAYS inline __attribute__((always_inline))
+#endif
+template <class V, class U, class Look>
+NR_HD_ALWAYS V exp64_nonpos_v(V x) {
+    const double c16 = 23.083120654223414;    // 16 / ln 2
+    const double l_hi = 0.04332169877307024;  // (ln 2)_hi / 16, 32 significant bits: N l_hi is exact
+    const double l_lo = 1.1926343307941173e-11;
+    const double shifter = 6755399441055744.0;  // 1.5 * 2^52: rounds to an integer
+    const V t = x * c16 + shifter;              // N in t's low bits (t's ulp is 1)
+    const V n = t - shifter;
+    const V r = (x - n * l_hi) - n * l_lo;
+    V p = r * (1.0 / 5040.0) + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;  // (exp(r) - 1) / r
+    const U tb = bitcast<U>(t);
+    U kb;
+    V rel;
+    Look::get(tb, kb, rel);
+    const V q = p * r + rel;  // exp(r) (1 + lo/hi) - 1, to first order
+    // t's pattern is 0x4338000000000000 + N: shifted by 48 (mod 2^64, unsigned)
+    // that is N << 48 = (q << 52) + (j << 48), so the sum has the exponent
+    // field of hi_j plus q + 64 (in [11, 1087] for x in [-745.5, 0]).
+    const V s = bitcast<V>((tb << 48) + kb);
+    return s * q + s;
+}
+struct ExpTab {
+    NR_HD static void get(unsigned long long j, unsigned long long &kb, double &rel) {
+        kb = exp_tab_bits(j);
+        rel = exp_tab_rel(j);
+    }
+};
+NR_HD double exp64_nonpos(double x) { return exp64_nonpos_v<double, unsigned long long, ExpTab>(x); }
+
 NR_HD long double exp_nonpos(long double x) {
 #if defined(__CUDACC_RTC__)
     return exp((double)x);

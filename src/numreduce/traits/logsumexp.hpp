@@ -59,7 +59,9 @@ struct MaxSumExp {
     // Contiguous stream: per block, pass 1 finds the block max, pass 2 sums
     // exp(x - max) over the other elements and counts the ones equal to the
     // max (t = (count - 1) + sum, one rounding): the state of one block
-    // (1 <= m <= BLOCK elements), merged pairwise by merge_blocks.
+    // (1 <= m <= BLOCK elements), merged pairwise by merge_blocks.  For A =
+    // double pass 2 sums the table exp's 2^64 exp(x - max) (exp64_nonpos,
+    // also in the SIMD kernel) and scales the block's sum back once.
     static constexpr int BLOCK = 1024;
     NR_HD static acc_t reduce_block(const in_t *xb, long long m) {
         A mx = to_real<A>(xb[0]), s = A(0), cnt = A(0);
@@ -79,11 +81,22 @@ struct MaxSumExp {
             j1 = simd::sum_exp(xb, m, mx, &s, &cnt);
         }
 #endif
-        for (long long j = j1; j < m; j++) {
-            A v = to_real<A>(xb[j]);
-            const bool eq = v == mx;  // also for +-inf; never for NaN
-            cnt += eq ? A(1) : A(0);
-            s += eq ? A(0) : exp_nonpos(v - mx);
+        if constexpr (same_type<A, double>::value) {
+            // s: 2^64 times the sum (exp64_nonpos), scaled back once
+            for (long long j = j1; j < m; j++) {
+                const double v = to_real<double>(xb[j]), d = v - mx;
+                const bool eq = v == mx;  // also for +-inf; never for NaN
+                cnt += eq ? 1.0 : 0.0;
+                s += eq || d < EXP64_FLOOR ? 0.0 : exp64_nonpos(d);
+            }
+            s *= 5.421010862427522e-20;  // 2^-64
+        } else {
+            for (long long j = j1; j < m; j++) {
+                A v = to_real<A>(xb[j]);
+                const bool eq = v == mx;  // also for +-inf; never for NaN
+                cnt += eq ? A(1) : A(0);
+                s += eq ? A(0) : exp_nonpos(v - mx);
+            }
         }
         if (mx != mx) return {{mx, mx}};
         return {{mx, (cnt - A(1)) + s}};
