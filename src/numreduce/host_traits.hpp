@@ -301,11 +301,12 @@ namespace nr {
                 blo = bhi = k;
                 break;
             }
-            if (blo < 0 || b.v[0] < lo) {
+            // (strictly better: le/ge of non-NaN values, float16 included)
+            if (blo < 0 || !le(lo, b.v[0])) {
                 lo = b.v[0];
                 blo = k;
             }
-            if (bhi < 0 || b.v[1] > hi) {
+            if (bhi < 0 || !ge(hi, b.v[1])) {
                 hi = b.v[1];
                 bhi = k;
             }
@@ -318,7 +319,15 @@ namespace nr {
     inline long long ArgMinMax<T, SKIP_NAN>::first_equal(const in_t *x, long long n, long long k, T v) {
         if (k < 0) return -1;
         const long long end = n - k < BLOCK ? n : k + BLOCK;
-        return k + simd::find_eq<T>(x + k, end - k, v);
+        if constexpr (same_type<T, half16>::value) {
+            // equal float16 values: the same bits, but for the two zeros
+            if (is_nan(v)) return k + simd::half_first_nan(x + k, end - k);
+            if ((v.bits & 0x7fffu) == 0) return k + simd::half_first_zero(x + k, end - k);
+            const unsigned short *u = reinterpret_cast<const unsigned short *>(x);
+            return k + simd::find_eq<unsigned short>(u + k, end - k, v.bits);
+        } else {
+            return k + simd::find_eq<T>(x + k, end - k, v);
+        }
     }
 #endif
 

@@ -80,6 +80,54 @@ constexpr int minmax_lanes() {
     return 64 / (int)sizeof(T);
 }
 
+// The lanes of the min/max kernel for T: T itself, or for float16 the int16
+// order keys of its bits (half_key).
+template <class T>
+struct minmax_lane {
+    typedef T type;
+};
+template <>
+struct minmax_lane<half16> {
+    typedef short type;
+};
+
+// float16 bits as an int16 key in the order of the values: the magnitude
+// bits, negated for a negative sign.  Both zeros key 0 (they compare equal);
+// the keys of NaNs lie beyond +-0x7c00 (the infinities), a NaN's sign
+// deciding the side.  half_of_key is the value of a non-NaN key (+0.0 for 0).
+inline short half_key(half16 h) {
+    const short m = (short)(h.bits & 0x7fffu);
+    return (h.bits & 0x8000u) ? (short)-m : m;
+}
+inline half16 half_of_key(short k) {
+    return k >= 0 ? half16{(unsigned short)k} : half16{(unsigned short)(0x8000u | (unsigned)-k)};
+}
+constexpr short HALF_INF_KEY = 0x7c00;
+
+// The first i in [0, n) whose float16 bits satisfy pred (a zero, a NaN), or
+// n: chunks or-ed branch-free (the loop vectorises), the matching chunk
+// searched in order.
+template <class P>
+inline long long half_first(const half16 *x, long long n, P pred) {
+    constexpr long long C = 256;
+    for (long long c = 0; c < n; c += C) {
+        const long long e = n - c < C ? n : c + C;
+        int any = 0;
+        for (long long i = c; i < e; i++) any |= (int)pred(x[i].bits);
+        if (!any) continue;
+        for (long long i = c; i < e; i++) {
+            if (pred(x[i].bits)) return i;
+        }
+    }
+    return n;
+}
+inline long long half_first_nan(const half16 *x, long long n) {
+    return half_first(x, n, [](unsigned short b) { return (b & 0x7fffu) > 0x7c00u; });
+}
+inline long long half_first_zero(const half16 *x, long long n) {
+    return half_first(x, n, [](unsigned short b) { return (b & 0x7fffu) == 0; });
+}
+
 // Whether the float64-lane kernels (shifted_sum, dev_sums, max, sum_exp,
 // two_sum into float64) read T: float64, float32, float16 and the integer
 // types, bool (npy_bool) included (their load_* conversions are the scalar
@@ -101,6 +149,34 @@ struct f64_lanes {
         hi = v > hi ? v : hi;                                                         \
         if (SKIP) na = v == v ? v : na;                                               \
         else na = v != v ? v : na;                                                    \
+    }                                                                                 \
+    /* float16 bits v (int16 lanes) as half_key order keys for the min side (a) */  \
+    /* and the max side (b): propagating, NaN keys as they are (beyond the */        \
+    /* infinities); skipping, a NaN keys the side's neutral value instead */         \
+    template <bool SKIP, class V>                                                     \
+    ATTR __attribute__((always_inline)) inline void half_keys_##SUFFIX(V v, V &a, V &b) { \
+        const V m = v & (short)0x7fff, s = v >> 15;                                   \
+        const V key = (m ^ s) - s;                                                    \
+        if (SKIP) {                                                                   \
+            const auto nan = m > HALF_INF_KEY;                                        \
+            a = nan ? (V{} + (short)0x7fff) : key;                                    \
+            b = nan ? (V{} + (short)-0x8000) : key;                                   \
+        } else {                                                                      \
+            a = b = key;                                                              \
+        }                                                                             \
+    }                                                                                 \
+    /* one vector into the lanes: T's own, or float16 (KEYS) by its keys */          \
+    template <bool SKIP, bool KEYS, class V>                                          \
+    ATTR __attribute__((always_inline)) inline void minmax_vec_##SUFFIX(V &lo, V &hi, V &na, \
+                                                                       V v) {         \
+        if constexpr (KEYS) {                                                         \
+            V a, b;                                                                   \
+            half_keys_##SUFFIX<SKIP>(v, a, b);                                        \
+            lo = a < lo ? a : lo;                                                     \
+            hi = b > hi ? b : hi;                                                     \
+        } else {                                                                      \
+            minmax_step_##SUFFIX<SKIP>(lo, hi, na, v);                                \
+        }                                                                             \
     }
 
 // min / max / "a NaN seen" of the whole of x[0..n): lanes of BYTES-wide
@@ -112,19 +188,30 @@ struct f64_lanes {
 // code.  With SKIP (np.fmin/np.fmax) lanes start at +inf/-inf where the
 // first element is NaN and the third output holds, per lane, some non-NaN
 // element seen (NaN: the lane saw only NaNs): the caller takes lo/hi of
-// lanes that saw a number.  Returns the number of lanes written, or 0
+// lanes that saw a number.  float16 data (minmax_lane: KEYS) run in int16
+// lanes of half_key keys instead: the lo/hi lanes are the keys' min/max
+// (propagating: a NaN key lies beyond +-HALF_INF_KEY; skipping: NaNs key the
+// neutral values, so a lo key above HALF_INF_KEY means only NaNs) and the
+// third output is not written.  Returns the number of lanes written, or 0
 // (touching nothing) when n is shorter than one step.
 #define NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)                                         \
     template <class T, bool SKIP>                                                     \
-    ATTR int minmax_##SUFFIX(const T *x, long long n, T *lo_out, T *hi_out, T *nan_out) { \
+    ATTR int minmax_##SUFFIX(const T *x, long long n, typename minmax_lane<T>::type *lo_out, \
+                             typename minmax_lane<T>::type *hi_out,                   \
+                             typename minmax_lane<T>::type *nan_out) {                \
+        typedef typename minmax_lane<T>::type E;                                      \
+        constexpr bool KEYS = !std::is_same<E, T>::value;                             \
+        static_assert(sizeof(E) == sizeof(T), "lanes of the element's width");        \
         constexpr int W = BYTES / (int)sizeof(T), U = MINMAX_UNROLL;                  \
-        typedef T V __attribute__((vector_size(BYTES)));                              \
+        typedef E V __attribute__((vector_size(BYTES)));                              \
         if (n < U * W) return 0;                                                      \
         V lo[U], hi[U], na[U];                                                        \
         for (int u = 0; u < U; u++) {                                                 \
             std::memcpy(&lo[u], x + u * W, BYTES);                                    \
             hi[u] = na[u] = lo[u];                                                    \
-            if constexpr (SKIP && (T)0.5 != (T)0) { /* floats: NaN lanes to +-inf */ \
+            if constexpr (KEYS) {                                                     \
+                half_keys_##SUFFIX<SKIP>(na[u], lo[u], hi[u]);                        \
+            } else if constexpr (SKIP && (T)0.5 != (T)0) { /* floats: NaN lanes to +-inf */ \
                 const V inf = (V){} + (T)__builtin_huge_val();                        \
                 lo[u] = lo[u] != lo[u] ? inf : lo[u];                                 \
                 hi[u] = hi[u] != hi[u] ? -inf : hi[u];                                \
@@ -136,7 +223,7 @@ struct f64_lanes {
             for (int u = 0; u < U; u++) {                                             \
                 V v;                                                                  \
                 std::memcpy(&v, x + k + u * W, BYTES);                                \
-                minmax_step_##SUFFIX<SKIP>(lo[u], hi[u], na[u], v);                   \
+                minmax_vec_##SUFFIX<SKIP, KEYS>(lo[u], hi[u], na[u], v);              \
             }                                                                         \
         }                                                                             \
         /* the rest one vector at a time, the last one overlapping */               \
@@ -144,19 +231,20 @@ struct f64_lanes {
             last = k + W >= n;                                                        \
             V v;                                                                      \
             std::memcpy(&v, x + (last ? n - W : k), BYTES);                           \
-            minmax_step_##SUFFIX<SKIP>(lo[0], hi[0], na[0], v);                       \
+            minmax_vec_##SUFFIX<SKIP, KEYS>(lo[0], hi[0], na[0], v);                  \
         }                                                                             \
         /* fold the U vectors into one (NaN information stays in na) */           \
         for (int u = 1; u < U; u++) {                                                 \
             lo[0] = lo[u] < lo[0] ? lo[u] : lo[0];                                    \
             hi[0] = hi[u] > hi[0] ? hi[u] : hi[0];                                    \
+            if constexpr (KEYS) continue;                                             \
             if (SKIP) na[0] = na[u] == na[u] ? na[u] : na[0];                         \
             else na[0] = na[u] != na[u] ? na[u] : na[0];                              \
         }                                                                             \
         for (int j = 0; j < W; j++) {                                                 \
             lo_out[j] = lo[0][j];                                                     \
             hi_out[j] = hi[0][j];                                                     \
-            nan_out[j] = na[0][j];                                                    \
+            if constexpr (!KEYS) nan_out[j] = na[0][j];                               \
         }                                                                             \
         return W;                                                                     \
     }
@@ -224,6 +312,90 @@ struct f64_lanes {
             if (nan ? x[k] != x[k] : x[k] == v) return k;                             \
         }                                                                             \
         return n;                                                                     \
+    }
+
+// (argmin, argmax) of a short row x[0..n), W <= n < 2**31, in one pass:
+// two sets of lanes of values and of their indices (integers of T's width;
+// both sets start from the first vector), strict compares, so each lane
+// keeps the first of its best elements; single vectors after the steps of
+// two, the last one ending at n (overlapping: a lane may see an element
+// again, with its own index).  Every lane holds an element and its index,
+// and the first index of the row's minimum is held by some lane (its first
+// visit finds only greater values in its lane), so folding the lanes by
+// (value, index) -- the sets lane by lane, then the lanes in a tree, without
+// branches -- gives np.argmin's first occurrence (-0.0 == 0.0).  Returns
+// false, with nothing written, where the row holds a NaN (the caller's
+// blocked pass knows what a NaN means).
+#define NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)                                            \
+    /* one vector at x + s into a set of lanes (a helper of the variant's */           \
+    /* target, not a lambda: a lambda would be lowered for the baseline) */            \
+    template <class T, class V, class VI, class M>                                    \
+    ATTR __attribute__((always_inline)) inline void arg_step_##SUFFIX(                \
+        V &lo, V &hi, VI &il, VI &ih, M &nan, const T *x, long long s, VI iota) {     \
+        V v;                                                                          \
+        std::memcpy(&v, x + s, BYTES);                                                \
+        const VI idx = iota + (decltype(iota[0] + 0))s;                               \
+        const auto a = v < lo, b = v > hi;                                            \
+        lo = a ? v : lo;                                                              \
+        il = a ? idx : il;                                                            \
+        hi = b ? v : hi;                                                              \
+        ih = b ? idx : ih;                                                            \
+        nan |= v != v;                                                                \
+    }                                                                                 \
+    template <class T>                                                                \
+    ATTR bool argminmax_##SUFFIX(const T *x, long long n, long long *ilo, long long *ihi) { \
+        constexpr int W = BYTES / (int)sizeof(T);                                     \
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "index lanes of T's width");   \
+        typedef typename std::conditional<sizeof(T) == 4, int, long long>::type I;    \
+        typedef T V __attribute__((vector_size(BYTES)));                              \
+        typedef I VI __attribute__((vector_size(BYTES)));                             \
+        V lo[2], hi[2];                                                               \
+        VI iota, il[2], ih[2];                                                        \
+        for (int j = 0; j < W; j++) iota[j] = (I)j;                                   \
+        std::memcpy(&lo[0], x, BYTES);                                                \
+        lo[1] = hi[0] = hi[1] = lo[0];                                                \
+        il[0] = il[1] = ih[0] = ih[1] = iota;                                         \
+        auto nan = lo[0] != lo[0];                                                    \
+        long long k = W;                                                              \
+        for (; k + 2 * W <= n; k += 2 * W) {                                          \
+            arg_step_##SUFFIX(lo[0], hi[0], il[0], ih[0], nan, x, k, iota);            \
+            arg_step_##SUFFIX(lo[1], hi[1], il[1], ih[1], nan, x, k + W, iota);        \
+        }                                                                             \
+        for (bool last = false; k < n; k = last ? n : k + W) {                        \
+            last = k + W >= n;                                                        \
+            arg_step_##SUFFIX(lo[0], hi[0], il[0], ih[0], nan, x, last ? n - W : k, iota); \
+        }                                                                             \
+        unsigned long long w[BYTES / 8], any = 0;                                     \
+        std::memcpy(w, &nan, BYTES);                                                  \
+        for (int j = 0; j < BYTES / 8; j++) any |= w[j];                              \
+        if (any) return false;                                                        \
+        {                                                                             \
+            const auto a = (lo[1] < lo[0]) | ((lo[1] == lo[0]) & (il[1] < il[0]));    \
+            const auto b = (hi[1] > hi[0]) | ((hi[1] == hi[0]) & (ih[1] < ih[0]));    \
+            lo[0] = a ? lo[1] : lo[0];                                                \
+            il[0] = a ? il[1] : il[0];                                                \
+            hi[0] = b ? hi[1] : hi[0];                                                \
+            ih[0] = b ? ih[1] : ih[0];                                                \
+        }                                                                             \
+        T lv[W], hv[W];                                                               \
+        I li[W], hj[W];                                                               \
+        std::memcpy(lv, &lo[0], BYTES);                                               \
+        std::memcpy(hv, &hi[0], BYTES);                                               \
+        std::memcpy(li, &il[0], BYTES);                                               \
+        std::memcpy(hj, &ih[0], BYTES);                                               \
+        for (int h = W / 2; h >= 1; h /= 2) {                                         \
+            for (int j = 0; j < h; j++) {                                             \
+                const bool a = (lv[j + h] < lv[j]) | ((lv[j + h] == lv[j]) & (li[j + h] < li[j])); \
+                const bool b = (hv[j + h] > hv[j]) | ((hv[j + h] == hv[j]) & (hj[j + h] < hj[j])); \
+                lv[j] = a ? lv[j + h] : lv[j];                                        \
+                li[j] = a ? li[j + h] : li[j];                                        \
+                hv[j] = b ? hv[j + h] : hv[j];                                        \
+                hj[j] = b ? hj[j + h] : hj[j];                                        \
+            }                                                                         \
+        }                                                                             \
+        *ilo = li[0];                                                                 \
+        *ihi = hj[0];                                                                 \
+        return true;                                                                  \
     }
 
 }  // namespace simd
@@ -562,6 +734,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)        \
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
+    NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)           \
     NR_F64_KERNELS(SUFFIX, BYTES, ATTR)          \
     NR_F64_NAN_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
@@ -570,6 +743,7 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_MINMAX_KERNEL
 #undef NR_COLS_KERNEL
 #undef NR_FIND_KERNEL
+#undef NR_ARG_KERNEL
 #undef NR_F64_KERNELS
 #undef NR_F64_NAN_KERNELS
 #undef NR_HALF_LANES
@@ -584,12 +758,16 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
         }                                                                        \
     }
 #define NR_COMMA ,
-NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax, (const T *x, long long n, T *lo, T *hi, T *nan),
+NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
+            (const T *x, long long n, typename minmax_lane<T>::type *lo,
+             typename minmax_lane<T>::type *hi, typename minmax_lane<T>::type *nan),
             <T NR_COMMA SKIP>(x, n, lo, hi, nan))
 NR_DISPATCH(template <class T>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
+NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
+            <T>(x, n, lo, hi))
 // The float64 kernels read float64, float32, float16 or integers (load_*:
 // converted as to_real does); f64_lanes<T> says which.
 NR_DISPATCH(template <class T>, shifted_sum, (const T *x, long long n, double K, double *o),

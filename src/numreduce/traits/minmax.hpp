@@ -68,7 +68,8 @@ struct MinMaxOf {
     // of its own (instead of testing for NaN in every comparison): a NaN seen
     // (propagating), or a number seen (skipping; NaN = the lane saw only
     // NaNs).  Merging the lanes with combine() gives what step() in order
-    // gives.  Other types step in order.
+    // gives.  float16 runs the same kernel on int16 order keys of its bits.
+    // Other types step in order.
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
@@ -94,6 +95,33 @@ struct MinMaxOf {
                         if (lane_has_numbers) acc = combine(acc, acc_t{{lo[j], hi[j]}});
                         if (is_nan(nan[j])) acc = combine(acc, lift(nan[j]));
                     }
+                }
+            }
+        } else if constexpr (same_type<T, half16>::value) {
+            // float16: the kernel's lanes are order keys of the bits
+            // (simd::half_key; both zeros key 0, NaNs beyond the infinities).
+            // What step() in order gives: propagating, the first NaN wins
+            // both sides; skipping, an all-NaN stream leaves acc as it is;
+            // a zero result is the stream's first zero (ties keep the first).
+            constexpr int L = simd::minmax_lanes<T>();
+            short lo[L], hi[L];
+            if (const int lanes = simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nullptr)) {
+                k = n;  // the kernel covers the whole stream
+                short l = lo[0], h = hi[0];
+                for (int j = 1; j < lanes; j++) {
+                    l = lo[j] < l ? lo[j] : l;
+                    h = hi[j] > h ? hi[j] : h;
+                }
+                if (!SKIP_NAN && (l < -simd::HALF_INF_KEY || h > simd::HALF_INF_KEY)) {
+                    acc = combine(acc, lift(x[simd::half_first_nan(x, n)]));
+                } else if (!SKIP_NAN || l <= simd::HALF_INF_KEY) {
+                    half16 a = simd::half_of_key(l), b = simd::half_of_key(h);
+                    if (l == 0 || h == 0) {
+                        const half16 z = x[simd::half_first_zero(x, n)];
+                        a = l == 0 ? z : a;
+                        b = h == 0 ? z : b;
+                    }
+                    acc = combine(acc, acc_t{{a, b}});
                 }
             }
         }
