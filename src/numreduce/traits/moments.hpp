@@ -21,6 +21,7 @@ struct Moments {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 3;
+    using real_traits = Moments<A, A, SKIP_NAN>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
         A v[3];  // count, mean, M2
     };

@@ -17,6 +17,7 @@ struct TwoSum {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 2;
+    using real_traits = TwoSum<A, A>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
         A v[2];  // sum, accumulated error
     };
