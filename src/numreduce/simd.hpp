@@ -70,6 +70,19 @@ inline const char *simd_level_name() {
     return names[simd_level()];
 }
 
+// 1, read through a volatile so that the compiler cannot fold x * one:
+// the kernels write some of their additions as x * one + y, which the
+// compiler contracts (-ffp-contract=fast) into a fused multiply-add where the
+// variant has FMA -- exactly fl(x + y), one rounding of an exact product
+// plus y -- so that on CPUs whose adders and FMA units are separate pipes
+// (AMD Zen: two of each) the adds of the TwoSum and moments loops spread
+// over both.  Without contraction it is a multiply by 1 and the same add.
+template <class A>
+inline A opaque_one() {
+    static volatile A one = A(1);
+    return one;
+}
+
 // Vectors in flight per loop step of the min/max kernels.
 constexpr int MINMAX_UNROLL = 4;
 
@@ -352,6 +365,7 @@ namespace simd {
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {};                                                   \
         vu_##SUFFIX c0 = {}, c1 = {}; /* minus the counts (masks are -1) */            \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                  \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             const vd_##SUFFIX y0 = load_##SUFFIX(x + k) - K;                            \
@@ -364,8 +378,8 @@ namespace simd {
                 c0 += (vu_##SUFFIX)(y0 == y0);                                          \
                 c1 += (vu_##SUFFIX)(y1 == y1);                                          \
             } else {                                                                    \
-                a0 += y0;                                                               \
-                a1 += y1;                                                               \
+                a0 = y0 * one + a0; /* a0 + y0, on the FMA pipes (opaque_one) */       \
+                a1 = y1 * one + a1;                                                     \
             }                                                                           \
         }                                                                               \
         *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
@@ -386,6 +400,7 @@ namespace simd {
                                             double *s1, double *s2) {                   \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                        \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                  \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             vd_##SUFFIX v0, v1;                                                         \
@@ -396,8 +411,8 @@ namespace simd {
                 d0 = v0 == v0 ? d0 : vd_##SUFFIX{};                                     \
                 d1 = v1 == v1 ? d1 : vd_##SUFFIX{};                                     \
             }                                                                           \
-            a0 += d0;                                                                   \
-            a1 += d1;                                                                   \
+            a0 = d0 * one + a0; /* a0 + d0, on the FMA pipes (opaque_one) */           \
+            a1 = d1 * one + a1;                                                         \
             q0 += d0 * d0;                                                              \
             q1 += d1 * d1;                                                              \
             if (((k + 2 * L) & 63) == 0) {                                              \
@@ -518,14 +533,16 @@ namespace simd {
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         if (n < 2 * L) return false;                                                     \
         vt s0 = vt{} * (A)-1, s1 = s0, c0 = {}, c1 = {}; /* sum([-0.0]) = -0.0 */       \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
         long long k = 0;                                                                 \
         for (; k + 2 * L <= n; k += 2 * L) {                                             \
             const vt v0 = two_sum_load_##SUFFIX<T, A>(x + k);                            \
             const vt v1 = two_sum_load_##SUFFIX<T, A>(x + k + L);                        \
-            const vt t0 = s0 + v0, t1 = s1 + v1;                                         \
-            const vt b0 = t0 - s0, b1 = t1 - s1;                                         \
-            c0 += (s0 - (t0 - b0)) + (v0 - b0);                                          \
-            c1 += (s1 - (t1 - b1)) + (v1 - b1);                                          \
+            /* TwoSum, three of its adds on the FMA pipes (opaque_one) */               \
+            const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                             \
+            const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                           \
+            c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                   \
+            c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                   \
             s0 = t0;                                                                     \
             s1 = t1;                                                                     \
         }                                                                                \
@@ -535,10 +552,11 @@ namespace simd {
             vt v0, v1;                                                                   \
             std::memcpy(&v0, buf, BYTES);                                                \
             std::memcpy(&v1, buf + L, BYTES);                                            \
-            const vt t0 = s0 + v0, t1 = s1 + v1;                                         \
-            const vt b0 = t0 - s0, b1 = t1 - s1;                                         \
-            c0 += (s0 - (t0 - b0)) + (v0 - b0);                                          \
-            c1 += (s1 - (t1 - b1)) + (v1 - b1);                                          \
+            /* TwoSum, three of its adds on the FMA pipes (opaque_one) */               \
+            const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                             \
+            const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                           \
+            c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                   \
+            c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                   \
             s0 = t0;                                                                     \
             s1 = t1;                                                                     \
         }                                                                                \
@@ -584,6 +602,7 @@ namespace simd {
         constexpr int W = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         vt s[U], c[U];                                                                   \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
         for (int u = 0; u < U; u++) {                                                    \
             std::memcpy(&s[u], s_acc + c0 + u * W, BYTES);                               \
             std::memcpy(&c[u], c_acc + c0 + u * W, BYTES);                               \
@@ -593,8 +612,9 @@ namespace simd {
             for (int u = 0; u < U; u++) {                                                \
                 vt v;                                                                    \
                 std::memcpy(&v, xr + u * W, BYTES);                                      \
-                const vt t = s[u] + v, b = t - s[u];                                     \
-                c[u] += (s[u] - (t - b)) + (v - b);                                      \
+                /* TwoSum, three of its adds on the FMA pipes (opaque_one) */           \
+                const vt t = s[u] * one + v, b = s[u] * mone + t;                        \
+                c[u] += (s[u] - (b * mone + t)) + (v - b);                               \
                 s[u] = t;                                                                \
             }                                                                            \
         }                                                                                \
