@@ -17,6 +17,7 @@
 #include "traits/logsumexp.hpp"
 #include "traits/minmax.hpp"
 #include "traits/moments.hpp"
+#include "traits/twosum.hpp"
 
 namespace nr {
 
@@ -276,6 +277,65 @@ namespace nr {
                     const acc_t a = combine(acc_t{{m[c], t[c]}}, acc_t{{bm[c], bt[c]}});
                     m[c] = a.v[0];
                     t[c] = a.v[1];
+                }
+            }
+        }
+    }
+
+// ---------------------------------------------------------------------------
+// twosum.hpp (TwoSum: twosum)
+// ---------------------------------------------------------------------------
+
+    // Rows of a C-ordered block reduced over axis 0 into the accumulator
+    // rows acc[0] (sums) and acc[1] (errors), in place: every column steps
+    // through its rows in order, as step() (so the bits are those of one
+    // row_step call per row).  float64/float32 on the host: per block of RB
+    // rows, column tiles held in vector registers while the rows stream past
+    // (simd.hpp's two_sum_cols); other input types are converted to A first,
+    // a tile of rows x columns at a time, and take A's loop (the bits of the
+    // same values in A, by construction); the remaining columns, and every
+    // other case, step row by row.  `stride` is in elements.
+    template <class T, class A>
+    NR_TARGET_CLONES inline void TwoSum<T, A>::rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                                           long long cols, long long stride) {
+        constexpr long long RB = 64;
+#if defined(NR_HAVE_HOST_SIMD)
+        constexpr bool vec = same_type<A, double>::value || same_type<A, float>::value;
+        if constexpr (vec && !same_type<T, A>::value) {
+            constexpr long long CB = 256, RC = 16;  // a 16 x 256 tile of A: at most 32 KiB
+            A buf[RC * CB];
+            for (long long r0 = 0; r0 < rows; r0 += RC) {
+                const long long rb = rows - r0 < RC ? rows - r0 : RC;
+                for (long long c0 = 0; c0 < cols; c0 += CB) {
+                    const long long cb = cols - c0 < CB ? cols - c0 : CB;
+                    for (long long r = 0; r < rb; r++) {
+                        const in_t *xr = x + (r0 + r) * stride + c0;
+                        for (long long c = 0; c < cb; c++) buf[r * cb + c] = to_real<A>(xr[c]);
+                    }
+                    A *const sub[2] = {acc[0] + c0, acc[1] + c0};
+                    TwoSum<A, A>::rows_reduce(sub, buf, rb, cb, cb);
+                }
+            }
+            return;
+        }
+#endif
+        for (long long r0 = 0; r0 < rows; r0 += RB) {
+            const long long rb = rows - r0 < RB ? rows - r0 : RB;
+            const in_t *xb = x + r0 * stride;
+            long long c0 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (vec && same_type<T, A>::value) {
+                c0 = simd::two_sum_cols<A>(acc[0], acc[1], xb, rb, cols, stride);
+            }
+#endif
+            A *__restrict s = acc[0];
+            A *__restrict e = acc[1];
+            for (long long r = 0; r < rb; r++) {
+                const in_t *__restrict xr = xb + r * stride;
+                for (long long c = c0; c < cols; c++) {
+                    const acc_t a = step(acc_t{{s[c], e[c]}}, xr[c]);
+                    s[c] = a.v[0];
+                    e[c] = a.v[1];
                 }
             }
         }

@@ -84,13 +84,56 @@ inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_
     }
 }
 
+// The same reduction on A-typed input, A = Tr::out_t, where the traits
+// declare it: `using real_traits = X<A, A, ...>;` promises that step(acc, x)
+// and lift(x) are real_traits' step(acc, to_real<A>(x)) and
+// lift(to_real<A>(x)) (Moments, TwoSum, MaxSumExp); void otherwise.
+template <class Tr, class = void>
+struct real_input {
+    using type = void;
+};
+template <class Tr>
+struct real_input<Tr, std::void_t<typename Tr::real_traits>> {
+    using type = typename Tr::real_traits;
+};
+// Whether the row loops below convert a row to out_t first and run the
+// A-typed traits' loop on it: for every input type but A itself, so that
+// bool/integer/float16/float32 data give, by construction, the bits of the
+// same values in A (one loop body, vectorised and contracted by the
+// compiler alike for every type, instead of one per type with the
+// conversion inside).
+template <class Tr>
+constexpr bool converts_first() {
+    using R = typename real_input<Tr>::type;
+    if constexpr (std::is_void<R>::value) {
+        return false;
+    } else {
+        return !std::is_same<typename Tr::in_t, typename Tr::out_t>::value &&
+               std::is_same<typename R::in_t, typename Tr::out_t>::value &&
+               std::is_same<typename R::out_t, typename Tr::out_t>::value && R::nout == Tr::nout;
+    }
+}
+// Rows converted first are converted in pieces of this many elements (on
+// the stack, L1-resident).
+constexpr npy_intp kConvertBlock = 256;
+
 // acc[i][k] = step(acc[k], x[k]) for k < n, accumulator rows in place
 // (compiled for AVX-512, AVX2 and the baseline: NR_TARGET_CLONES).
 template <class Tr>
 NR_TARGET_CLONES void row_step(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
     using out_t = typename Tr::out_t;
     constexpr int N = Tr::nout;
-    if constexpr (N == 2) {
+    if constexpr (converts_first<Tr>()) {
+        using R = typename real_input<Tr>::type;
+        out_t buf[kConvertBlock];
+        char *d[N];
+        for (npy_intp k0 = 0; k0 < n; k0 += kConvertBlock) {
+            const npy_intp m = n - k0 < kConvertBlock ? n - k0 : kConvertBlock;
+            for (npy_intp k = 0; k < m; k++) buf[k] = to_real<out_t>(x[k0 + k]);
+            for (int i = 0; i < N; i++) d[i] = data[i] + k0 * (npy_intp)sizeof(out_t);
+            row_step<R>(d, buf, m);
+        }
+    } else if constexpr (N == 2) {
         out_t *__restrict p0 = reinterpret_cast<out_t *>(data[0]);
         out_t *__restrict p1 = reinterpret_cast<out_t *>(data[1]);
         for (npy_intp k = 0; k < n; k++) {
@@ -365,6 +408,39 @@ int merge_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimen
 // i.  The outputs are C-contiguous, aligned (outer, n, inner) blocks of
 // out_t.  With inner > 1 the accumulators are the previous output row, and
 // the unit-stride row loop vectorises as row_step does.
+// One row of scan_block's inner > 1 case: out[k][row + j] for j < count,
+// from the previous row's states at out[k][prev + j] (first: from the
+// traits' initials where it has them, else lift()), converted first where
+// converts_first says so (as row_step).
+template <class Tr>
+void scan_row(typename Tr::out_t *const *p, npy_intp row, npy_intp prev, npy_intp count,
+              const typename Tr::in_t *x, bool first) {
+    using out_t = typename Tr::out_t;
+    constexpr int N = Tr::nout;
+    if constexpr (converts_first<Tr>()) {
+        using R = typename real_input<Tr>::type;
+        out_t buf[kConvertBlock];
+        for (npy_intp k0 = 0; k0 < count; k0 += kConvertBlock) {
+            const npy_intp m = count - k0 < kConvertBlock ? count - k0 : kConvertBlock;
+            for (npy_intp k = 0; k < m; k++) buf[k] = to_real<out_t>(x[k0 + k]);
+            scan_row<R>(p, row + k0, prev + k0, m, buf, first);
+        }
+    } else {
+        acc_of<Tr> init;
+        const bool have = Tr::initials(init, false);
+        for (npy_intp j = 0; j < count; j++) {
+            acc_of<Tr> a;
+            if (first) {
+                a = have ? Tr::step(init, x[j]) : Tr::lift(x[j]);
+            } else {
+                for (int i = 0; i < N; i++) a.v[i] = p[i][prev + j];
+                a = Tr::step(a, x[j]);
+            }
+            for (int i = 0; i < N; i++) p[i][row + j] = a.v[i];
+        }
+    }
+}
+
 template <class Tr>
 void scan_block(const char *x, char *const *outs, npy_intp outer, npy_intp n, npy_intp inner) {
     using in_t = typename Tr::in_t;
@@ -378,11 +454,6 @@ void scan_block(const char *x, char *const *outs, npy_intp outer, npy_intp n, np
     auto put = [&](npy_intp idx, const acc_of<Tr> &a) {
         for (int i = 0; i < N; i++) p[i][idx] = a.v[i];
     };
-    auto get = [&](npy_intp idx) {
-        acc_of<Tr> a;
-        for (int i = 0; i < N; i++) a.v[i] = p[i][idx];
-        return a;
-    };
     for (npy_intp o = 0; o < outer && n > 0; o++) {
         const npy_intp base = o * n * inner;
         const in_t *xo = xs + base;
@@ -395,10 +466,10 @@ void scan_block(const char *x, char *const *outs, npy_intp outer, npy_intp n, np
             }
             continue;
         }
-        for (npy_intp j = 0; j < inner; j++) put(base + j, have ? Tr::step(init, xo[j]) : Tr::lift(xo[j]));
+        scan_row<Tr>(p, base, base, inner, xo, true);
         for (npy_intp i = 1; i < n; i++) {
             const npy_intp row = base + i * inner;
-            for (npy_intp j = 0; j < inner; j++) put(row + j, Tr::step(get(row - inner + j), xo[i * inner + j]));
+            scan_row<Tr>(p, row, row - inner, inner, xo + i * inner, false);
         }
     }
 }

@@ -70,6 +70,19 @@ inline const char *simd_level_name() {
     return names[simd_level()];
 }
 
+// 1, read through a volatile so that the compiler cannot fold x * one:
+// the kernels write some of their additions as x * one + y, which the
+// compiler contracts (-ffp-contract=fast) into a fused multiply-add where the
+// variant has FMA -- exactly fl(x + y), one rounding of an exact product
+// plus y -- so that on CPUs whose adders and FMA units are separate pipes
+// (AMD Zen: two of each) the adds of the TwoSum and moments loops spread
+// over both.  Without contraction it is a multiply by 1 and the same add.
+template <class A>
+inline A opaque_one() {
+    static volatile A one = A(1);
+    return one;
+}
+
 // Vectors in flight per loop step of the min/max kernels.
 constexpr int MINMAX_UNROLL = 4;
 
@@ -128,7 +141,7 @@ inline long long half_first_zero(const half16 *x, long long n) {
     return half_first(x, n, [](unsigned short b) { return (b & 0x7fffu) == 0; });
 }
 
-// Whether the float64-lane kernels (shifted_sum, dev_sums, max, sum_exp,
+// Whether the float64-lane kernels (shift_store, max, sum_exp,
 // two_sum into float64) read T: float64, float32, float16 and the integer
 // types, bool (npy_bool) included (their load_* conversions are the scalar
 // to_real<double>'s).
@@ -520,44 +533,64 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             return (h - C) + l;                                                         \
         }                                                                               \
     }                                                                                   \
-    /* sum(x - K) */                                                                    \
-    template <class T>                                                            \
-    ATTR inline long long shifted_sum_##SUFFIX(const T *x, long long n, double K,  \
-                                               double *out) {                           \
+    /* y = x - K stored to y[0..k) (one conversion per element), and the */           \
+    /* lanes' sum of y; SKIP (nanmoments): a NaN y (a NaN x: K is finite) */            \
+    /* adds +0.0 and no count, *cnt the count of the others (with !SKIP */              \
+    /* the caller counts: k) */                                                          \
+    template <class T, bool SKIP = false>                                               \
+    ATTR inline long long shift_store_##SUFFIX(const T *x, long long n, double K,       \
+                                               double *y, double *out, double *cnt) {   \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {};                                                   \
+        vu_##SUFFIX c0 = {}, c1 = {}; /* minus the counts (masks are -1) */            \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                  \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            vd_##SUFFIX v0, v1;                                                         \
-            v0 = load_##SUFFIX(x + k);                                             \
-            v1 = load_##SUFFIX(x + k + L);                                         \
-            a0 += v0 - K;                                                               \
-            a1 += v1 - K;                                                               \
+            const vd_##SUFFIX y0 = load_##SUFFIX(x + k) - K;                            \
+            const vd_##SUFFIX y1 = load_##SUFFIX(x + k + L) - K;                        \
+            std::memcpy(y + k, &y0, BYTES);                                             \
+            std::memcpy(y + k + L, &y1, BYTES);                                         \
+            if (SKIP) {                                                                 \
+                a0 += y0 == y0 ? y0 : vd_##SUFFIX{};                                    \
+                a1 += y1 == y1 ? y1 : vd_##SUFFIX{};                                    \
+                c0 += (vu_##SUFFIX)(y0 == y0);                                          \
+                c1 += (vu_##SUFFIX)(y1 == y1);                                          \
+            } else {                                                                    \
+                a0 = y0 * one + a0; /* a0 + y0, on the FMA pipes (opaque_one) */       \
+                a1 = y1 * one + a1;                                                     \
+            }                                                                           \
         }                                                                               \
         *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
+        if (SKIP) {                                                                     \
+            const vu_##SUFFIX c = c0 + c1;                                              \
+            unsigned long long t = 0;                                                   \
+            for (int j = 0; j < L; j++) t -= c[j];                                      \
+            *cnt = (double)t;                                                           \
+        }                                                                               \
         return k;                                                                       \
     }                                                                                   \
-    /* sum(d) and sum(d*d), d = (x - K) - m; the squares' lanes folded into */        \
-    /* a total every 64 elements (one large square cannot swallow the */               \
-    /* roundings of many small ones) */                                                \
+    /* sum(d) and sum(d*d), d = y - m (y from shift_store); the squares' */            \
+    /* lanes folded into a total every 64 elements (one large square cannot */         \
+    /* swallow the roundings of many small ones) */                                    \
     /* (SKIP: NaN elements contribute +0.0, nanmoments) */                           \
-    template <class T, bool SKIP = false>                                               \
-    ATTR inline long long dev_sums_##SUFFIX(const T *x, long long n, double K,          \
-                                            double m, double *s1, double *s2) {         \
+    template <bool SKIP = false>                                                        \
+    ATTR inline long long dev_sums_##SUFFIX(const double *y, long long n, double m,     \
+                                            double *s1, double *s2) {                   \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, qt = {};                        \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                  \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
             vd_##SUFFIX v0, v1;                                                         \
-            v0 = load_##SUFFIX(x + k);                                             \
-            v1 = load_##SUFFIX(x + k + L);                                         \
-            vd_##SUFFIX d0 = (v0 - K) - m, d1 = (v1 - K) - m;                           \
+            std::memcpy(&v0, y + k, BYTES);                                             \
+            std::memcpy(&v1, y + k + L, BYTES);                                         \
+            vd_##SUFFIX d0 = v0 - m, d1 = v1 - m;                                       \
             if (SKIP) {                                                                 \
                 d0 = v0 == v0 ? d0 : vd_##SUFFIX{};                                     \
                 d1 = v1 == v1 ? d1 : vd_##SUFFIX{};                                     \
             }                                                                           \
-            a0 += d0;                                                                   \
-            a1 += d1;                                                                   \
+            a0 = d0 * one + a0; /* a0 + d0, on the FMA pipes (opaque_one) */           \
+            a1 = d1 * one + a1;                                                         \
             q0 += d0 * d0;                                                              \
             q1 += d1 * d1;                                                              \
             if (((k + 2 * L) & 63) == 0) {                                              \
@@ -657,76 +690,188 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
         return k;                                                                       \
     }                                                                                   \
-    /* compensated sum in A's lanes (float64 or float32 data in their own, */      \
-    /* float16 in float32 lanes, integers in float64 lanes, converted exactly */      \
-    /* as to_real does): 2 L lanes of (s, c) */                                       \
-    /* with TwoSum, c only while s is finite; writes the lanes (at most 32) */        \
-    /* and their count */                                                             \
-    template <class T, class A = T>                                                 \
-    ATTR inline long long two_sum_##SUFFIX(const T *x, long long n, A *s_out, A *c_out,\
-                                           int *lanes) {                            \
-        constexpr int L = BYTES / (int)sizeof(A);                                   \
-        typedef A vt __attribute__((vector_size(BYTES)));                           \
-        vt s0 = vt{} * (A)-1, s1 = s0, c0 = {}, c1 = {};                            \
-        long long k = 0; /* -0.0 starts: sum([-0.0]) = -0.0 */                      \
-        for (; k + 2 * L <= n; k += 2 * L) {                                        \
-            vt v0, v1;                                                              \
-            if constexpr (std::is_same<T, A>::value) {                              \
-                std::memcpy(&v0, x + k, BYTES);                                     \
-                std::memcpy(&v1, x + k + L, BYTES);                                 \
-            } else if constexpr (std::is_same<T, half16>::value) {                  \
-                static_assert(std::is_same<A, float>::value, "float32 lanes");      \
-                v0 = half_lanes_f32_##SUFFIX(x + k);                                \
-                v1 = half_lanes_f32_##SUFFIX(x + k + L);                            \
-            } else {                                                                \
-                static_assert(std::is_same<A, double>::value, "float64 lanes");     \
-                v0 = load_##SUFFIX(x + k);                                          \
-                v1 = load_##SUFFIX(x + k + L);                                      \
-            }                                                                       \
-            vt t0 = s0 + v0, t1 = s1 + v1;                                          \
-            vt b0 = t0 - s0, b1 = t1 - s1;                                          \
-            vt e0 = (s0 - (t0 - b0)) + (v0 - b0);                                   \
-            vt e1 = (s1 - (t1 - b1)) + (v1 - b1);                                   \
-            c0 = (t0 - t0 == (A)0) ? c0 + e0 : c0;                                  \
-            c1 = (t1 - t1 == (A)0) ? c1 + e1 : c1;                                  \
-            s0 = t0;                                                                \
-            s1 = t1;                                                                \
-        }                                                                           \
-        for (int j = 0; j < L; j++) {                                               \
-            s_out[2 * j] = s0[j];                                                   \
-            s_out[2 * j + 1] = s1[j];                                               \
-            c_out[2 * j] = c0[j];                                                   \
-            c_out[2 * j + 1] = c1[j];                                               \
-        }                                                                           \
-        *lanes = 2 * L;                                                             \
-        return k;                                                                   \
-    }
-
-// The NaN-skipping moments' shifted sum (nanmoments, float64 or float32
-// data): shifted_sum with each NaN element contributing +0.0 and a count of
-// 0, the same lane arithmetic as the scalar loop of traits/moments.hpp (the
-// deviation sums are dev_sums<T, true> above).
-#define NR_F64_NAN_KERNELS(SUFFIX, BYTES, ATTR)                                         \
-    /* sum(x - K) and the count over the non-NaN x */                                  \
-    template <class T>                                                                  \
-    ATTR inline long long shifted_sum_nan_##SUFFIX(const T *x, long long n,        \
-                                                   double K, double *out, double *cnt) { \
-        constexpr int L = BYTES / 8;                                                    \
-        vd_##SUFFIX a0 = {}, a1 = {}, c0 = {}, c1 = {};                                 \
-        const vd_##SUFFIX zero = {}, one = zero + 1.0;                                  \
-        long long k = 0;                                                                \
-        for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            vd_##SUFFIX v0, v1;                                                         \
-            v0 = load_##SUFFIX(x + k);                                             \
-            v1 = load_##SUFFIX(x + k + L);                                         \
-            a0 += v0 == v0 ? v0 - K : zero;                                             \
-            a1 += v1 == v1 ? v1 - K : zero;                                             \
-            c0 += v0 == v0 ? one : zero;                                                \
-            c1 += v1 == v1 ? one : zero;                                                \
-        }                                                                               \
-        *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
-        *cnt = lanes_sum_##SUFFIX(c0 + c1);                                             \
-        return k;                                                                       \
+    /* L lanes of A from p: T = A as it is, float16 widened to float32, */              \
+    /* integers (bool) and float32 to float64 by load_ (as to_real converts) */          \
+    template <class T, class A>                                                          \
+    ATTR inline auto two_sum_load_##SUFFIX(const T *p) {                                 \
+        typedef A vt __attribute__((vector_size(BYTES)));                                \
+        if constexpr (std::is_same<T, A>::value) {                                       \
+            vt v;                                                                        \
+            std::memcpy(&v, p, BYTES);                                                   \
+            return v;                                                                    \
+        } else if constexpr (std::is_same<T, half16>::value) {                           \
+            static_assert(std::is_same<A, float>::value, "float32 lanes");               \
+            return half_lanes_f32_##SUFFIX(p);                                           \
+        } else {                                                                         \
+            static_assert(std::is_same<A, double>::value, "float64 lanes");              \
+            return load_##SUFFIX(p);                                                     \
+        }                                                                                \
+    }                                                                                    \
+    /* lanes j and j + W (W = VB / sizeof(A)) of (s, c) into lane j, by */               \
+    /* combine()'s arithmetic (TwoSum with the overflow-safe fallback of */             \
+    /* common.hpp's two_sum; the error 0 where the sum is not finite), then */           \
+    /* the halves again while more than two lanes are left */                           \
+    template <class A, int VB>                                                           \
+    ATTR inline void two_sum_fold_##SUFFIX(A *s, A *c) {                                 \
+        constexpr int W = VB / (int)sizeof(A);                                           \
+        typedef A vt __attribute__((vector_size(VB)));                                   \
+        vt sa, sb, ca, cb;                                                               \
+        std::memcpy(&sa, s, VB);                                                         \
+        std::memcpy(&sb, s + W, VB);                                                     \
+        std::memcpy(&ca, c, VB);                                                         \
+        std::memcpy(&cb, c + W, VB);                                                     \
+        const vt t = sa + sb, bp = t - sa;                                               \
+        vt e = (sa - (t - bp)) + (sb - bp);                                              \
+        const vt aa = sa < (A)0 ? -sa : sa, ab = sb < (A)0 ? -sb : sb;                   \
+        const vt fast = aa >= ab ? sb - (t - sa) : sa - (t - sb);                        \
+        const auto fin = t - t == (A)0;                                                  \
+        e = fin & (e - e != (A)0) ? fast : e;                                            \
+        const vt cc = fin ? (ca + cb) + e : vt{};                                        \
+        std::memcpy(s, &t, VB);                                                          \
+        std::memcpy(c, &cc, VB);                                                         \
+        if constexpr (W > 2) two_sum_fold_##SUFFIX<A, VB / 2>(s, c);                     \
+    }                                                                                    \
+    /* compensated sum of x[0..n) in A's lanes (float64 or float32 data in */            \
+    /* their own, float16 in float32 lanes, integers in float64 lanes, */                \
+    /* converted exactly as to_real does): 2 L lanes of (s, c) with TwoSum, */           \
+    /* the last partial step padded with -0.0 (s + -0.0 is s exactly, with */            \
+    /* error 0), then the lanes merged pairwise (two_sum_fold) into (*s, *c) */          \
+    /* -- a log2(2 L) deep tree of vector merges, not 2 L merges in a row -- */          \
+    /* and (s, c) renormalised (s = fl(s + c), c its error, where c != 0 and */           \
+    /* that is finite: the same sum s + c). */                                           \
+    /* c collects every error while its lane's s is finite (once s is inf */             \
+    /* or NaN it stays so: c is set to 0 at the end instead of at each step). */         \
+    /* false (nothing written) for n < 2 L, or where a lane's TwoSum overflowed */        \
+    /* inside (finite s, non-finite error: a partial sum and an element near */          \
+    /* the largest value of opposite signs): the caller then sums in order */            \
+    /* with the scalar two_sum, which handles that */                                    \
+    template <class T, class A = T>                                                      \
+    ATTR inline bool two_sum_##SUFFIX(const T *x, long long n, A *s_out, A *c_out) {     \
+        constexpr int L = BYTES / (int)sizeof(A);                                        \
+        typedef A vt __attribute__((vector_size(BYTES)));                                \
+        if (n < 2 * L) return false;                                                     \
+        vt s0 = vt{} * (A)-1, s1 = s0, c0 = {}, c1 = {}; /* sum([-0.0]) = -0.0 */       \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        long long k = 0;                                                                 \
+        for (; k + 2 * L <= n; k += 2 * L) {                                             \
+            const vt v0 = two_sum_load_##SUFFIX<T, A>(x + k);                            \
+            const vt v1 = two_sum_load_##SUFFIX<T, A>(x + k + L);                        \
+            /* TwoSum, three of its adds on the FMA pipes (opaque_one) */               \
+            const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                             \
+            const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                           \
+            c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                   \
+            c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                   \
+            s0 = t0;                                                                     \
+            s1 = t1;                                                                     \
+        }                                                                                \
+        if (k < n) { /* the rest, padded with -0.0 */                                    \
+            A buf[2 * L];                                                                \
+            for (int j = 0; j < 2 * L; j++) buf[j] = k + j < n ? to_real<A>(x[k + j]) : -(A)0; \
+            vt v0, v1;                                                                   \
+            std::memcpy(&v0, buf, BYTES);                                                \
+            std::memcpy(&v1, buf + L, BYTES);                                            \
+            /* TwoSum, three of its adds on the FMA pipes (opaque_one) */               \
+            const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                             \
+            const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                           \
+            c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                   \
+            c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                   \
+            s0 = t0;                                                                     \
+            s1 = t1;                                                                     \
+        }                                                                                \
+        const auto f0 = s0 - s0 == (A)0, f1 = s1 - s1 == (A)0;                           \
+        const auto bad = (f0 & (c0 - c0 != (A)0)) | (f1 & (c1 - c1 != (A)0));           \
+        for (int j = 0; j < L; j++) {                                                    \
+            if (bad[j]) return false;                                                    \
+        }                                                                                \
+        c0 = f0 ? c0 : vt{};                                                             \
+        c1 = f1 ? c1 : vt{};                                                             \
+        A s[2 * L], c[2 * L];                                                            \
+        std::memcpy(s, &s0, BYTES);                                                      \
+        std::memcpy(s + L, &s1, BYTES);                                                  \
+        std::memcpy(c, &c0, BYTES);                                                      \
+        std::memcpy(c + L, &c1, BYTES);                                                  \
+        two_sum_fold_##SUFFIX<A, BYTES>(s, c);                                           \
+        A t, e;                                                                          \
+        nr::two_sum(s[0], s[1], t, e);                                                   \
+        A cs = t - t == (A)0 ? (c[0] + c[1]) + e : (A)0;                                 \
+        if (cs != (A)0) { /* renormalised: s = fl(s + c), c its exact error (the */      \
+            A t2, e2;     /* sum as a sum in order of small data would leave it) */      \
+            nr::two_sum(t, cs, t2, e2);                                                  \
+            if (t2 - t2 == (A)0) {                                                       \
+                t = t2;                                                                  \
+                cs = e2;                                                                 \
+            }                                                                            \
+        }                                                                                \
+        *s_out = t;                                                                      \
+        *c_out = cs;                                                                     \
+        return true;                                                                     \
+    } \
+    /* U vectors of columns [c0, c0 + U W) of a row-major block (rows x */               \
+    /* cols, rows `stride` elements apart) summed down the rows into their */           \
+    /* states (s_acc, c_acc), held in registers while the rows stream past: */          \
+    /* per column in row order, exactly step()'s arithmetic (TwoSum; its */             \
+    /* error 0 where the sum is not finite, applied at the end: once inf or */          \
+    /* NaN, a sum stays so).  A tile whose TwoSum overflowed inside (finite */          \
+    /* sum, non-finite error) is redone column by column with the scalar */             \
+    /* two_sum (step() itself) */                                                      \
+    template <int U, class A>                                                            \
+    ATTR inline void two_sum_tile_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
+                                           long long stride, long long c0) {             \
+        constexpr int W = BYTES / (int)sizeof(A);                                        \
+        typedef A vt __attribute__((vector_size(BYTES)));                                \
+        vt s[U], c[U];                                                                   \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        for (int u = 0; u < U; u++) {                                                    \
+            std::memcpy(&s[u], s_acc + c0 + u * W, BYTES);                               \
+            std::memcpy(&c[u], c_acc + c0 + u * W, BYTES);                               \
+        }                                                                                \
+        for (long long r = 0; r < rows; r++) {                                           \
+            const A *xr = x + r * stride + c0;                                           \
+            for (int u = 0; u < U; u++) {                                                \
+                vt v;                                                                    \
+                std::memcpy(&v, xr + u * W, BYTES);                                      \
+                /* TwoSum, three of its adds on the FMA pipes (opaque_one) */           \
+                const vt t = s[u] * one + v, b = s[u] * mone + t;                        \
+                c[u] += (s[u] - (b * mone + t)) + (v - b);                               \
+                s[u] = t;                                                                \
+            }                                                                            \
+        }                                                                                \
+        bool bad = false;                                                                \
+        for (int u = 0; u < U; u++) {                                                    \
+            const auto fin = s[u] - s[u] == (A)0;                                        \
+            const auto b = fin & (c[u] - c[u] != (A)0);                                  \
+            for (int j = 0; j < W; j++) bad |= b[j] != 0;                                \
+            c[u] = fin ? c[u] : vt{};                                                    \
+        }                                                                                \
+        if (bad) {                                                                       \
+            for (long long j = c0; j < c0 + U * W; j++) {                                \
+                A sj = s_acc[j], cj = c_acc[j];                                          \
+                for (long long r = 0; r < rows; r++) {                                   \
+                    A t, e;                                                              \
+                    nr::two_sum(sj, x[r * stride + j], t, e);                            \
+                    cj = t - t == (A)0 ? cj + e : (A)0;                                  \
+                    sj = t;                                                              \
+                }                                                                        \
+                s_acc[j] = sj;                                                           \
+                c_acc[j] = cj;                                                           \
+            }                                                                            \
+            return;                                                                      \
+        }                                                                                \
+        for (int u = 0; u < U; u++) {                                                    \
+            std::memcpy(s_acc + c0 + u * W, &s[u], BYTES);                               \
+            std::memcpy(c_acc + c0 + u * W, &c[u], BYTES);                               \
+        }                                                                                \
+    }                                                                                    \
+    /* the columns of the block in tiles of 4 vectors, then of one; returns */           \
+    /* the number of leading columns done (the caller steps the rest) */                 \
+    template <class A>                                                                   \
+    ATTR inline long long two_sum_cols_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
+                                                long long cols, long long stride) {      \
+        constexpr int W = BYTES / (int)sizeof(A);                                        \
+        long long c0 = 0;                                                                \
+        for (; c0 + 4 * W <= cols; c0 += 4 * W) two_sum_tile_##SUFFIX<4>(s_acc, c_acc, x, rows, stride, c0); \
+        for (; c0 + W <= cols; c0 += W) two_sum_tile_##SUFFIX<1>(s_acc, c_acc, x, rows, stride, c0); \
+        return c0;                                                                       \
     }
 
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
@@ -735,8 +880,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)           \
-    NR_F64_KERNELS(SUFFIX, BYTES, ATTR)          \
-    NR_F64_NAN_KERNELS(SUFFIX, BYTES, ATTR)
+    NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_SIMD_INSTANTIATE
 #undef NR_MINMAX_STEP
@@ -745,7 +889,6 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_FIND_KERNEL
 #undef NR_ARG_KERNEL
 #undef NR_F64_KERNELS
-#undef NR_F64_NAN_KERNELS
 #undef NR_HALF_LANES
 
 // The dispatchers: the variant of simd_level().
@@ -770,18 +913,19 @@ NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *
             <T>(x, n, lo, hi))
 // The float64 kernels read float64, float32, float16 or integers (load_*:
 // converted as to_real does); f64_lanes<T> says which.
-NR_DISPATCH(template <class T>, shifted_sum, (const T *x, long long n, double K, double *o),
-            <T>(x, n, K, o))
-NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, dev_sums,
-            (const T *x, long long n, double K, double m, double *a, double *b),
-            <T NR_COMMA SKIP>(x, n, K, m, a, b))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
+            (const T *x, long long n, double K, double *y, double *o, double *c),
+            <T NR_COMMA SKIP>(x, n, K, y, o, c))
+NR_DISPATCH(template <bool SKIP = false>, dev_sums,
+            (const double *y, long long n, double m, double *a, double *b), <SKIP>(y, n, m, a, b))
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
 NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum,
-            (const T *x, long long n, A *s, A *c, int *lanes), <T NR_COMMA A>(x, n, s, c, lanes))
-NR_DISPATCH(template <class T>, shifted_sum_nan,
-            (const T *x, long long n, double K, double *o, double *c), <T>(x, n, K, o, c))
+            (const T *x, long long n, A *s, A *c), <T NR_COMMA A>(x, n, s, c))
+NR_DISPATCH(template <class A>, two_sum_cols,
+            (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
+            <A>(s, c, x, rows, cols, stride))
 #undef NR_COMMA
 #undef NR_DISPATCH
 

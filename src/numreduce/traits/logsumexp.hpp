@@ -17,6 +17,7 @@ struct MaxSumExp {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 2;
+    using real_traits = MaxSumExp<A, A>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
         A v[2];  // running max m, sum of exp(x - m) over all but one m
     };

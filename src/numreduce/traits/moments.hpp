@@ -21,6 +21,7 @@ struct Moments {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 3;
+    using real_traits = Moments<A, A, SKIP_NAN>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
         A v[3];  // count, mean, M2
     };
@@ -210,25 +211,32 @@ struct Moments {
         }
         return settle(sh, m2_err);
     }
-    // One block of m <= BLOCK elements summarised in the frame f.
+    // One block of m <= BLOCK elements summarised in the frame f.  On the
+    // host (float64 accumulators, a type the vector kernels read), the
+    // shifted values y = x - K are made once, into an L1-resident buffer
+    // (the vector pass converts T as to_real does), and both sums run on
+    // them in shifted_stats -- one function for every input type, so that
+    // float32, integer and float16 data give, by construction, the bits of
+    // the same values in float64.
     template <bool SCALED>
     NR_HD static acc_t block_stats(const in_t *xb, long long m, frame_t f) {
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (!SCALED && simd::f64_lanes<T>::value && same_type<A, double>::value) {
+            A y[BLOCK], s = A(0), cnt = A(0);
+            const long long j0 = simd::shift_store<in_t, SKIP_NAN>(xb, m, f.K, y, &s, &cnt);
+            for (long long j = j0; j < m; j++) y[j] = to_real<A>(xb[j]) - f.K;
+            bool overflow = false;
+            const auto r = Moments<A, A, SKIP_NAN>::shifted_stats(y, m, j0, SKIP_NAN ? cnt : A(j0), s,
+                                                                  overflow);
+            return overflow ? overflowed_block(xb, m, f, r.v[1], r.v[0]) : acc_t{{r.v[0], r.v[1], r.v[2]}};
+        }
+#endif
         {
             A cnt = A(0), s = A(0);
-            long long j0 = 0;
-#if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SCALED && !SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
-                j0 = simd::shifted_sum(xb, m, f.K, &s);
-                cnt = A(j0);
-            }
-            if constexpr (!SCALED && SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
-                j0 = simd::shifted_sum_nan(xb, m, f.K, &s, &cnt);
-            }
-#endif
             // Eight partial sums (as the vector kernels' lanes): sequential
             // sums would let one large term swallow the roundings of many.
             A sl[L] = {}, cl[L] = {};
-            long long j = j0;
+            long long j = 0;
             for (; j + L <= m; j += L) {
                 for (int u = 0; u < L; u++) {
                     const bool use = !skip(xb[j + u]);
@@ -246,25 +254,16 @@ struct Moments {
             if (cnt == A(0)) return {{A(0), A(0), A(0)}};
             const A mb = s / cnt;
             A s1 = A(0), s2 = A(0);
-            j0 = 0;
-#if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SCALED && !SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
-                j0 = simd::dev_sums(xb, m, f.K, mb, &s1, &s2);
-            }
-            if constexpr (!SCALED && SKIP_NAN && simd::f64_lanes<T>::value && same_type<A, double>::value) {
-                j0 = simd::dev_sums<in_t, true>(xb, m, f.K, mb, &s1, &s2);
-            }
-#endif
             // (the squares' lanes folded every 64 elements, as dev_sums)
             A l1[L] = {}, l2[L] = {}, t2 = A(0);
-            j = j0;
+            j = 0;
             for (; j + L <= m; j += L) {
                 for (int u = 0; u < L; u++) {
                     const A dy = skip(xb[j + u]) ? A(0) : (shifted<SCALED>(xb[j + u], f)) - mb;
                     l1[u] += dy;
                     l2[u] += dy * dy;
                 }
-                if (((j - j0 + L) & 63) == 0) {
+                if (((j + L) & 63) == 0) {
                     t2 += lanes_sum(l2);
                     for (int u = 0; u < L; u++) l2[u] = A(0);
                 }
@@ -285,6 +284,64 @@ struct Moments {
                                  : overflowed_block(xb, m, f, mb, cnt);
         }
     }
+#if defined(NR_HAVE_HOST_SIMD)
+    // block_stats on the shifted values y[0..m) (y = x - K, NaN where x is
+    // NaN), the vector kernels having summed y[0..j0) into s (cnt elements
+    // counted): the rest of the first pass in eight lanes, the block mean,
+    // the deviation sums (dev_sums, then eight lanes), the corrected M2.
+    // overflow: the block mean is not finite (the caller redoes the block,
+    // overflowed_block; r holds (cnt, mb)).
+    static acc_t shifted_stats(const A *y, long long m, long long j0, A cnt, A s, bool &overflow) {
+        A sl[L] = {}, cl[L] = {};
+        long long j = j0;
+        for (; j + L <= m; j += L) {
+            for (int u = 0; u < L; u++) {
+                const bool use = !(SKIP_NAN && is_nan(y[j + u]));
+                sl[u] += use ? y[j + u] : A(0);
+                cl[u] += use ? A(1) : A(0);
+            }
+        }
+        for (int u = 0; j < m; j++, u++) {
+            const bool use = !(SKIP_NAN && is_nan(y[j]));
+            sl[u] += use ? y[j] : A(0);
+            cl[u] += use ? A(1) : A(0);
+        }
+        s += lanes_sum(sl);
+        cnt += lanes_sum(cl);
+        if (cnt == A(0)) return {{A(0), A(0), A(0)}};
+        const A mb = s / cnt;
+        A s1 = A(0), s2 = A(0);
+        j0 = simd::dev_sums<SKIP_NAN>(y, m, mb, &s1, &s2);
+        // (the squares' lanes folded every 64 elements, as dev_sums)
+        A l1[L] = {}, l2[L] = {}, t2 = A(0);
+        j = j0;
+        for (; j + L <= m; j += L) {
+            for (int u = 0; u < L; u++) {
+                const A dy = (SKIP_NAN && is_nan(y[j + u])) ? A(0) : y[j + u] - mb;
+                l1[u] += dy;
+                l2[u] += dy * dy;
+            }
+            if (((j - j0 + L) & 63) == 0) {
+                t2 += lanes_sum(l2);
+                for (int u = 0; u < L; u++) l2[u] = A(0);
+            }
+        }
+        for (int u = 0; j < m; j++, u++) {
+            const A dy = (SKIP_NAN && is_nan(y[j])) ? A(0) : y[j] - mb;
+            l1[u] += dy;
+            l2[u] += dy * dy;
+        }
+        s1 += lanes_sum(l1);
+        s2 += t2 + lanes_sum(l2);
+        // (s1^2 / n <= s2 by Cauchy-Schwarz; the clamp keeps rounding from
+        // making M2 negative.)
+        const A m2b = s2 - s1 * (s1 / cnt);
+        overflow = !is_finite(mb);
+        if (overflow) return {{cnt, mb, A(0)}};
+        // (an overflowed deviation: M2 is +inf, the mean the block's)
+        return {{cnt, is_finite(s1) ? mb + s1 / cnt : mb, is_finite(s2) ? (m2b > A(0) ? m2b : A(0)) : s2}};
+    }
+#endif
 };
 
 }  // namespace nr

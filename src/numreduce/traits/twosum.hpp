@@ -17,6 +17,7 @@ struct TwoSum {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 2;
+    using real_traits = TwoSum<A, A>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
         A v[2];  // sum, accumulated error
     };
@@ -40,33 +41,31 @@ struct TwoSum {
         return true;
     }
 
+#if defined(NR_HOST_TRAITS)
+    // Host only (defined in ../host_traits.hpp): row blocks reduced over
+    // axis 0 into the accumulator rows, column states in vector registers.
+    NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                             long long cols, long long stride);
+#endif
+
     // Contiguous stream: on the host, float64 and float32 run in vector
-    // lanes of (s, e) of their own type (4 to 32, merged in lane order with
-    // combine()), then the tail in order; float16 runs in the float32 lanes
-    // and integers (and bool) in the float64 lanes, each element converted as
-    // to_real does (so an integer sum is the float64 sum of the converted
-    // values, bit for bit, and a float16 sum the float32 one).
+    // lanes of (s, e) of their own type (4 to 32, the last step padded with
+    // -0.0, merged pairwise in a tree by combine()'s arithmetic); float16
+    // runs in the float32 lanes and integers (and bool) in the float64
+    // lanes, each element converted as to_real does (so an integer sum is
+    // the float64 sum of the converted values, bit for bit, and a float16
+    // sum the float32 one).  Short streams (fewer than 2 vectors), and a
+    // stream whose lanes overflowed inside a TwoSum, step in order.
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
-        long long k = 0;
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, T>::value) ||
                       (simd::f64_lanes<T>::value && same_type<A, double>::value) ||
                       (same_type<T, half16>::value && same_type<A, float>::value)) {
-            A s[32], c[32];
-            int lanes = 0;
-            k = simd::two_sum(x, n, s, c, &lanes);
-            // A lane whose TwoSum overflowed inside (finite s, NaN error: a
-            // partial sum and an element near the largest double of opposite
-            // signs) is redone in order by step(), whose two_sum handles it.
-            for (int j = 0; j < lanes && k > 0; j++) {
-                if (is_finite(s[j]) && !is_finite(c[j])) k = 0;
-            }
-            if (k > 0) {
-                for (int j = 0; j < lanes; j++) acc = combine(acc, acc_t{{s[j], c[j]}});
-            }
+            A s, c;
+            if (simd::two_sum(x, n, &s, &c)) return combine(acc, acc_t{{s, c}});
         }
 #endif
-        for (; k < n; k++) acc = step(acc, x[k]);
+        for (long long k = 0; k < n; k++) acc = step(acc, x[k]);
         return acc;
     }
 };

@@ -1,0 +1,155 @@
+"""twosum / fsum along axis 0 of C-ordered 2-D data (the column-tile kernel:
+(sum, error) of 1-4 vectors of columns in registers while the rows stream
+past) and along the last axis (the vector lanes merged in a tree): at every
+SIMD level, for column counts around the tile widths (one vector of 2 to 16
+lanes, four vectors), with inf/NaN at every kind of position and columns
+whose TwoSum overflows inside (the tile is redone in order).  References:
+math.fsum per column, NumPy's np.sum for the non-finite cases, and the
+row-by-row loop of the same reduction (a strided view of the same data, which
+steps every column in row order, as the tiles must, bit for bit, where
+there is more than one column)."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import numreduce as nr
+
+CHECK = textwrap.dedent(r'''
+    import math
+    import numpy as np
+    import numreduce as nr
+    from numreduce import _config
+
+    print(_config.config()["simd_kernels"])
+    rng = np.random.default_rng(21)
+    checked = 0
+
+    def strided(a):  # the same values, every column stepped in row order
+        return np.repeat(a, 2, axis=1)[:, ::2]
+
+    def value(s, e):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.where(np.isfinite(s) & (e != 0), s + e, s)
+
+    for dt in (np.float64, np.float32):
+        eps = np.finfo(dt).eps
+        for cols in (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129):
+            for rows in (1, 2, 7, 64, 65, 150):
+                a = (rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-3, 4, (rows, cols)))
+                a = a.astype(dt)
+                if cols > 1:  # (one column is one contiguous stream: the lanes)
+                    s, e = nr.reduce(nr.twosum, a, axis=0)
+                    s2, e2 = nr.reduce(nr.twosum, strided(a), axis=0)
+                    assert np.array_equal(s, s2) and np.array_equal(e, e2), (dt, rows, cols)
+                got = nr.fsum(a, axis=0)
+                for j in range(cols):
+                    col = a[:, j].astype(np.float64).tolist()
+                    exact = math.fsum(col)
+                    bound = eps * abs(exact) + rows * eps * eps * math.fsum(abs(v) for v in col)
+                    assert abs(float(got[j]) - exact) <= 2 * bound + np.finfo(dt).tiny, (dt, rows, cols, j)
+                    # the last axis: the same column as a row, through the lanes
+                    t = float(nr.fsum(np.ascontiguousarray(a[:, j])))
+                    assert abs(t - exact) <= 2 * bound + np.finfo(dt).tiny, (dt, rows, cols, j)
+                checked += 1
+        # specials at first / middle / last row, in a full tile and the rest
+        big = np.finfo(dt).max
+        for special in (np.inf, -np.inf, np.nan):
+            for pos in (0, 31, 63):
+                a = rng.standard_normal((64, 37)).astype(dt)
+                a[pos, ::3] = special
+                s, e = nr.reduce(nr.twosum, a, axis=0)
+                s2, e2 = nr.reduce(nr.twosum, strided(a), axis=0)
+                assert np.array_equal(s, s2, equal_nan=True), (dt, special, pos)
+                assert np.array_equal(e, e2, equal_nan=True), (dt, special, pos)
+                with np.errstate(invalid="ignore"):
+                    want = np.sum(a, axis=0)
+                nonfinite = ~np.isfinite(want)
+                assert np.array_equal(s[nonfinite], want[nonfinite], equal_nan=True), (dt, special)
+                assert (e[nonfinite] == 0).all()
+                checked += 1
+        # inf - inf in one column, +inf and -inf in others
+        a = rng.standard_normal((40, 70)).astype(dt)
+        a[3, 5], a[9, 5], a[0, 6], a[39, 7] = np.inf, -np.inf, np.inf, -np.inf
+        s, e = nr.reduce(nr.twosum, a, axis=0)
+        assert np.isnan(s[5]) and s[6] == np.inf and s[7] == -np.inf and e[5] == e[6] == e[7] == 0
+        # TwoSum overflowing inside (s - a overflows: a partial sum and an
+        # element near the largest value, of opposite signs; finite results)
+        # in one column of a tile: the tile is redone in order
+        with np.errstate(over="ignore"):
+            xs = [dt(big) * dt(k / 4096) for k in range(1, 4096)]
+            x = next(v for v in xs if np.isinf((dt(big) - v) + v))
+        a = np.zeros((70, 40), dtype=dt)
+        a[0, 10], a[50, 10] = -x, big
+        a[1, :] += dt(1)
+        s, e = nr.reduce(nr.twosum, a, axis=0)
+        s2, e2 = nr.reduce(nr.twosum, strided(a), axis=0)
+        assert np.array_equal(s, s2) and np.array_equal(e, e2), (dt, "overflow inside")
+        assert np.isfinite(s).all() and np.isfinite(e).all(), (dt, s, e)
+        got = nr.fsum(a, axis=0)
+        for j in range(a.shape[1]):
+            exact = math.fsum(a[:, j].astype(np.float64).tolist())
+            assert abs(float(got[j]) - exact) <= eps * abs(exact), (dt, j, got[j], exact)
+        # signed zeros: a column of -0.0 sums to -0.0 (rows of -0.0 too)
+        z = np.full((9, 33), -0.0, dtype=dt)
+        z[4, 1] = 0.0
+        r = nr.fsum(z, axis=0)
+        assert np.signbit(r[0]) and not np.signbit(r[1]), r
+        r = nr.fsum(np.ascontiguousarray(z.T), axis=1)
+        assert np.signbit(r[0]) and not np.signbit(r[1]), r
+        checked += 1
+    # integer and float16 columns take the float64 / float32 tiles after a conversion
+    for dt, acc in ((np.int64, np.float64), (np.int32, np.float64), (np.uint8, np.float64),
+                    (np.bool_, np.float64), (np.float16, np.float32)):
+        for shape in ((70, 33), (300, 301), (5, 1000)):
+            if dt == np.bool_:
+                a = rng.random(shape) < 0.5
+            elif np.dtype(dt).kind == "f":
+                a = (rng.standard_normal(shape) * 100).astype(dt)
+            else:
+                info = np.iinfo(dt)
+                a = rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+            for f in (lambda x: nr.reduce(nr.twosum, x, axis=0), lambda x: nr.fsum(x, axis=0)):
+                got, want = f(a), f(a.astype(acc))
+                for g, w in zip(got if isinstance(got, tuple) else (got,),
+                                want if isinstance(want, tuple) else (want,)):
+                    assert np.array_equal(g, w), (dt, shape)
+            checked += 1
+    print("checked", checked)
+''')
+
+EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
+
+
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_twosum_rows_and_lanes_at_every_level(level):
+    env = dict(os.environ, NUMREDUCE_SIMD=level)
+    proc = subprocess.run([sys.executable, "-P", "-c", CHECK], env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    kernels, checked = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
+    if kernels == "none (scalar loops)":
+        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
+    if kernels != EXPECTED[level]:
+        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    assert checked == f"checked {2 * (19 * 6 + 9 + 1) + 5 * 3}", checked
+
+
+def test_fsum_rows_of_every_length_against_math_fsum():
+    # the lanes (padded last step, tree merge) for row lengths 1..200
+    rng = np.random.default_rng(5)
+    for dt in (np.float64, np.float32):
+        for n in range(1, 201):
+            x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)).astype(dt)
+            exact = math.fsum(x.astype(np.float64).tolist())
+            got = float(np.asarray(nr.fsum(x)))
+            eps = float(np.finfo(dt).eps)
+            bound = eps * abs(exact) + n * eps * eps * math.fsum(abs(v) for v in x.tolist())
+            assert abs(got - exact) <= bound + float(np.finfo(dt).tiny), (dt, n, got, exact)
+            # reversed and misaligned views of the same values
+            assert float(np.asarray(nr.fsum(x[::-1]))) == pytest.approx(got, rel=2 * eps, abs=0)
