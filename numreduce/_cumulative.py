@@ -43,6 +43,33 @@ def scan_axis(name, arr, axis):
     return arr, axis_index(axis, arr.ndim)
 
 
+def logcumsumexp_dtype(name, in_dtype, dtype):
+    """logcumsumexp's result dtype (the input's float type, float64 for
+    bool/integers, or a floating-point ``dtype=``); a TypeError otherwise.
+    Shared with the CuPy mirror."""
+    if in_dtype.kind not in "biuf":
+        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (need bool, integer or "
+                        "floating point)")
+    rdt = in_dtype.newbyteorder("=") if in_dtype.kind == "f" else np.dtype(np.float64)
+    if dtype is not None:
+        rdt = _dtype_arg(name, dtype)
+        if rdt.kind != "f":
+            raise TypeError(f"{name}: dtype={rdt} is not a floating-point dtype")
+    return rdt
+
+
+def cumfsum_dtypes(name, in_dtype, dtype):
+    """(accumulator, result dtype) of cumfsum: fsum's ``dtype=`` rules, the
+    result the loop's accumulator by default (float64 for bool/integers,
+    float32 for float16).  Shared with the CuPy mirror."""
+    acc, rdt = _fsum_dtype(in_dtype, dtype, name)
+    if rdt is None:
+        native = in_dtype.newbyteorder("=")  # '>f2' too
+        rdt = (np.dtype(np.float64) if native.kind in "biu" else
+               np.dtype(np.float32) if native == np.float16 else native)
+    return acc, rdt
+
+
 def _include_initial_arg(name, include_initial):
     if not isinstance(include_initial, (bool, np.bool_)):
         raise TypeError(f"{name}: include_initial must be True or False, got "
@@ -182,14 +209,7 @@ def logcumsumexp(x, /, *, axis=None, dtype=None, out=None, include_initial=False
     name = "logcumsumexp"
     arr, ax = _prepare(name, x, axis)
     include_initial = _include_initial_arg(name, include_initial)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name}: unsupported input dtype {arr.dtype} (need bool, integer or "
-                        "floating point)")
-    rdt = arr.dtype.newbyteorder("=") if arr.dtype.kind == "f" else np.dtype(np.float64)
-    if dtype is not None:
-        rdt = _dtype_arg(name, dtype)
-        if rdt.kind != "f":
-            raise TypeError(f"{name}: dtype={rdt} is not a floating-point dtype")
+    rdt = logcumsumexp_dtype(name, arr.dtype, dtype)
 
     def parts():
         mx, t = accumulate(_core.maxsumexp, arr, axis=ax)
@@ -239,11 +259,7 @@ def cumfsum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     name = "cumfsum"
     arr, ax = _prepare(name, x, axis)
     include_initial = _include_initial_arg(name, include_initial)
-    acc, rdt = _fsum_dtype(arr.dtype, dtype, name)
-    if rdt is None:  # the loop's accumulator: float64 for bool/integers, float32 for float16
-        native = arr.dtype.newbyteorder("=")  # '>f2' too
-        rdt = (np.dtype(np.float64) if native.kind in "biu" else
-               np.dtype(np.float32) if native == np.float16 else native)
+    acc, rdt = cumfsum_dtypes(name, arr.dtype, dtype)
 
     def parts():
         a = arr.astype(rdt) if arr.dtype.kind == "O" else arr

@@ -71,7 +71,8 @@ __all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax
                                "meanstd", "nanmeanvar", "logsumexp", "fsum", "reduce",
                                "accumulate", "merge", "is_cupy_array", "reduceat",
                                "segmented_reduce", "reduce_by_group", "at", "group_minmax",
-                               "group_meanvar", "group_logsumexp", "group_fsum"]
+                               "group_meanvar", "group_logsumexp", "group_fsum", "cumminmax",
+                               "nancumminmax", "logcumsumexp", "cumfsum", "cummeanvar"]
 
 _ndarray = cupy.ndarray
 _KERNELS: dict = {}
@@ -289,6 +290,121 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
                                 (x, *work, np.int64(n), np.int64(cols)))
     res = tuple(cupy.moveaxis(w, 0, ax) for w in work)
     return _into(res, outs, label)
+
+
+# ---------------------------------------------------------------------------
+# the cumulative user functions: accumulate on the device, finished as the
+# NumPy path finishes (numreduce._cumulative's dtype rules)
+# ---------------------------------------------------------------------------
+
+def _scan_input(name, x, axis):
+    from ._cumulative import scan_axis
+    return scan_axis(name, _device_array(x, "x", name), axis)
+
+
+def _scan_result(name, values, ax, out, include_initial, initial):
+    """The result (``out`` checked first: exactly the result's shape, a
+    dtype the result casts into) with ``include_initial``'s first slice."""
+    from ._args import check_out_dtypes
+    shape = list(values.shape)
+    shape[ax] += include_initial
+    shape = tuple(shape)
+    if out is not None:
+        if not isinstance(out, _ndarray):
+            raise TypeError(f"numreduce.cupy.{name}: out must be a cupy.ndarray, not "
+                            f"{type(out).__module__}.{type(out).__name__}")
+        _check_device_outs((out,), shape, name)
+        check_out_dtypes((out,), (values.dtype,), name)
+    if include_initial:
+        head = list(values.shape)
+        head[ax] = 1
+        values = cupy.concatenate([cupy.full(tuple(head), initial, dtype=values.dtype), values],
+                                  axis=ax)
+    if out is None:
+        return values
+    cupy.copyto(out, values, casting="unsafe")
+    return out
+
+
+def _real_only(name, a):
+    if a.dtype.kind == "c":
+        raise TypeError(f"numreduce.cupy.{name}: complex input is not supported on the GPU "
+                        "(the NumPy path takes it)")
+
+
+def cumminmax(x, *, axis=None, dtype=None, out=None):
+    """``numreduce.cumminmax`` for CuPy arrays (accumulate(minimummaximum))."""
+    a, ax = _scan_input("cumminmax", x, axis)
+    return accumulate(_core.minimummaximum, a, axis=ax, dtype=dtype, out=out)
+
+
+def nancumminmax(x, *, axis=None, dtype=None, out=None):
+    """``numreduce.nancumminmax`` for CuPy arrays (accumulate(fminfmax))."""
+    a, ax = _scan_input("nancumminmax", x, axis)
+    return accumulate(_core.fminfmax, a, axis=ax, dtype=dtype, out=out)
+
+
+def logcumsumexp(x, *, axis=None, dtype=None, out=None, include_initial=False):
+    """``numreduce.logcumsumexp`` for CuPy arrays: accumulate(maxsumexp),
+    then ``m + log1p(t)``."""
+    from ._cumulative import _include_initial_arg, logcumsumexp_dtype
+    name = "logcumsumexp"
+    a, ax = _scan_input(name, x, axis)
+    include_initial = _include_initial_arg(name, include_initial)
+    rdt = logcumsumexp_dtype(name, a.dtype, dtype)
+    mx, t = accumulate(_core.maxsumexp, a, axis=ax)
+    return _scan_result(name, (mx + cupy.log1p(t)).astype(rdt, copy=False), ax, out,
+                        include_initial, -np.inf)
+
+
+def cumfsum(x, *, axis=None, dtype=None, out=None, include_initial=False):
+    """``numreduce.cumfsum`` for CuPy arrays (real data): accumulate(twosum),
+    then ``s + e`` where finite."""
+    from ._cumulative import _include_initial_arg, cumfsum_dtypes
+    name = "cumfsum"
+    a, ax = _scan_input(name, x, axis)
+    _real_only(name, a)
+    include_initial = _include_initial_arg(name, include_initial)
+    acc, rdt = cumfsum_dtypes(name, a.dtype, dtype)
+    s_, e = accumulate(_core.twosum, a, axis=ax, dtype=acc)
+    res = cupy.where(cupy.isfinite(s_) & (e != 0), s_ + e, s_)
+    return _scan_result(name, res.astype(rdt, copy=False), ax, out, include_initial, 0)
+
+
+def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
+    """``numreduce.cummeanvar`` for CuPy arrays (real data):
+    accumulate(moments), then the running mean and ``M2 / (count - ddof)``."""
+    from ._api import _ddof_arg, _result_dtype
+    name = "cummeanvar"
+    a, ax = _scan_input(name, x, axis)
+    _real_only(name, a)
+    ddof = _ddof_arg(name, ddof)
+    mean_dt, var_dt = _result_dtype(name, a.dtype, dtype)
+    if out is not None:
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries), "
+                            f"got {type(out).__name__}")
+        for o in out:
+            if o is not None and not isinstance(o, _ndarray):
+                raise TypeError(f"numreduce.cupy.{name}: out must hold cupy.ndarrays")
+        _check_device_outs(out, a.shape, name)
+        from ._args import check_out_dtypes
+        check_out_dtypes(out, (mean_dt, var_dt), name)
+    n = a.shape[ax]
+    if 0 < n <= ddof and a.size:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+    count, mean, m2 = accumulate(_core.moments, a, axis=ax)
+    mean, var = _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, False, False)
+    if out is None:
+        return mean, var
+    res = []
+    for o, r in zip(out, (mean, var)):
+        if o is None:
+            res.append(r)
+        else:
+            cupy.copyto(o, r, casting="unsafe")
+            res.append(o)
+    return tuple(res)
 
 
 def merge(ufunc, states_a, states_b, out=None):
@@ -560,7 +676,7 @@ def _device_start(u, a, outs, shape, dtype, mode, initials, label):
 
 def _segments_run(u, label, a, ax, lo, hi, dtype, outs, mode=0, initials=None, where=True):
     """_segments._run on the device: lo/hi are the host (NumPy intp) bounds."""
-    name, nout = u.__name__, u.nout
+    name = u.__name__
     nseg = lo.shape[0]
     shape = a.shape[:ax] + (nseg,) + a.shape[ax + 1:]
     mask = _device_where(where, a.shape, label)
@@ -827,4 +943,5 @@ FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax,
                                      meanstd, nanmeanvar, logsumexp, fsum, reduce,
                                      accumulate, reduceat, segmented_reduce, reduce_by_group,
                                      at, group_minmax, group_meanvar, group_logsumexp,
-                                     group_fsum)}
+                                     group_fsum, cumminmax, nancumminmax, logcumsumexp,
+                                     cumfsum, cummeanvar)}

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -107,7 +108,7 @@ def _fake_cupy():
 
     for fname in ("empty", "arange", "ascontiguousarray", "broadcast_to", "flatnonzero",
                   "searchsorted", "where", "isfinite", "isnan", "log1p", "maximum", "sqrt",
-                  "moveaxis", "zeros", "full"):
+                  "moveaxis", "zeros", "full", "concatenate"):
         setattr(mod, fname, wrap(getattr(np, fname)))
     mod.asarray = lambda x, dtype=None: view(np.array(x, dtype=dtype))
     mod.argsort = lambda a, axis=-1, kind=None: view(np.argsort(a, axis=axis, kind="stable"))
@@ -333,6 +334,55 @@ def test_accumulate_matches_numpy_path(emu, uname, dtype):
     for ax in (0, 1):
         _check(nr.accumulate(u, x, axis=ax), nr.accumulate(u, cp.asarray(x), axis=ax), cp,
                uname in EXACT)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_cumulative_user_functions_match_numpy_path(emu, dtype):
+    """cumminmax, nancumminmax, logcumsumexp, cumfsum, cummeanvar on the
+    device: accumulate's kernel, finished as the NumPy path finishes; the
+    options (axis=None for 1-d, include_initial, dtype, ddof, out) and the
+    errors of the NumPy path."""
+    cp, nrc = emu
+    rng = np.random.default_rng(17)
+    x = _data(rng, dtype, (7, 11), nan=True)
+    cases = [("cumminmax", {}), ("nancumminmax", {}), ("logcumsumexp", {}),
+             ("logcumsumexp", {"include_initial": True}), ("logcumsumexp", {"dtype": np.float32}),
+             ("cumfsum", {}), ("cumfsum", {"include_initial": True}), ("cummeanvar", {}),
+             ("cummeanvar", {"ddof": 1})]
+    if dtype == "bool":
+        cases = [c for c in cases if c[0] not in ("cumminmax", "nancumminmax")] + \
+            [("cumminmax", {})]
+    for fname, kw in cases:
+        f, g = getattr(nr, fname), getattr(nrc, fname)
+        for ax in (0, 1, -1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cpu = f(x, axis=ax, **kw)
+                dev = g(cp.asarray(x), axis=ax, **kw)
+            _check(cpu, dev, cp, fname in ("cumminmax", "nancumminmax"))
+        _check(f(x[0], **kw), g(cp.asarray(x[0]), **kw), cp,
+               fname in ("cumminmax", "nancumminmax"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numreduce's own function dispatches to the GPU
+            _check(f(x, axis=0, **kw), f(cp.asarray(x), axis=0, **kw), cp,
+                   fname in ("cumminmax", "nancumminmax"))
+        with pytest.raises(ValueError, match="axis"):
+            g(cp.asarray(x), **kw)  # 2-d without axis, as np.cumulative_sum
+    # out=: written in place, checked first
+    out = cp.asarray(np.empty((7, 12), np.float64))
+    r = nrc.cumfsum(cp.asarray(x), axis=1, include_initial=True, out=out)
+    assert r is out
+    _check(nr.cumfsum(x, axis=1, include_initial=True, out=np.empty((7, 12), np.float64)), out,
+           cp)
+    with pytest.raises(ValueError, match="shape"):
+        nrc.logcumsumexp(cp.asarray(x), axis=1, out=cp.asarray(np.empty((7, 11))),
+                         include_initial=True)
+    with pytest.raises(TypeError, match="cupy.ndarray"):
+        nrc.logcumsumexp(cp.asarray(x), axis=1, out=np.empty((7, 11)))
+    with pytest.raises(TypeError, match="complex"):
+        nrc.cumfsum(cp.asarray(x.astype(np.complex128)), axis=0)
+    with pytest.raises(TypeError, match="include_initial"):
+        nrc.cumfsum(cp.asarray(x), axis=0, include_initial="yes")
 
 
 @pytest.mark.parametrize("uname", UFUNCS)
