@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -115,3 +120,25 @@ def assert_same_outcome(got, want):
         if gk == "raise":
             raise AssertionError(f"numreduce raised {gv!r}, NumPy returned {wv!r}") from gv
         assert_same_result(gv, wv)
+
+
+SIMD_NAMES = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
+
+
+def run_at_simd_level(code, level, timeout=900, args=()):
+    """Run `code` in a new interpreter with NUMREDUCE_SIMD=level (the
+    variant is chosen once per process).  The code prints the active
+    kernels first (nr.show_config's simd_kernels) and its own result last;
+    returns that last line.  Skips, saying why, where the platform has no
+    vector kernels or the CPU lacks the level."""
+    env = dict(os.environ, NUMREDUCE_SIMD=level)
+    proc = subprocess.run([sys.executable, "-P", "-c", code, *args], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    kernels, last = lines[0], lines[-1]
+    if kernels == "none (scalar loops)":
+        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
+    if kernels != SIMD_NAMES[level]:
+        pytest.skip(f"this CPU has no {SIMD_NAMES[level]} (ran {kernels} instead)")
+    return last

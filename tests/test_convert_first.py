@@ -11,8 +11,6 @@ float64/float32 paths, which the other test files check against NumPy,
 math.fsum, fractions and mpmath."""
 
 import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -23,6 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import numreduce as nr
+from helpers import run_at_simd_level
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
           np.uint64, np.float16]
@@ -148,19 +147,8 @@ CHECK = textwrap.dedent(r'''
     print("checked", checked)
 ''')
 
-EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
-
-
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_every_simd_level(level):
     code = CHECK.replace("TESTS", repr(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    kernels, checked = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
-    if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
-    if kernels != EXPECTED[level]:
-        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    checked = run_at_simd_level(code, level, timeout=900)
     assert checked == f"checked {10 * 5 * 5}", checked

@@ -12,13 +12,11 @@ runs as ``logsumexp([h, 0])`` against mpmath rounded to float16.
 """
 
 import math
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
+from helpers import run_at_simd_level
 
 mpmath = pytest.importorskip("mpmath", reason="mpmath (the exact reference) is not installed")
 
@@ -190,9 +188,6 @@ CHECK = textwrap.dedent(r'''
     print("checked", checked)
 ''')
 
-EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
-
-
 @pytest.fixture(scope="module")
 def references(tmp_path_factory):
     d = _sweep()
@@ -205,13 +200,5 @@ def references(tmp_path_factory):
 
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_exp_kernel_against_mpmath(level, references):
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", CHECK, references, str(W)], env=env,
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = proc.stdout.splitlines()
-    if lines[0] == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
-    if lines[0] != EXPECTED[level]:
-        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {lines[0]} instead)")
-    assert lines[-1].startswith("checked ") and int(lines[-1].split()[1]) > 100000, lines
+    last = run_at_simd_level(CHECK, level, args=(references, str(W)))
+    assert last.startswith("checked ") and int(last.split()[1]) > 100000, last

@@ -7,15 +7,13 @@ and a float16 ``meanvar``/``nanmeanvar``/``logsumexp`` the float64 result of
 around the vector widths, on misaligned views.  The conversion of every one
 of the 65536 half bit patterns is checked against NumPy's astype."""
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import numreduce as nr
+from helpers import run_at_simd_level
 
 ALL_HALVES = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
 
@@ -86,20 +84,9 @@ CHECK = textwrap.dedent(r'''
     print("checked", checked)
 ''')
 
-EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
-
-
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_float16_kernels_at_every_level(level):
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", CHECK], env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    kernels, checked = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
-    if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
-    if kernels != EXPECTED[level]:
-        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    checked = run_at_simd_level(CHECK, level, timeout=900)
     assert checked.startswith("checked ") and int(checked.split()[1]) > 3000, checked
 
 

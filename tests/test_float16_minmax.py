@@ -11,9 +11,6 @@ in several positions, sizes around the vector widths of every SIMD level
 (NUMREDUCE_SIMD, in subprocesses), misaligned and negative strides, NaN at
 the first/last/every position, all-NaN, signed zeros, infinities."""
 
-import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -21,6 +18,7 @@ import numpy as np
 import pytest
 
 import numreduce as nr
+from helpers import run_at_simd_level
 
 ALL_HALVES = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
 
@@ -261,18 +259,7 @@ CHECK = textwrap.dedent(r'''
     print("checked", checked)
 ''')
 
-EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
-
-
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_float16_minmax_and_short_rows_at_every_level(level):
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", CHECK], env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    kernels, checked = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
-    if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
-    if kernels != EXPECTED[level]:
-        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    checked = run_at_simd_level(CHECK, level, timeout=900)
     assert checked.startswith("checked ") and int(checked.split()[1]) > 20000, checked

@@ -9,9 +9,6 @@ every lane is NumPy's (checked one element at a time at every position of a
 vector).  References: NumPy's astype / mean / var, math.fsum, fractions."""
 
 import math
-import os
-import subprocess
-import sys
 import textwrap
 from fractions import Fraction
 
@@ -22,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import numreduce as nr
+from helpers import run_at_simd_level
 
 INT_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 
@@ -85,24 +83,12 @@ CHECK = textwrap.dedent(r'''
 def _run(level):
     code = (CHECK.replace("DTYPES", repr(INT_DTYPES)).replace("BIGS", repr(SIGNED_BIG))
             .replace("BIGU", repr(UNSIGNED_BIG)))
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", code], env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = proc.stdout.splitlines()
-    return lines[0], lines[-1]
-
-
-EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
+    return run_at_simd_level(code, level)
 
 
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_integer_kernels_are_float64_of_the_converted_values(level):
-    kernels, checked = _run(level)
-    if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
-    if kernels != EXPECTED[level]:
-        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    checked = _run(level)
     assert checked.startswith("checked ") and int(checked.split()[1]) > 10000, checked
 
 

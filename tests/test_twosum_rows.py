@@ -10,15 +10,13 @@ steps every column in row order, as the tiles must, bit for bit, where
 there is more than one column)."""
 
 import math
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import numreduce as nr
+from helpers import run_at_simd_level
 
 CHECK = textwrap.dedent(r'''
     import math
@@ -123,20 +121,9 @@ CHECK = textwrap.dedent(r'''
     print("checked", checked)
 ''')
 
-EXPECTED = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
-
-
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_twosum_rows_and_lanes_at_every_level(level):
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", CHECK], env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    kernels, checked = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
-    if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
-    if kernels != EXPECTED[level]:
-        pytest.skip(f"this CPU has no {EXPECTED[level]} (ran {kernels} instead)")
+    checked = run_at_simd_level(CHECK, level, timeout=900)
     assert checked == f"checked {2 * (19 * 6 + 9 + 1) + 5 * 3}", checked
 
 
