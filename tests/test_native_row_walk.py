@@ -105,3 +105,63 @@ def test_minimummaximum_axis0(dtype, cols):
         lo, hi = nr.minimummaximum.reduce(a, axis=0)
         np.testing.assert_array_equal(lo, a.min(axis=0))
         np.testing.assert_array_equal(hi, a.max(axis=0))
+
+
+# The column-tile kernel at every SIMD level on the native path (NumPy hands
+# it one row at a time): widths around the tiles (4 vectors of 16/32/64
+# bytes), misaligned input rows and accumulator rows (out= views one element
+# off), NaN at the first/last row and column, signed zeros; the values of
+# np.minimum.reduce / np.maximum.reduce, their bits but for a zero's sign.
+_LEVEL_CHECK = r'''
+import numpy as np
+import numreduce as nr
+from numreduce import _config
+print(_config.config()["simd_kernels"])
+rng = np.random.default_rng(11)
+checked = 0
+for dt in ["float32", "float64", "int8", "int32", "int64", "uint16"]:
+    for cols in [1, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 300]:
+        for rows in [1, 2, 5]:
+            base = (rng.standard_normal(rows * cols + 1) * 50).astype(dt)
+            for off in (0, 1):
+                a = base[off:off + rows * cols].reshape(rows, cols)
+                cases = [a]
+                if a.dtype.kind == "f":
+                    for r, c in [(0, 0), (rows - 1, cols - 1), (rows // 2, cols // 2)]:
+                        b = a.copy(); b[r, c] = np.nan; cases.append(b)
+                    z = a.copy(); z[:, ::2] = 0.0; z[-1, ::3] = -0.0; cases.append(z)
+                for b in cases:
+                    want = (np.minimum.reduce(b, axis=0), np.maximum.reduce(b, axis=0))
+                    bufs = [np.empty(cols + 1, b.dtype) for _ in range(2)]
+                    out = (bufs[0][off:off + cols], bufs[1][off:off + cols])
+                    for got in (nr.minimummaximum.reduce(b, axis=0),
+                                nr.minimummaximum.reduce(b, axis=0, out=out)):
+                        for g, w in zip(got, want):
+                            assert g.dtype == w.dtype and g.shape == w.shape
+                            # equal values (NaN where NumPy has one); the bits
+                            # but for a zero's sign (min/max of 0.0 and -0.0 are
+                            # equal values: test_paths_agree's rule)
+                            assert np.array_equal(g, w, equal_nan=g.dtype.kind == "f"), (dt, cols, rows, off, g, w)
+                            nz = w != 0
+                            assert np.array_equal(g.view(f"u{g.itemsize}")[nz],
+                                                  w.view(f"u{w.itemsize}")[nz]), (dt, cols, rows, off, g, w)
+                    checked += 1
+print("checked", checked)
+'''
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_minimummaximum_axis0_every_simd_level(level):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMREDUCE_SIMD=level)
+    proc = subprocess.run([sys.executable, "-P", "-c", _LEVEL_CHECK], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    want = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}[level]
+    if lines[0] != want:
+        pytest.skip(f"this CPU has no {want} (ran {lines[0]} instead)")
+    assert int(lines[-1].split()[1]) > 1000, lines[-1]

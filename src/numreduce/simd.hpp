@@ -273,12 +273,18 @@ struct f64_lanes {
                                         long long cols, long long stride) {           \
         constexpr int W = BYTES / (int)sizeof(T), U = 4;                              \
         typedef T V __attribute__((vector_size(BYTES)));                              \
+        /* unaligned vector loads/stores of the accumulator rows straight to */      \
+        /* registers: a memcpy into the vector arrays went through the stack */      \
+        /* in 16-byte halves (GCC's split unaligned 256-bit accesses), and the */    \
+        /* 32-byte reload of those halves missed store forwarding, once per */       \
+        /* call -- every row on the native path, which passes rows == 1 */           \
+        typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
         long long c0 = 0;                                                             \
         for (; c0 + U * W <= cols; c0 += U * W) {                                     \
             V lo[U], hi[U], na[U];                                                    \
             for (int u = 0; u < U; u++) {                                             \
-                std::memcpy(&lo[u], lo_acc + c0 + u * W, BYTES);                      \
-                std::memcpy(&hi[u], hi_acc + c0 + u * W, BYTES);                      \
+                lo[u] = *reinterpret_cast<const VU *>(lo_acc + c0 + u * W);           \
+                hi[u] = *reinterpret_cast<const VU *>(hi_acc + c0 + u * W);           \
                 na[u] = lo[u];                                                        \
             }                                                                         \
             for (long long r = 0; r < rows; r++) {                                    \
@@ -292,8 +298,8 @@ struct f64_lanes {
             for (int u = 0; u < U; u++) {                                             \
                 lo[u] = na[u] != na[u] ? na[u] : lo[u];                               \
                 hi[u] = na[u] != na[u] ? na[u] : hi[u];                               \
-                std::memcpy(lo_acc + c0 + u * W, &lo[u], BYTES);                      \
-                std::memcpy(hi_acc + c0 + u * W, &hi[u], BYTES);                      \
+                *reinterpret_cast<VU *>(lo_acc + c0 + u * W) = lo[u];                 \
+                *reinterpret_cast<VU *>(hi_acc + c0 + u * W) = hi[u];                 \
             }                                                                         \
         }                                                                             \
         return c0;                                                                    \
