@@ -45,7 +45,7 @@ import numpy as np
 from . import _core
 from ._args import axis_index
 
-__all__ = ["public_function", "masked_where", "masked_moments", "masked_fill", "masked_arg",
+__all__ = ["public_function", "cupy_operands_call", "masked_where", "masked_moments", "masked_fill", "masked_arg",
            "masked_refuse"]
 
 _ndarray = np.ndarray
@@ -543,6 +543,20 @@ def _cupy_call(qualname, arguments, relevant):
         raise TypeError(f"{qualname} has no GPU implementation for CuPy arrays yet "
                         "(numreduce.cupy; see docs/gpu.md)")
     return func(**arguments)
+
+
+def cupy_operands_call(qualname, arguments, tuples):
+    """For the functions whose operands are tuples of arrays (``merge``'s
+    states and ``out``): where any entry is a CuPy array, ``(result,)`` of
+    the GPU implementation (every entry must then be a CuPy array or a
+    scalar: TypeError otherwise); else None (the NumPy path goes on)."""
+    relevant = []
+    for key in tuples:
+        v = arguments.get(key)
+        relevant += [x for x in (v if isinstance(v, (tuple, list)) else (v,)) if x is not None]
+    if not any(_is_cupy(x) for x in relevant):
+        return None
+    return (_cupy_call(qualname, arguments, tuple(relevant)),)
 
 
 # Python and NumPy scalars go with CuPy arrays (numreduce.cupy uploads them:

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _core
 from ._args import check_out_dtypes, check_outs, finish_outs, one_axis, work_outs
-from ._dispatch import masked_refuse, public_function
+from ._dispatch import cupy_operands_call, masked_refuse, public_function
 from ._engine import MULTI_OUTPUT, _parse_out, _resolve, _resolve_outs
 
 __all__ = ["accumulate", "merge"]
@@ -88,6 +88,11 @@ def merge(ufunc, states_a, states_b, out=None):
     >>> float(n), float(mean), float(m2 / n)     # np.mean(a), np.var(a)
     (8.0, 3.875, 6.609375)
     """
+    on_gpu = cupy_operands_call("numreduce.merge", {"ufunc": ufunc, "states_a": states_a,
+                                                    "states_b": states_b, "out": out},
+                                ("states_a", "states_b", "out"))
+    if on_gpu is not None:  # CuPy states: numreduce.cupy.merge (no host round trip)
+        return on_gpu[0]
     nout = _multi_output(ufunc, "merge")
     name = f"merge({ufunc.__name__})"
     a = _states(states_a, nout, name, "states_a")

@@ -28,7 +28,9 @@ loops); CuPy caches the compiled kernels (its kernel cache, on disk).
 NOT YET RUN ON A GPU: the kernels are NVRTC-compiled in CI
 (tests/test_nvrtc.py) and the differential checks are prepared
 (benchmarks/gpu_check.py, tests/test_cupy.py), but no GPU has been available.
-The RawKernels' logic has run on the host (tests/test_cupy_emulated.py).
+Every kernel's logic has run on the host (tests/test_cupy_emulated.py: the
+RawKernels, and the Elementwise/ReductionKernels through host stand-ins for
+CuPy's classes).
 """
 
 from __future__ import annotations
@@ -944,4 +946,4 @@ FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax,
                                      accumulate, reduceat, segmented_reduce, reduce_by_group,
                                      at, group_minmax, group_meanvar, group_logsumexp,
                                      group_fsum, cumminmax, nancumminmax, logcumsumexp,
-                                     cumfsum, cummeanvar)}
+                                     cumfsum, cummeanvar, merge)}

@@ -138,9 +138,11 @@ def test_accumulate_and_merge_match_cpu(ufunc, axis):
     _check(nr.merge(u, sa, sb), nrc.merge(u, ga, gb), ufunc in EXACT, 1e-12)
 
 
-# reduceat, segmented_reduce, reduce_by_group, at, the grouped user functions,
-# accumulate and the cumulative user functions: the bodies of tests/test_cupy_emulated.py (which run them on
-# the host through a NumPy stand-in for CuPy), here with CuPy and the GPU.
+# Every kernel's differential of tests/test_cupy_emulated.py (which runs them on
+# the host through a NumPy stand-in for CuPy): the ufuncs' __call__, reduce and
+# merge, the user functions, reduceat, segmented_reduce, reduce_by_group, at,
+# the grouped user functions, accumulate and the cumulative user functions,
+# here with CuPy and the GPU.
 @pytest.fixture(scope="module")
 def emu():
     import numreduce.cupy as nrc
@@ -149,6 +151,10 @@ def emu():
 
 from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GPU fixture)
     test_accumulate_matches_numpy_path as test_gpu_accumulate_matches_numpy_path,
+    test_elementwise_matches_numpy_path as test_gpu_elementwise_matches_numpy_path,
+    test_merge_matches_numpy_path as test_gpu_merge_matches_numpy_path,
+    test_reduce_matches_numpy_path as test_gpu_reduce_matches_numpy_path,
+    test_user_functions_match_numpy_path as test_gpu_user_functions_match_numpy_path,
     test_at_matches_numpy_path as test_gpu_at_matches_numpy_path,
     test_cumulative_user_functions_match_numpy_path as test_gpu_cumulative_user_functions,
     test_groups_match_numpy_path as test_gpu_groups_match_numpy_path,

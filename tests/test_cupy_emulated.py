@@ -1,23 +1,33 @@
-"""The CuPy mirror's RawKernel methods run WITHOUT a GPU: the generated CUDA
-source of the segments kernel (reduceat, segmented_reduce, reduce_by_group,
-at, the grouped user functions) and of accumulate, compiled as host C++ with
-the system compiler (CUDA's qualifiers defined away, one loop over the
-grid's threads), driven by numreduce.cupy's own Python code through a
-NumPy-backed stand-in for the ``cupy`` module, and compared with the NumPy
-path of numreduce.
+"""The CuPy mirror runs WITHOUT a GPU: its generated CUDA source, compiled as
+host C++ with the system compiler (CUDA's qualifiers defined away), driven by
+numreduce.cupy's own Python code through a NumPy-backed stand-in for the
+``cupy`` module, and compared with the NumPy path of numreduce:
+
+* RawKernels (the segments kernel of reduceat, segmented_reduce,
+  reduce_by_group, at and the grouped user functions; accumulate and the
+  cumulative functions): one loop over the grid's threads;
+* ElementwiseKernels (every ufunc's ``__call__``, ``merge``): one loop
+  over the broadcast elements, the outputs as references;
+* ReductionKernels (every ufunc's ``reduce``, the user functions minmax ...
+  fsum): per output element, the map expression of every reduced element
+  (``_J`` its index), folded by the reduce expression in a pairwise tree
+  with the identity joined at both ends (as CuPy's thread blocks combine
+  partial states, identities included), then the post-map expression.
 
 This checks the kernels' logic and the Python orchestration (offsets, the
-stable sort of the group ids, seeds, flags, out= handling, every error
-before anything is written), not CUDA itself: NVRTC compiles the same
-source in tests/test_nvrtc.py, and tests/test_cupy.py /
-benchmarks/gpu_check.py run it on a GPU.  Skipped only where no host C++
-compiler is found (the reason says so).
+stable sort of the group ids, seeds, flags, the reduction adapter's state,
+out= handling, every error before anything is written), not CUDA itself
+(CuPy's own index arithmetic, its reduction order, the device's float
+arithmetic): NVRTC compiles the same source in tests/test_nvrtc.py, and
+tests/test_cupy.py / benchmarks/gpu_check.py run it on a GPU.  Skipped only
+where no host C++ compiler is found (the reason says so).
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -92,6 +102,170 @@ class _HostRawKernel:
         self._fn(*cargs)
 
 
+# CuPy's parameter type names -> (C type, ctypes type) for the emulated
+# Elementwise/ReductionKernels (the dtypes the emulated tests use).
+_PARAM_TYPES = {"bool": ("bool", ctypes.c_bool), "int8": ("signed char", ctypes.c_byte),
+                "uint8": ("unsigned char", ctypes.c_ubyte), "int16": ("short", ctypes.c_short),
+                "uint16": ("unsigned short", ctypes.c_ushort), "int32": ("int", ctypes.c_int),
+                "uint32": ("unsigned int", ctypes.c_uint),
+                "int64": ("long long", ctypes.c_longlong),
+                "uint64": ("unsigned long long", ctypes.c_ulonglong),
+                "float32": ("float", ctypes.c_float), "float64": ("double", ctypes.c_double)}
+
+
+def _params(spec):
+    """[(dtype, C type, ctypes type, name)] of a CuPy parameter list."""
+    out = []
+    for p in spec.split(","):
+        tname, name = p.split()
+        if tname not in _PARAM_TYPES:
+            raise NotImplementedError(f"the emulation has no parameter type {tname!r}")
+        out.append((np.dtype(tname), *_PARAM_TYPES[tname], name))
+    return out
+
+
+def _host_library(code, name, options):
+    """The C++ source compiled (cached by its hash) and loaded: nr_launch."""
+    key = hashlib.sha1(code.encode()).hexdigest()[:16]
+    lib = os.path.join(_HostRawKernel.cache_dir, f"{name}_{key}.so")
+    if not os.path.exists(lib):
+        cu = lib[:-3] + ".cpp"
+        with open(cu, "w") as f:
+            f.write(code)
+        incs = [o for o in options if o.startswith("-I")]
+        subprocess.run([CXX, "-std=c++17", "-O1", "-shared", "-fPIC", *incs, cu, "-o", lib],
+                       check=True, capture_output=True, text=True)
+    fn = ctypes.CDLL(lib).nr_launch
+    fn.restype = None
+    return fn
+
+
+def _split_args(args, ins, nout, what):
+    """(input values, output arrays) of a kernel call: every input, then
+    none or all of the outputs (positionally, as numreduce.cupy passes them)."""
+    if len(args) not in (len(ins), len(ins) + nout):
+        raise TypeError(f"{what}: {len(args)} arguments for {len(ins)} inputs and {nout} outputs")
+    vals, outs = list(args[:len(ins)]), list(args[len(ins):])
+    for (dt, _, _, pname), v in zip(ins, vals):
+        if isinstance(v, np.ndarray) and v.dtype != dt:
+            raise TypeError(f"{what}: input {pname} of dtype {v.dtype}, the kernel takes {dt}")
+    return vals, outs
+
+
+class _HostElementwiseKernel:
+    """cupy.ElementwiseKernel for the host: ``operation`` run for every
+    element of the broadcast inputs (array inputs as values, scalars as
+    they are, outputs as references)."""
+
+    def __init__(self, in_params, out_params, operation, name="kernel", preamble="",
+                 options=()):
+        self.ins, self.outs = _params(in_params), _params(out_params)
+        arrays = [f"const {c} *nr_p_{n}" for _, c, _, n in self.ins]
+        outs = [f"{c} *nr_p_{n}" for _, c, _, n in self.outs]
+        body = "".join(f"        const {c} {n} = nr_p_{n}[i];\n" for _, c, _, n in self.ins) \
+            + "".join(f"        {c} &{n} = nr_p_{n}[i];\n" for _, c, _, n in self.outs)
+        code = (_HOST_SHIM + preamble + "\n"
+                f'extern "C" void nr_launch(long long nr_n, {", ".join(arrays + outs)}) {{\n'
+                "    for (long long i = 0; i < nr_n; i++) {\n" + body
+                + "        {\n" + operation + "\n        }\n    }\n}\n")
+        self._fn = _host_library(code, name, options)
+        self.name = name
+
+    def __call__(self, *args):
+        vals, outs = _split_args(args, self.ins, len(self.outs), self.name)
+        vals = [np.asarray(v, dtype=dt) for (dt, _, _, _), v in zip(self.ins, vals)]
+        shape = np.broadcast_shapes(*[v.shape for v in vals])
+        vals = [np.ascontiguousarray(np.broadcast_to(v, shape)) for v in vals]
+        if not outs:
+            import cupy
+            outs = [cupy.empty(shape, dt) for dt, _, _, _ in self.outs]
+        res = [np.empty(shape, dt) for dt, _, _, _ in self.outs]
+        for o, (dt, _, _, n) in zip(outs, self.outs):
+            assert o.shape == shape and o.dtype == dt, (n, o.shape, shape, o.dtype, dt)
+        self._fn(ctypes.c_longlong(math.prod(shape)),
+                 *[ctypes.c_void_p(v.ctypes.data) for v in vals + res])
+        for o, r in zip(outs, res):
+            np.copyto(o, r)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+class _HostReductionKernel:
+    """cupy.ReductionKernel for the host.  The array inputs broadcast, the
+    scalar inputs are values; per output element, ``map_expr`` of every
+    reduced element (``_J``: its index in the reduced axes, C order) is
+    folded by ``reduce_expr`` in a pairwise tree (left operand the lower
+    indices; an odd one out joined with the identity on its right), the
+    identity joined on the left of the result, then ``post_map_expr`` with
+    the outputs as references.  CuPy returns the first output only."""
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, preamble="", options=()):
+        self.ins, self.outs = _params(in_params), _params(out_params)
+        params = [f"const {c} *nr_p_{n}, {c} nr_s_{n}" for _, c, _, n in self.ins]
+        outs = [f"{c} *nr_p_{n}" for _, c, _, n in self.outs]
+        ins = "".join(f"            const {c} {n} = nr_p_{n} ? nr_p_{n}[i * nr_m + j] "
+                      f": nr_s_{n};\n" for _, c, _, n in self.ins)
+        scal = "".join(f"        const {c} {n} = nr_s_{n};\n" for _, c, _, n in self.ins)
+        refs = "".join(f"        {c} &{n} = nr_p_{n}[i];\n" for _, c, _, n in self.outs)
+        code = (_HOST_SHIM + "#include <vector>\n" + preamble + "\n"
+                f"#define REDUCE(a, b) ({reduce_expr})\n"
+                f"#define POST_MAP(a) ({post_map_expr})\n"
+                f"typedef {reduce_type} nr_type_reduce;\n"
+                f'extern "C" void nr_launch(long long nr_rows, long long nr_m, '
+                f'{", ".join(params + outs)}) {{\n'
+                "    std::vector<nr_type_reduce> nr_buf((std::size_t)(nr_m > 0 ? nr_m : 1));\n"
+                "    for (long long i = 0; i < nr_rows; i++) {\n"
+                "        for (long long j = 0; j < nr_m; j++) {\n"
+                "            const long long _J = j;\n" + ins
+                + f"            nr_buf[j] = static_cast<nr_type_reduce>({map_expr});\n"
+                "        }\n"
+                "        long long m = nr_m;\n"
+                "        while (m > 1) {\n"
+                "            for (long long k = 0; 2 * k + 1 < m; k++)\n"
+                "                nr_buf[k] = REDUCE(nr_buf[2 * k], nr_buf[2 * k + 1]);\n"
+                f"            if (m % 2) nr_buf[m / 2] = REDUCE(nr_buf[m - 1], "
+                f"nr_type_reduce({identity}));\n"
+                "            m = (m + 1) / 2;\n"
+                "        }\n"
+                f"        nr_type_reduce nr_s = nr_type_reduce({identity});\n"
+                "        if (nr_m > 0) nr_s = REDUCE(nr_s, nr_buf[0]);\n" + scal + refs
+                + "        POST_MAP(nr_s);\n    }\n}\n")
+        self._fn = _host_library(code, name, options)
+        self.name = name
+
+    def __call__(self, *args, axis=None, keepdims=False):
+        vals, outs = _split_args(args, self.ins, len(self.outs), self.name)
+        arrays = [v for v in vals if isinstance(v, np.ndarray)]
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+        nd = len(shape)
+        axes = tuple(range(nd)) if axis is None else \
+            tuple(sorted(a % nd for a in ((axis,) if isinstance(axis, int) else axis)))
+        assert len(set(axes)) == len(axes), axes
+        kept = [i for i in range(nd) if i not in axes]
+        rows, m = math.prod(shape[i] for i in kept), math.prod(shape[i] for i in axes)
+        oshape = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims \
+            else tuple(shape[i] for i in kept)
+        cargs = [ctypes.c_longlong(rows), ctypes.c_longlong(m)]
+        keep = []
+        for (dt, _, ct, n), v in zip(self.ins, vals):
+            if isinstance(v, np.ndarray):
+                w = np.ascontiguousarray(np.broadcast_to(v, shape).transpose(kept + list(axes)))
+                keep.append(w)
+                cargs += [ctypes.c_void_p(w.ctypes.data), ct(0)]
+            else:
+                cargs += [ctypes.c_void_p(None), ct(np.asarray(v, dtype=dt).item())]
+        if not outs:
+            import cupy
+            outs = [cupy.empty(oshape, dt) for dt, _, _, _ in self.outs]
+        res = [np.empty(oshape, dt) for dt, _, _, _ in self.outs]
+        for o, (dt, _, _, n) in zip(outs, self.outs):
+            assert o.shape == oshape and o.dtype == dt, (n, o.shape, oshape, o.dtype, dt)
+        self._fn(*cargs, *[ctypes.c_void_p(r.ctypes.data) for r in res])
+        for o, r in zip(outs, res):
+            np.copyto(o, r)
+        return outs[0]
+
+
 def _fake_cupy():
     """A stand-in ``cupy`` on NumPy: its ndarray is a NumPy subclass whose
     module is 'cupy' (so that numreduce's dispatch sees a CuPy array and
@@ -120,9 +294,8 @@ def _fake_cupy():
     mod.__version__ = "0+numpy-emulation"
     mod.RawKernel = _HostRawKernel
 
-    def no_kernel(*a, **k):
-        raise NotImplementedError("the emulation runs RawKernels only")
-    mod.ElementwiseKernel = mod.ReductionKernel = no_kernel
+    mod.ElementwiseKernel = _HostElementwiseKernel
+    mod.ReductionKernel = _HostReductionKernel
     mod.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(getDeviceCount=lambda: 1))
     return mod
 
@@ -409,3 +582,173 @@ def test_reduction_adapter_one_element(emu, uname, dtype):
     dev = tuple(cp.empty(x.shape, c.dtype) for c in cpu)
     k((1,), (x.size,), (cp.asarray(x), *dev, np.int64(x.size)))
     _check(cpu, dev, cp, exact=True)
+
+
+# ---------------------------------------------------------------------------
+# The ElementwiseKernels and ReductionKernels (host emulation, see the module
+# docstring): every ufunc's __call__ and reduce, merge, the user functions.
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("uname,dtype", _cases())
+def test_elementwise_matches_numpy_path(emu, uname, dtype):
+    cp, nrc = emu
+    rng = np.random.default_rng(21)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+    x, y = _data(rng, dtype, (5, 7), nan=True), _data(rng, dtype, (7,), nan=True)
+    _check(u(x, y), g(cp.asarray(x), cp.asarray(y)), cp, True)  # same expression, same bits
+    _check(u(y, x), g(cp.asarray(y), cp.asarray(x)), cp, True)
+    cpu = u(x, y)
+    outs = tuple(cp.asarray(np.empty((5, 7), c.dtype)) for c in cpu)
+    res = g(cp.asarray(x), cp.asarray(y), out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _check(cpu, res, cp, True)
+    # out= of another dtype: cast (same_kind), as the ufunc's out=
+    if all(c.dtype == np.float64 for c in cpu):
+        outs32 = tuple(cp.asarray(np.empty((5, 7), np.float32)) for _ in cpu)
+        g(cp.asarray(x), cp.asarray(y), out=outs32)
+        _check(tuple(c.astype(np.float32) for c in cpu), outs32, cp, True)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        g(cp.asarray(x), y)
+
+
+def _check_states(uname, cpu, dev, cp, exact=False):
+    """_check of reduction states; a twosum state (s, e) as s + e: the split
+    of the sum between s and e depends on the order of the additions (the
+    ReductionKernel's tree, the CPU's blocks), the pair's value does not."""
+    if uname == "twosum":
+        with np.errstate(invalid="ignore", over="ignore"):
+            cpu, dev = np.add(cpu[0], cpu[1]), dev[0] + dev[1]
+    _check(cpu, dev, cp, exact)
+
+
+@pytest.mark.parametrize("uname,dtype", _cases())
+def test_reduce_matches_numpy_path(emu, uname, dtype):
+    """ufunc.reduce through the ReductionKernel: axes, keepdims, out=,
+    initial=, where=, empty slices, the errors of the NumPy path."""
+    cp, nrc = emu
+    rng = np.random.default_rng(22)
+
+    def check(cpu, dev, cp, exact):
+        _check_states(uname, cpu, dev, cp, exact)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+    ex = uname in EXACT
+    x = _data(rng, dtype, (9, 13), nan=True)
+    dx = cp.asarray(x)
+    for axis in (None, 0, 1, -1, (0, 1)):
+        for keepdims in (False, True):
+            check(nr.reduce(u, x, axis=axis, keepdims=keepdims),
+                   nr.reduce(u, dx, axis=axis, keepdims=keepdims), cp, ex)
+    # one-element and many-element slices: the tree's identity joins both ends
+    for n in (1, 2, 3, 31, 64):
+        xn = _data(rng, dtype, (4, n), nan=True)
+        check(nr.reduce(u, xn, axis=1), nr.reduce(u, cp.asarray(xn), axis=1), cp, ex)
+    # non-contiguous input
+    check(nr.reduce(u, x[::2, ::-3], axis=0), nr.reduce(u, dx[::2, ::-3], axis=0), cp, ex)
+    # initial= (a seed merged once)
+    init = _init(dtype) if uname in EXACT else None
+    if init is not None:
+        check(nr.reduce(u, x, axis=1, initial=init), nr.reduce(u, dx, axis=1, initial=init),
+               cp, ex)
+        check(nr.reduce(u, x, axis=1, initial=init[0]),
+               nr.reduce(u, dx, axis=1, initial=init[0]), cp, ex)
+    # where= (a mask that empties a whole slice too)
+    w = rng.random(x.shape) < 0.5
+    w[3] = False
+    kw = {"initial": init} if init is not None else {}
+    for axis in (0, 1):
+        check(nr.reduce(u, x, axis=axis, where=w, **kw),
+               nr.reduce(u, dx, axis=axis, where=cp.asarray(w), **kw), cp, ex)
+    check(nr.reduce(u, x, axis=1, where=w[:, :1] | True, **kw),
+           nr.reduce(u, dx, axis=1, where=cp.asarray(w[:, :1] | True), **kw), cp, ex)
+    # out=: written in place and returned; another dtype is cast
+    cpu = nr.reduce(u, x, axis=0)
+    outs = tuple(cp.asarray(np.empty(13, c.dtype)) for c in cpu)
+    res = nr.reduce(u, dx, axis=0, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    check(cpu, res, cp, ex)
+    # empty reductions: the initials (or the error of a ufunc without them)
+    e = np.empty((0, 4), dtype)
+    if uname in EXACT:
+        with pytest.raises(ValueError, match="zero-size array"):
+            nr.reduce(u, cp.asarray(e), axis=0)
+        with pytest.raises(ValueError, match="identity"):
+            nr.reduce(u, dx, axis=0, where=cp.asarray(w))
+        check(nr.reduce(u, e, axis=0, initial=init), nr.reduce(u, cp.asarray(e), axis=0,
+                                                                initial=init), cp, ex)
+    else:
+        check(nr.reduce(u, e, axis=0), nr.reduce(u, cp.asarray(e), axis=0), cp, ex)
+        check(nr.reduce(u, e, axis=1), nr.reduce(u, cp.asarray(e), axis=1), cp, ex)
+    with pytest.raises(np.exceptions.AxisError):
+        nr.reduce(u, dx, axis=2)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.reduce(u, dx, axis=0, where=w, **kw)
+
+
+@pytest.mark.parametrize("uname", UFUNCS)
+def test_merge_matches_numpy_path(emu, uname):
+    cp, nrc = emu
+    rng = np.random.default_rng(23)
+    u = getattr(nr, uname)
+    x = _data(rng, "float64", (30, 8), nan=True)
+    sa, sb = nr.reduce(u, x[:11], axis=0), nr.reduce(u, x[11:], axis=0)
+    ga, gb = nr.reduce(u, cp.asarray(x[:11]), axis=0), nr.reduce(u, cp.asarray(x[11:]), axis=0)
+    _check(nr.merge(u, sa, sb), nrc.merge(u, ga, gb), cp, uname in EXACT)
+    _check(nr.merge(u, sa, sb), nr.merge(u, ga, gb), cp, uname in EXACT)  # dispatch
+    # broadcasting: one state against a row of states
+    one = tuple(s[:1] for s in sa)
+    _check(nr.merge(u, one, sb), nrc.merge(u, tuple(g[:1] for g in ga), gb), cp,
+           uname in EXACT)
+    with pytest.raises(TypeError, match="tuple"):
+        nrc.merge(u, ga[0], gb)
+    with pytest.raises(TypeError, match="mixed CuPy and non-CuPy arrays"):
+        nr.merge(u, ga, sb)  # no silent host round trip
+    with pytest.raises(TypeError, match="mixed CuPy and non-CuPy arrays"):
+        nr.merge(u, sa, sb, out=tuple(cp.asarray(np.empty(8)) for _ in sa))
+
+
+USER_FUNCTIONS = ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar", "meanstd",
+                  "nanmeanvar", "logsumexp", "fsum"]
+
+
+@pytest.mark.parametrize("fname", USER_FUNCTIONS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_user_functions_match_numpy_path(emu, fname, dtype):
+    """numreduce's user functions on a (stand-in) CuPy array run the device
+    kernels: every axis, keepdims, NaN-laden data, all-NaN slices (the
+    warnings and errors of the NumPy path)."""
+    cp, nrc = emu
+    rng = np.random.default_rng(24)
+    f = getattr(nr, fname)
+    x = _data(rng, dtype, (17, 23), nan=True)
+    exact = "minmax" in fname
+    for axis in (None, 0, 1, -1):
+        for keepdims in (False, True):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    cpu = f(x, axis=axis, keepdims=keepdims)
+                except Exception as e:  # the device raises the same
+                    with pytest.raises(type(e)):
+                        f(cp.asarray(x), axis=axis, keepdims=keepdims)
+                    continue
+                dev = f(cp.asarray(x), axis=axis, keepdims=keepdims)
+            _check(cpu, dev, cp, exact)
+    if fname in ("meanvar", "meanstd", "nanmeanvar"):
+        for kw in ({"ddof": 1}, {"dtype": np.float32}, {"where": x != x.flat[0]}):
+            wdev = dict(kw)
+            if "where" in kw:
+                wdev["where"] = cp.asarray(kw["where"])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _check(f(x, axis=0, **kw), f(cp.asarray(x), axis=0, **wdev), cp)
+    if np.dtype(dtype).kind == "f" and fname.startswith("nan"):
+        allnan = np.full((3, 4), np.nan, dtype)
+        if fname == "nanargminmax":
+            with pytest.raises(ValueError, match="All-NaN"):
+                f(cp.asarray(allnan), axis=0)
+        else:
+            with pytest.warns(RuntimeWarning):
+                cpu = f(allnan, axis=0)
+            with pytest.warns(RuntimeWarning):
+                dev = f(cp.asarray(allnan), axis=0)
+            _check(cpu, dev, cp, exact)
