@@ -19,8 +19,8 @@ and ``numreduce.reduce`` route CuPy arrays here (numreduce/_dispatch.py).
   per output slot walks its segment; the grouped methods sort the group ids
   stably first, docs/gpu.md);
 * the user functions minmax, nanminmax, argminmax, nanargminmax, meanvar,
-  meanstd, nanmeanvar, logsumexp, fsum (real dtypes; complex input raises
-  NotImplementedError here).
+  meanstd, nanmeanvar, logsumexp, fsum (complex data for the meanvar
+  family and fsum; complex logsumexp raises NotImplementedError here).
 
 Kernel source comes from numreduce._cupy_source (one table, the CPU ufuncs'
 loops); CuPy caches the compiled kernels (its kernel cache, on disk).
@@ -517,32 +517,61 @@ def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
     a = _device_array(a, "the array", name)
     ddof = _ddof_arg(name, ddof)
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype, nan)
-    if a.dtype.kind == "c" or np.dtype(mean_dt).kind == "c":
-        raise NotImplementedError(f"numreduce.cupy.{name}: complex data are not supported on "
-                                  "the GPU yet")
-    ufunc = globals()["nanmoments" if nan and a.dtype.kind == "f" else "moments"]
+    if np.dtype(mean_dt).itemsize > 16 or np.dtype(var_dt).itemsize > 8:
+        raise TypeError(f"numreduce.cupy.{name}: dtype {np.dtype(mean_dt)} (long double) has "
+                        "no device type")
+    skip = nan and a.dtype.kind in "fc"
+    ufunc = globals()["nanmoments" if skip else "moments"]
     if axis is None:
         axis = tuple(range(a.ndim))
-    count, mean, m2 = ufunc.reduce(a, axis=axis, keepdims=keepdims, where=where)
-    return _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, std,
-                                  nan and a.dtype.kind == "f")
+    # complex data: the real and imaginary parts' moments (the NumPy path's
+    # _moment_parts); NaN-skipping skips an element whose real or imaginary
+    # part is NaN in both parts
+    parts = [a]
+    if a.dtype.kind == "c":
+        parts = [a.real, a.imag]
+        if skip:
+            bad = cupy.isnan(a)
+            if bool(bad.any()):
+                parts = [cupy.where(bad, np.nan, p) for p in parts]
+    states = [ufunc.reduce(p, axis=axis, keepdims=keepdims, where=where) for p in parts]
+    m2 = states[0][2] if len(states) == 1 else states[0][2] + states[1][2]
+    return _finish_device_meanvar(states[0][0], [s[1] for s in states], m2, mean_dt, var_dt,
+                                  ddof, std, skip)
 
 
-def _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, std, nan_dof):
-    """(mean, var or std) from (count, mean, M2), as _api._finish_meanvar."""
+def _finish_device_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof):
+    """(mean, var or std) from (count, one mean per real part, M2), as
+    _api._finish_meanvar."""
     if bool((count == 0).any()):
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
     dof = cupy.maximum(count - ddof, 0)
     if bool((dof <= 0).any()):
         warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
                       RuntimeWarning, stacklevel=4)
-    mean = cupy.where(count > 0, mean, cupy.nan)
+    means = [cupy.where(count > 0, m, cupy.nan) for m in means]
     var = m2 / dof
     if nan_dof:
         var = cupy.where(dof > 0, var, cupy.nan)
     if std:
         var = cupy.sqrt(var)
-    return mean.astype(mean_dt, copy=False), var.astype(var_dt, copy=False)
+    if len(means) == 2:
+        # np.mean divides the complex sum by the count as a complex number:
+        # an inf or NaN in one part makes the other NaN (inf * 0)
+        re, im = means[0] + means[1] * 0, means[1] - means[0] * 0
+        mean = _complex(re, im, mean_dt)
+    else:
+        mean = means[0].astype(mean_dt, copy=False)
+    return mean, var.astype(var_dt, copy=False)
+
+
+def _complex(re, im, dt):
+    """The complex array re + i im of dtype dt (no arithmetic on the parts:
+    1j * inf would be NaN + inf j)."""
+    res = cupy.empty(re.shape, dt)
+    res.real[...] = re
+    res.imag[...] = im
+    return res
 
 
 def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
@@ -574,18 +603,25 @@ def logsumexp(a, axis=None, keepdims=False):
 
 
 def fsum(a, axis=None, dtype=None, keepdims=False):
-    """``numreduce.fsum`` on the GPU: compensated (TwoSum) sum s + e."""
+    """``numreduce.fsum`` on the GPU: compensated (TwoSum) sum s + e; complex
+    data sum their real and imaginary parts, each compensated."""
     from ._api import _fsum_dtype
     a = _device_array(a, "the array", "fsum")
     acc, rdt = _fsum_dtype(a.dtype, dtype)
-    if a.dtype.kind == "c" or (rdt is not None and np.dtype(rdt).kind == "c"):
-        raise NotImplementedError("numreduce.cupy.fsum: complex data are not supported on the "
-                                  "GPU yet")
+    if rdt is not None and np.dtype(rdt).itemsize > 16:
+        raise TypeError(f"numreduce.cupy.fsum: dtype {np.dtype(rdt)} (long double) has no "
+                        "device type")
     if axis is None:
         axis = tuple(range(a.ndim))
-    s, e = globals()["twosum"].reduce(a, axis=axis, dtype=acc, keepdims=keepdims)
-    res = cupy.where(cupy.isfinite(s) & (e != 0), s + e, s)
-    return res if rdt is None else res.astype(rdt, copy=False)
+    sums = []
+    for part in ([a.real, a.imag] if a.dtype.kind == "c" else [a]):
+        s, e = globals()["twosum"].reduce(part, axis=axis, dtype=acc, keepdims=keepdims)
+        sums.append(cupy.where(cupy.isfinite(s) & (e != 0), s + e, s))
+    if rdt is None:
+        return sums[0]
+    if len(sums) == 2:
+        return _complex(sums[0], sums[1], rdt)
+    return sums[0].astype(rdt, copy=False)
 
 
 # ---------------------------------------------------------------------------
