@@ -396,7 +396,7 @@ def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
     if 0 < n <= ddof and a.size:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
     count, mean, m2 = accumulate(_core.moments, a, axis=ax)
-    mean, var = _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, False, False)
+    mean, var = _finish_device_meanvar(count, [mean], m2, mean_dt, var_dt, ddof, False, False)
     if out is None:
         return mean, var
     res = []
@@ -952,7 +952,7 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
                                   "the GPU yet")
     count, mean, m2 = reduce_by_group(_core.moments, a, group_ids, num_groups, axis=axis,
                                       where=where)
-    return _finish_device_meanvar(count, mean, m2, mean_dt, var_dt, ddof, False, False)
+    return _finish_device_meanvar(count, [mean], m2, mean_dt, var_dt, ddof, False, False)
 
 
 def group_logsumexp(a, group_ids, num_groups=None, axis=0):
