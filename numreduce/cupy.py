@@ -941,18 +941,21 @@ def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValu
 
 
 def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):
-    """``numreduce.group_meanvar`` on the GPU (real data)."""
+    """``numreduce.group_meanvar`` on the GPU (complex data: the real and
+    imaginary parts reduced apart, as the NumPy path)."""
     from ._api import _ddof_arg, _result_dtype
     name = "group_meanvar"
     a = _device_array(a, "the array", name)
     ddof = _ddof_arg(name, ddof)
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype)
-    if a.dtype.kind == "c" or np.dtype(mean_dt).kind == "c":
-        raise NotImplementedError(f"numreduce.cupy.{name}: complex data are not supported on "
-                                  "the GPU yet")
-    count, mean, m2 = reduce_by_group(_core.moments, a, group_ids, num_groups, axis=axis,
-                                      where=where)
-    return _finish_device_meanvar(count, [mean], m2, mean_dt, var_dt, ddof, False, False)
+    if np.dtype(mean_dt).itemsize > 16 or np.dtype(var_dt).itemsize > 8:
+        raise TypeError(f"numreduce.cupy.{name}: dtype {np.dtype(mean_dt)} (long double) has "
+                        "no device type")
+    res = [reduce_by_group(_core.moments, p, group_ids, num_groups, axis=axis, where=where)
+           for p in ([a.real, a.imag] if a.dtype.kind == "c" else [a])]
+    m2 = res[0][2] if len(res) == 1 else res[0][2] + res[1][2]
+    return _finish_device_meanvar(res[0][0], [r[1] for r in res], m2, mean_dt, var_dt, ddof,
+                                  False, False)
 
 
 def group_logsumexp(a, group_ids, num_groups=None, axis=0):

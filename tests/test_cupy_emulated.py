@@ -792,3 +792,26 @@ def test_complex_user_functions_match_numpy_path(emu, fname, dtype):
     with pytest.raises(TypeError, match="long double"):
         nr.meanvar(cp.asarray(x), dtype=np.clongdouble) if fname != "fsum" else \
             nr.fsum(cp.asarray(x), dtype=np.clongdouble)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_complex_group_meanvar_matches_numpy_path(emu, dtype):
+    cp, nrc = emu
+    rng = np.random.default_rng(26)
+    x = (rng.standard_normal((40, 3)) + 1j * rng.standard_normal((40, 3))).astype(dtype)
+    x[4, 1] = complex(np.inf, 1.0)
+    ids = rng.integers(0, 5, size=40)
+    ids[ids == 3] = 4  # an empty group
+    w = rng.random(x.shape) < 0.7
+    for kw in ({}, {"ddof": 1}, {"dtype": np.complex64}):
+        for wk in ({}, {"where": w}):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cpu = nr.group_meanvar(x, ids, 6, **kw, **wk)
+                dev = nr.group_meanvar(cp.asarray(x), cp.asarray(ids), 6, **kw,
+                                       **{k: cp.asarray(v) for k, v in wk.items()})
+            for c, d in zip(cpu, dev):
+                assert isinstance(d, cp.ndarray) and c.dtype == d.dtype
+                np.testing.assert_allclose(d.get(), c, rtol=1e-5 if "64" in dtype else 1e-12,
+                                           equal_nan=True)
+                np.testing.assert_array_equal(np.isnan(d.get()), np.isnan(c))
