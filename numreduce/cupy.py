@@ -73,6 +73,7 @@ __all__ = list(_src.TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax
                                "meanstd", "nanmeanvar", "logsumexp", "fsum", "reduce",
                                "accumulate", "merge", "is_cupy_array", "reduceat",
                                "segmented_reduce", "reduce_by_group", "at", "group_minmax",
+                               "group_argminmax",
                                "group_meanvar", "group_logsumexp", "group_fsum", "cumminmax",
                                "nancumminmax", "logcumsumexp", "cumfsum", "cummeanvar"]
 
@@ -940,6 +941,32 @@ def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValu
                            initial=initial, where=where)
 
 
+def group_argminmax(a, group_ids, num_groups=None):
+    """``numreduce.group_argminmax`` on the GPU: the NumPy path's two passes
+    (group_minmax; then each group's first position equal to its extreme, a
+    NaN extreme matching the first NaN) with the segments kernel for both
+    (the second reduces the candidate positions, n where no hit)."""
+    name = "group_argminmax"
+    a = _device_array(a, "the array", name)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: 'a' must be 1-d, got shape {a.shape}")
+    group_ids = _device_array(group_ids, "group_ids", name)
+    lo, hi = reduce_by_group(_core.minimummaximum, a, group_ids, num_groups)
+    ids = group_ids.astype(np.intp, copy=False)
+    g, n = lo.shape[0], a.shape[0]
+    pos = cupy.arange(n, dtype=np.intp)
+    out = []
+    for ext in (lo, hi):
+        e = ext[ids]
+        hit = a == e
+        if a.dtype.kind in "fc":
+            hit |= cupy.isnan(e) & cupy.isnan(a)  # a NaN extreme: the first NaN
+        cand = cupy.where(hit, pos, n)
+        first, _ = reduce_by_group(_core.minimummaximum, cand, ids, g)
+        out.append(first)
+    return tuple(out)
+
+
 def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):
     """``numreduce.group_meanvar`` on the GPU (complex data: the real and
     imaginary parts reduced apart, as the NumPy path)."""
@@ -985,4 +1012,4 @@ FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax,
                                      accumulate, reduceat, segmented_reduce, reduce_by_group,
                                      at, group_minmax, group_meanvar, group_logsumexp,
                                      group_fsum, cumminmax, nancumminmax, logcumsumexp,
-                                     cumfsum, cummeanvar, merge)}
+                                     cumfsum, cummeanvar, merge, group_argminmax)}

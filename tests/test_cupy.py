@@ -154,6 +154,7 @@ from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GP
     test_complex_group_meanvar_matches_numpy_path as test_gpu_complex_group_meanvar,
     test_complex_user_functions_match_numpy_path as test_gpu_complex_user_functions,
     test_elementwise_matches_numpy_path as test_gpu_elementwise_matches_numpy_path,
+    test_group_argminmax_matches_numpy_path as test_gpu_group_argminmax,
     test_merge_matches_numpy_path as test_gpu_merge_matches_numpy_path,
     test_reduce_matches_numpy_path as test_gpu_reduce_matches_numpy_path,
     test_user_functions_match_numpy_path as test_gpu_user_functions_match_numpy_path,

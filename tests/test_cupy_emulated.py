@@ -815,3 +815,26 @@ def test_complex_group_meanvar_matches_numpy_path(emu, dtype):
                 np.testing.assert_allclose(d.get(), c, rtol=1e-5 if "64" in dtype else 1e-12,
                                            equal_nan=True)
                 np.testing.assert_array_equal(np.isnan(d.get()), np.isnan(c))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "bool"])
+def test_group_argminmax_matches_numpy_path(emu, dtype):
+    cp, nrc = emu
+    rng = np.random.default_rng(27)
+    x = _data(rng, dtype, (80,), nan=True)
+    ids = rng.integers(0, 6, size=80)
+    if np.dtype(dtype).kind == "f":
+        x[ids == 2] = np.nan  # an all-NaN group: its first NaN
+        x[np.flatnonzero(ids == 3)[1]] = np.nan  # a NaN later in a group
+    for g in (None, 6):
+        _check(nr.group_argminmax(x, ids, g), nr.group_argminmax(cp.asarray(x), cp.asarray(ids),
+                                                                 g), cp, True)
+        _check(nr.group_argminmax(x, ids, g),
+               nrc.group_argminmax(cp.asarray(x), cp.asarray(ids), g), cp, True)
+    with pytest.raises(ValueError, match="group 6 is empty"):
+        nr.group_argminmax(cp.asarray(x), cp.asarray(ids), 7)
+    with pytest.raises(ValueError, match="1-d"):
+        nr.group_argminmax(cp.asarray(x.reshape(8, 10)), cp.asarray(ids[:8]))
+    with pytest.raises(TypeError, match="group_argminmax: group_ids is a numpy.ndarray, not a "
+                                        "cupy.ndarray"):
+        nr.group_argminmax(cp.asarray(x), ids)
