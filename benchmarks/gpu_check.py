@@ -483,17 +483,32 @@ def add_method_cases(cp, nr, nrc, rng, add, now, quick):
                 return outs
             add(uname + ".at", f"{tag} repeated slots", at_case,
                 lambda f=at_case: f(device=True), exact, rtol)
-    for fname, dtype in itertools.product(["group_minmax", "group_meanvar", "group_logsumexp",
-                                           "group_fsum"], ["int32", "float32", "float64"]):
+    for fname, dtype in itertools.product(["group_minmax", "group_argminmax", "group_meanvar",
+                                           "group_logsumexp", "group_fsum"],
+                                          ["int32", "float32", "float64", "complex128"]):
+        if dtype == "complex128" and fname not in ("group_meanvar",):
+            continue
         now["tier"] = _tier(dtype, (60,))
-        x = _data(rng, dtype, (60,), dtype.startswith("float"))
+        x = _data(rng, dtype, (60,), not dtype.startswith("int"))
         ids = rng.integers(0, 5, size=60)
         f = getattr(nr, fname)
-        ng = None if fname == "group_minmax" else 6
+        ng = None if fname in ("group_minmax", "group_argminmax") else 6
         add(fname, f"{dtype}(60,) nan",
             lambda x=x, f=f, i=ids, ng=ng: f(x, i, ng),
             lambda x=x, f=f, i=ids, ng=ng: f(cp.asarray(x), cp.asarray(i), ng),
-            fname == "group_minmax", 1e-5 if dtype == "float32" else 1e-10)
+            fname in ("group_minmax", "group_argminmax"),
+            1e-5 if dtype == "float32" else 1e-10)
+    # complex data in the meanvar family and fsum (parts reduced apart)
+    for fname, dtype in itertools.product(["meanvar", "meanstd", "nanmeanvar", "fsum"],
+                                          ["complex64", "complex128"]):
+        now["tier"] = 1
+        x = _data(rng, dtype, (37, 53), True)
+        f = getattr(nr, fname)
+        for axis in (None, 0, 1):
+            add(fname, f"{dtype}(37, 53) nan axis={axis}",
+                lambda x=x, f=f, a=axis: f(x, axis=a),
+                lambda x=x, f=f, a=axis: f(cp.asarray(x), axis=a), False,
+                1e-5 if dtype == "complex64" else 1e-10)
 
 
 def _interleave(cases):
