@@ -329,12 +329,6 @@ def _scan_result(name, values, ax, out, include_initial, initial):
     return out
 
 
-def _real_only(name, a):
-    if a.dtype.kind == "c":
-        raise TypeError(f"numreduce.cupy.{name}: complex input is not supported on the GPU "
-                        "(the NumPy path takes it)")
-
-
 def cumminmax(x, *, axis=None, dtype=None, out=None):
     """``numreduce.cumminmax`` for CuPy arrays (accumulate(minimummaximum))."""
     a, ax = _scan_input("cumminmax", x, axis)
@@ -361,28 +355,34 @@ def logcumsumexp(x, *, axis=None, dtype=None, out=None, include_initial=False):
 
 
 def cumfsum(x, *, axis=None, dtype=None, out=None, include_initial=False):
-    """``numreduce.cumfsum`` for CuPy arrays (real data): accumulate(twosum),
-    then ``s + e`` where finite."""
+    """``numreduce.cumfsum`` for CuPy arrays: accumulate(twosum), then
+    ``s + e`` where finite; complex data: the real and imaginary parts each
+    compensated."""
     from ._cumulative import _include_initial_arg, cumfsum_dtypes
     name = "cumfsum"
     a, ax = _scan_input(name, x, axis)
-    _real_only(name, a)
     include_initial = _include_initial_arg(name, include_initial)
     acc, rdt = cumfsum_dtypes(name, a.dtype, dtype)
-    s_, e = accumulate(_core.twosum, a, axis=ax, dtype=acc)
-    res = cupy.where(cupy.isfinite(s_) & (e != 0), s_ + e, s_)
+    _no_long_double(name, rdt)
+    sums = []
+    for part in ([a.real, a.imag] if a.dtype.kind == "c" else [a]):
+        s_, e = accumulate(_core.twosum, part, axis=ax, dtype=acc)
+        sums.append(cupy.where(cupy.isfinite(s_) & (e != 0), s_ + e, s_))
+    res = _complex(sums[0], sums[1], np.result_type(rdt, np.complex64)) if len(sums) == 2 \
+        else sums[0]
     return _scan_result(name, res.astype(rdt, copy=False), ax, out, include_initial, 0)
 
 
 def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
-    """``numreduce.cummeanvar`` for CuPy arrays (real data):
-    accumulate(moments), then the running mean and ``M2 / (count - ddof)``."""
+    """``numreduce.cummeanvar`` for CuPy arrays: accumulate(moments), then
+    the running mean and ``M2 / (count - ddof)``; complex data: the real and
+    imaginary parts apart, the variance the sum of their M2."""
     from ._api import _ddof_arg, _result_dtype
     name = "cummeanvar"
     a, ax = _scan_input(name, x, axis)
-    _real_only(name, a)
     ddof = _ddof_arg(name, ddof)
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype)
+    _no_long_double(name, mean_dt, var_dt)
     if out is not None:
         if not isinstance(out, tuple) or len(out) != 2:
             raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries), "
@@ -396,8 +396,11 @@ def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
     n = a.shape[ax]
     if 0 < n <= ddof and a.size:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
-    count, mean, m2 = accumulate(_core.moments, a, axis=ax)
-    mean, var = _finish_device_meanvar(count, [mean], m2, mean_dt, var_dt, ddof, False, False)
+    states = [accumulate(_core.moments, p, axis=ax)
+              for p in ([a.real, a.imag] if a.dtype.kind == "c" else [a])]
+    m2 = states[0][2] if len(states) == 1 else states[0][2] + states[1][2]
+    mean, var = _finish_device_meanvar(states[0][0], [st[1] for st in states], m2, mean_dt,
+                                       var_dt, ddof, False, False)
     if out is None:
         return mean, var
     res = []
@@ -518,9 +521,7 @@ def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
     a = _device_array(a, "the array", name)
     ddof = _ddof_arg(name, ddof)
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype, nan)
-    if np.dtype(mean_dt).itemsize > 16 or np.dtype(var_dt).itemsize > 8:
-        raise TypeError(f"numreduce.cupy.{name}: dtype {np.dtype(mean_dt)} (long double) has "
-                        "no device type")
+    _no_long_double(name, mean_dt, var_dt)
     skip = nan and a.dtype.kind in "fc"
     ufunc = globals()["nanmoments" if skip else "moments"]
     if axis is None:
@@ -566,6 +567,15 @@ def _finish_device_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof
     return mean, var.astype(var_dt, copy=False)
 
 
+def _no_long_double(name, *dtypes):
+    """TypeError for a long double result dtype (``dtype=``): no device type."""
+    for dt in dtypes:
+        if dt is not None and np.dtype(dt).kind in "fc" and \
+                np.finfo(dt).dtype.itemsize > 8:
+            raise TypeError(f"numreduce.cupy.{name}: dtype {np.dtype(dt)} (long double) has "
+                            "no device type")
+
+
 def _complex(re, im, dt):
     """The complex array re + i im of dtype dt (no arithmetic on the parts:
     1j * inf would be NaN + inf j)."""
@@ -609,9 +619,7 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     from ._api import _fsum_dtype
     a = _device_array(a, "the array", "fsum")
     acc, rdt = _fsum_dtype(a.dtype, dtype)
-    if rdt is not None and np.dtype(rdt).itemsize > 16:
-        raise TypeError(f"numreduce.cupy.fsum: dtype {np.dtype(rdt)} (long double) has no "
-                        "device type")
+    _no_long_double("fsum", rdt)
     if axis is None:
         axis = tuple(range(a.ndim))
     sums = []
@@ -975,9 +983,7 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     a = _device_array(a, "the array", name)
     ddof = _ddof_arg(name, ddof)
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype)
-    if np.dtype(mean_dt).itemsize > 16 or np.dtype(var_dt).itemsize > 8:
-        raise TypeError(f"numreduce.cupy.{name}: dtype {np.dtype(mean_dt)} (long double) has "
-                        "no device type")
+    _no_long_double(name, mean_dt, var_dt)
     res = [reduce_by_group(_core.moments, p, group_ids, num_groups, axis=axis, where=where)
            for p in ([a.real, a.imag] if a.dtype.kind == "c" else [a])]
     m2 = res[0][2] if len(res) == 1 else res[0][2] + res[1][2]
