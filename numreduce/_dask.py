@@ -1267,31 +1267,47 @@ def _lcse_finish(rdt, mx, t):
         return (mx + np.log1p(t)).astype(rdt)
 
 
-def _cfsum_finish(rdt, s, e):
-    return np.asarray(_api._fsum_finish(s, e)).astype(rdt, copy=False)
+def _cfsum_finish(rdt, *states):
+    """cumfsum's block: s + e of each part's twosum states (s, e) -- one
+    part, or the real and imaginary parts of complex data -- as the NumPy
+    path assembles them."""
+    sums = [np.asarray(_api._fsum_finish(s, e)) for s, e in zip(states[::2], states[1::2])]
+    if len(sums) == 1:
+        return sums[0].astype(rdt, copy=False)
+    z = np.empty(sums[0].shape, dtype=rdt)
+    z.real, z.imag = sums
+    return z
 
 
-def _cmv_finish(mean_dt, var_dt, ddof, which, count, mean, m2):
+def _cmv_finish(mean_dt, var_dt, ddof, which, count, *parts):
+    """cummeanvar's block: the NumPy path's finish of (count, mean, M2) of
+    each part (one, or the real and imaginary parts: M2 summed)."""
+    means, m2s = parts[::2], parts[1::2]
+    m2 = m2s[0] if len(m2s) == 1 else np.add(m2s[0], m2s[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the NumPy path warns at the call, once
-        res = _api._finish_meanvar(count, [mean], m2, mean_dt, var_dt, ddof, False,
+        res = _api._finish_meanvar(count, list(means), m2, mean_dt, var_dt, ddof, False,
                                    warn_dof=False)
     return np.asarray(res[which])
 
 
 def _cum_finished_handler(func_name):
-    """logcumsumexp, cumfsum, cummeanvar on dask (real data): the states of
-    the NumPy path's accumulate on dask, finished blockwise as the NumPy
-    path finishes them (include_initial: the initial slice first)."""
+    """logcumsumexp, cumfsum, cummeanvar on dask: the states of the NumPy
+    path's accumulate on dask, finished blockwise as the NumPy path
+    finishes them (include_initial: the initial slice first).  Complex
+    cumfsum / cummeanvar accumulate the real and imaginary parts apart (two
+    scans over the same chunks, as the NumPy path's two accumulates);
+    complex logcumsumexp is refused (its complex rules are not a real
+    scan)."""
     def handler(qualname, arguments):
         import dask.array as da
 
         from . import _cumulative
 
         x = _as_dask(qualname, arguments["x"], arguments.get("out"))
-        if x.dtype.kind == "c":
-            raise TypeError(f"{qualname}: complex dask arrays are not supported (the real and "
-                            "imaginary parts' scans would be two graphs); reduce a NumPy array")
+        if x.dtype.kind == "c" and func_name == "logcumsumexp":
+            raise TypeError(f"{qualname}: complex dask arrays are not supported (complex "
+                            "logcumsumexp is not a real scan); compute a NumPy array")
         x, ax = _cumulative.scan_axis(func_name, x, arguments["axis"])
         kw = {k: v for k, v in arguments.items() if k not in ("x", "out")}
         kw["axis"] = ax
@@ -1306,21 +1322,27 @@ def _cum_finished_handler(func_name):
             initial = -np.inf
         elif func_name == "cumfsum":
             acc, _ = _api._fsum_dtype(x.dtype, arguments["dtype"], func_name)
-            s, e = _accumulate_graph(qualname, _core.twosum, x, ax, acc,
-                                     _accumulate_dtypes(_core.twosum, x, ax, acc))
-            res = [da.map_blocks(_cfsum_finish, rdts[0], s, e, dtype=rdts[0])]
+            states = []
+            for p in _real_parts(x):
+                states += _accumulate_graph(qualname, _core.twosum, p, ax, acc,
+                                            _accumulate_dtypes(_core.twosum, p, ax, acc))
+            res = [da.map_blocks(_cfsum_finish, rdts[0], *states, dtype=rdts[0])]
             initial = 0
         else:  # cummeanvar
             ddof = _api._ddof_arg(func_name, arguments["ddof"])
             work = np.finfo(rdts[0]).dtype
-            xw = x.astype(work) if work.itemsize > 8 else x
-            c, m, q = _accumulate_graph(qualname, _core.moments, xw, ax, None,
-                                        _accumulate_dtypes(_core.moments, xw, ax, None))
+            parts, count = [], None
+            for p in _real_parts(x):
+                pw = p.astype(work) if work.itemsize > 8 else p
+                c, m, q = _accumulate_graph(qualname, _core.moments, pw, ax, None,
+                                            _accumulate_dtypes(_core.moments, pw, ax, None))
+                count = c if count is None else count
+                parts += [m, q]
             n = x.shape[ax]
             if not math.isnan(n) and 0 < n <= ddof and _known(x.shape) and x.size:
                 warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
-            res = [da.map_blocks(_cmv_finish, rdts[0], rdts[1], ddof, k, c, m, q, dtype=rdts[k])
-                   for k in (0, 1)]
+            res = [da.map_blocks(_cmv_finish, rdts[0], rdts[1], ddof, k, count, *parts,
+                                 dtype=rdts[k]) for k in (0, 1)]
             return tuple(res)
         if arguments.get("include_initial"):
             shape = tuple(1 if i == ax else n for i, n in enumerate(x.shape))
@@ -1330,6 +1352,11 @@ def _cum_finished_handler(func_name):
         return res[0]
 
     return handler
+
+
+def _real_parts(x):
+    """x, or the real and imaginary parts of complex x (lazy)."""
+    return [x.real, x.imag] if x.dtype.kind == "c" else [x]
 
 
 def _accumulate_dtypes(ufunc, x, ax, dtype):

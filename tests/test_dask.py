@@ -805,20 +805,23 @@ def test_accumulate_differential(data, case):
 
 
 @FAST
-@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "int16"), max_ndim=2,
-                                   nans=True))
+@given(data=st.data(), case=arrays(dtypes=("float64", "float32", "int32", "int16", "complex128",
+                                           "complex64"), max_ndim=2, nans=True))
 def test_finished_scans_differential(data, case):
     """logcumsumexp, cumfsum (include_initial, dtype) and cummeanvar (ddof)
     on dask arrays against the NumPy path: dtypes, shapes and values within
-    rounding; complex dask input is a TypeError."""
+    rounding; complex data (cumfsum, cummeanvar: the parts accumulated
+    apart; complex logcumsumexp is a TypeError)."""
     a, chunks = case
     x = da.from_array(a, chunks=chunks)
     axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
-    f, kw = data.draw(st.sampled_from([
-        (nr.logcumsumexp, {}), (nr.logcumsumexp, {"include_initial": True}),
-        (nr.logcumsumexp, {"dtype": np.float64}), (nr.cumfsum, {}),
-        (nr.cumfsum, {"include_initial": True}), (nr.cumfsum, {"dtype": np.float32}),
-        (nr.cummeanvar, {}), (nr.cummeanvar, {"ddof": 1})]))
+    cases = [(nr.cumfsum, {}), (nr.cumfsum, {"include_initial": True}),
+             (nr.cumfsum, {"dtype": np.float32 if a.dtype.kind != "c" else np.complex64}),
+             (nr.cummeanvar, {}), (nr.cummeanvar, {"ddof": 1})]
+    if a.dtype.kind != "c":
+        cases += [(nr.logcumsumexp, {}), (nr.logcumsumexp, {"include_initial": True}),
+                  (nr.logcumsumexp, {"dtype": np.float64})]
+    f, kw = data.draw(st.sampled_from(cases))
     ref, err = outcome(lambda: f(a, axis=axis, **kw))
     if err is not None:
         with pytest.raises(err):
@@ -835,11 +838,25 @@ def test_finished_scans_differential(data, case):
         assert_same(gt, r, exact=False, rtol=1e-5, atol=1e-5 * scale)
 
 
-def test_complex_finished_scans_refused():
-    x = da.from_array(np.ones(4, np.complex128), chunks=2)
-    for f in (nr.cumfsum, nr.cummeanvar):
-        with pytest.raises(TypeError, match="complex dask arrays"):
-            f(x)
+def test_complex_finished_scans():
+    """Complex cumfsum / cummeanvar on dask: the parts' scans over the same
+    chunks (each block read once per compute), NaN/inf parts as the NumPy
+    path; complex logcumsumexp is refused at build time."""
+    a = np.array([1 + 2j, np.inf + 0j, 3 - 1j, complex(np.nan, 1), 2 + 2j, 5j, -1 - 1j])
+    x = da.from_array(a, chunks=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f, kw in ((nr.cumfsum, {}), (nr.cumfsum, {"include_initial": True}),
+                      (nr.cummeanvar, {}), (nr.cummeanvar, {"ddof": 1})):
+            ref = f(a, **kw)
+            got = dask.compute(*(f(x, **kw) if isinstance(ref, tuple) else (f(x, **kw),)),
+                               **SYNC)
+            for g, r in zip(got, ref if isinstance(ref, tuple) else (ref,)):
+                assert g.dtype == r.dtype
+                np.testing.assert_allclose(g, r, rtol=1e-12, equal_nan=True)
+                np.testing.assert_array_equal(np.isnan(g), np.isnan(r))
+    with pytest.raises(TypeError, match="complex dask arrays"):
+        nr.logcumsumexp(x)
 
 
 NOT_GIVEN = object()
