@@ -852,26 +852,28 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
 def _at_index(indices, shape, label):
     """The flat slot of every indexed element, by NumPy's indexing rules
     (CuPy's own indexing wraps out-of-range integers around silently, so
-    every integer index is bounds-checked first)."""
+    every integer index is bounds-checked first, and the shape of every
+    boolean array against the axes it indexes)."""
     comps = indices if isinstance(indices, tuple) else (indices,)
-    if sum(1 for c in comps if c is not Ellipsis and c is not None) > len(shape):
-        raise IndexError(f"{label}: too many indices for an array of dimension {len(shape)}")
     checked = []
+    dim = 0  # the first axis of `shape` that component d indexes
     for d, c in enumerate(comps):
         if c is Ellipsis or c is None or isinstance(c, slice):
             if c is Ellipsis and any(e is Ellipsis for e in comps[d + 1:]):
                 raise IndexError(f"{label}: an index can only have a single ellipsis ('...')")
             checked.append(c)
+            dim += isinstance(c, slice)
             continue
         if any(e is Ellipsis or e is None for e in comps[:d]):
-            raise NotImplementedError(f"numreduce.cupy.{label}: integer indices after an "
-                                      "ellipsis or newaxis are not supported on the GPU")
+            raise NotImplementedError(f"numreduce.cupy.{label}: integer or boolean indices "
+                                      "after an ellipsis or newaxis are not supported on the "
+                                      "GPU")
         if isinstance(c, np.ndarray) and not isinstance(c, _ndarray):
             raise TypeError(f"numreduce.cupy.{label}: 'indices' holds a numpy.ndarray, not a "
                             "cupy.ndarray (mixing NumPy and CuPy inputs is not supported)")
         if isinstance(c, (bool, np.bool_)):
-            raise NotImplementedError(f"numreduce.cupy.{label}: boolean indices are not "
-                                      "supported on the GPU")
+            raise NotImplementedError(f"numreduce.cupy.{label}: a scalar boolean index (a new "
+                                      "axis of length 1 or 0) is not supported on the GPU")
         if isinstance(c, _ndarray):
             arr = c
         else:
@@ -879,20 +881,35 @@ def _at_index(indices, shape, label):
                 arr = cupy.asarray(np.asarray(c))
             except Exception as e:
                 raise IndexError(f"{label}: unsupported index {c!r} ({e})") from None
-        if arr.dtype.kind == "b":
-            raise NotImplementedError(f"numreduce.cupy.{label}: boolean indices are not "
-                                      "supported on the GPU")
+        if arr.dtype.kind == "b":  # consumes arr.ndim axes, which it must match
+            for j in range(arr.ndim):
+                if dim + j >= len(shape):
+                    raise IndexError(f"{label}: too many indices for an array of dimension "
+                                     f"{len(shape)}")
+                if arr.shape[j] != shape[dim + j]:
+                    raise IndexError(f"{label}: boolean index did not match indexed array "
+                                     f"along axis {dim + j}; size of axis is {shape[dim + j]} "
+                                     f"but size of corresponding boolean axis is "
+                                     f"{arr.shape[j]}")
+            checked.append(arr)
+            dim += arr.ndim
+            continue
         if arr.dtype.kind not in "iu":
             raise IndexError(f"{label}: only integers, slices (`:`), ellipsis (`...`) and "
-                             "integer arrays are valid indices")
-        size = shape[d]
+                             "integer or boolean arrays are valid indices")
+        if dim >= len(shape):
+            raise IndexError(f"{label}: too many indices for an array of dimension {len(shape)}")
+        size = shape[dim]
         if arr.size:
             badm = (arr < -size) | (arr >= size) if arr.dtype.kind == "i" else arr >= size
             if bool(badm.any()):
                 k = int(cupy.flatnonzero(badm.reshape(-1))[0])
                 raise IndexError(f"{label}: index {arr.reshape(-1)[k]} is out of bounds for "
-                                 f"axis {d} with size {size}")
+                                 f"axis {dim} with size {size}")
         checked.append(c if not isinstance(c, _ndarray) and arr.ndim == 0 else arr)
+        dim += 1
+    if dim > len(shape):
+        raise IndexError(f"{label}: too many indices for an array of dimension {len(shape)}")
     return cupy.arange(math.prod(shape), dtype=np.int64).reshape(shape)[
         tuple(checked) if isinstance(indices, tuple) else checked[0]]
 

@@ -866,3 +866,43 @@ def test_complex_cumulative_functions_match_numpy_path(emu, dtype):
                                            and c.dtype.kind == "c" or c.dtype == np.float32
                                            else 1e-12, equal_nan=True, err_msg=f"{fname} {kw}")
                 np.testing.assert_array_equal(np.isnan(d.get()), np.isnan(c))
+
+
+@pytest.mark.parametrize("uname", ["minimummaximum", "moments", "twosum"])
+def test_at_boolean_indices_match_numpy_path(emu, uname):
+    """Boolean index arrays in at(): NumPy's rules (a mask consumes as many
+    axes as it has, its shape must match them), checked before writing."""
+    cp, nrc = emu
+    rng = np.random.default_rng(29)
+    u = getattr(nr, uname)
+    start = {"minimummaximum": (np.inf, -np.inf)}.get(uname, (0.0,) * u.nout)
+    m2 = rng.random((3, 4)) < 0.5
+    cases = [(np.array([True, False, True]), rng.standard_normal((2, 4))),
+             ((slice(None), np.array([True, False, True, True])), 1.5),
+             (m2, rng.standard_normal(int(m2.sum()))),
+             ((np.array([2, 0]), np.array([True, False, True, False])), -0.5),
+             (np.zeros((3, 4), bool), 7.0)]
+    for idx, vals in cases:
+        cpu = tuple(np.full((3, 4), s_) for s_ in start)
+        dev = tuple(cp.asarray(c) for c in cpu)
+        nr.at(u, cpu, idx, vals)
+        didx = tuple(cp.asarray(i) if isinstance(i, np.ndarray) else i for i in idx) \
+            if isinstance(idx, tuple) else cp.asarray(idx)
+        nr.at(u, dev, didx, cp.asarray(np.asarray(vals)))
+        _check(cpu, dev, cp, uname in EXACT)
+    dev = tuple(cp.asarray(np.full((3, 4), s_)) for s_ in start)
+    before = [d.get() for d in dev]
+    for bad, msg in ((np.ones(4, bool), "along axis 0; size of axis is 3 but size of "
+                                        "corresponding boolean axis is 4"),
+                     ((slice(None), np.ones(3, bool)), "along axis 1; size of axis is 4"),
+                     (np.ones((3, 4, 1), bool), "too many indices")):
+        with pytest.raises(IndexError, match=msg):
+            nr.at(u, tuple(np.full((3, 4), s_) for s_ in start), bad, 1.0)  # the NumPy path
+        dbad = tuple(cp.asarray(i) if isinstance(i, np.ndarray) else i for i in bad) \
+            if isinstance(bad, tuple) else cp.asarray(bad)
+        with pytest.raises(IndexError, match=msg):
+            nr.at(u, dev, dbad, 1.0)
+    for d, b in zip(dev, before):  # nothing written
+        np.testing.assert_array_equal(d.get(), b)
+    with pytest.raises(NotImplementedError, match="scalar boolean"):
+        nr.at(u, dev, True, 1.0)
