@@ -458,3 +458,26 @@ def test_reduceat_random_bad_indices_match_numpy(case, bad, data):
     assert str(info.value) == str(np_info.value).replace("minimum", "minimummaximum")
     np.testing.assert_array_equal(lo, before[0])
     np.testing.assert_array_equal(hi, before[1])
+
+
+def test_initial_none_with_initials_documented_semantics():
+    """initial=None on a ufunc with initials (docs/api.md): reduce copies the
+    first element into every output (NumPy's rule); segmented_reduce and
+    reduce_by_group start each segment / group as the loops start a slice
+    (the proper statistics, those of the default) and refuse empty ones."""
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    # (1, 1, 1) first, then Welford's steps with 2 and 4
+    np.testing.assert_allclose(nr.reduce(nr.moments, x[:3], initial=None),
+                               (3.0, 7.0 / 3.0, 1.0 + 0.5 + 2.5 * (4.0 - 7.0 / 3.0)), rtol=1e-15)
+    seg = nr.segmented_reduce(nr.moments, x, [0, 1], [3, 4], initial=None)
+    ref = nr.segmented_reduce(nr.moments, x, [0, 1], [3, 4])
+    for s, r in zip(seg, ref):
+        np.testing.assert_array_equal(s, r)
+    grp = nr.reduce_by_group(nr.moments, x, np.array([0, 1, 0, 1]), initial=None)
+    ref = nr.reduce_by_group(nr.moments, x, np.array([0, 1, 0, 1]))
+    for s, r in zip(grp, ref):
+        np.testing.assert_array_equal(s, r)
+    with pytest.raises(ValueError, match="is empty"):
+        nr.segmented_reduce(nr.moments, x, [0, 2], [2, 2], initial=None)
+    with pytest.raises(ValueError, match="is empty"):
+        nr.reduce_by_group(nr.moments, x, np.array([0, 0, 2, 2]), initial=None)
