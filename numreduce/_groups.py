@@ -407,14 +407,26 @@ def group_argminmax(a, group_ids, num_groups=None):
     lo, hi = _reduce_by_group(_core.minimummaximum, arr, group_ids, num_groups)
     ids = np.asarray(group_ids).astype(np.intp, copy=False)
     g = lo.shape[0]
-    pos = np.arange(arr.shape[0], dtype=np.intp)
+
+    def first(hit, pos):
+        f = np.full(g, arr.shape[0], dtype=np.intp)
+        np.minimum.at(f, ids[hit], pos[hit])
+        return f
+
+    return extreme_positions(np, arr, ids, (lo, hi), first)
+
+
+def extreme_positions(xp, arr, ids, extremes, first):
+    """group_argminmax's second pass (NumPy or CuPy, ``xp``): for each
+    group's extreme, ``first(hit, pos)`` -- per group, the smallest position
+    where ``hit`` -- of the elements equal to their group's extreme (a NaN
+    extreme matching the NaNs: the first NaN)."""
+    pos = xp.arange(arr.shape[0], dtype=np.intp)
     out = []
-    for ext in (lo, hi):
+    for ext in extremes:
         e = ext[ids]
         hit = arr == e
         if arr.dtype.kind in "fcmM":
-            hit |= np.isnan(e) & np.isnan(arr)  # a NaN extreme: the first NaN
-        first = np.full(g, arr.shape[0], dtype=np.intp)
-        np.minimum.at(first, ids[hit], pos[hit])
-        out.append(first)
+            hit |= xp.isnan(e) & xp.isnan(arr)
+        out.append(first(hit, pos))
     return tuple(out)

@@ -976,20 +976,15 @@ def group_argminmax(a, group_ids, num_groups=None):
     if a.ndim != 1:
         raise ValueError(f"{name}: 'a' must be 1-d, got shape {a.shape}")
     group_ids = _device_array(group_ids, "group_ids", name)
+    from ._groups import extreme_positions
     lo, hi = reduce_by_group(_core.minimummaximum, a, group_ids, num_groups)
     ids = group_ids.astype(np.intp, copy=False)
     g, n = lo.shape[0], a.shape[0]
-    pos = cupy.arange(n, dtype=np.intp)
-    out = []
-    for ext in (lo, hi):
-        e = ext[ids]
-        hit = a == e
-        if a.dtype.kind in "fc":
-            hit |= cupy.isnan(e) & cupy.isnan(a)  # a NaN extreme: the first NaN
-        cand = cupy.where(hit, pos, n)
-        first, _ = reduce_by_group(_core.minimummaximum, cand, ids, g)
-        out.append(first)
-    return tuple(out)
+
+    def first(hit, pos):  # the segments kernel over the candidate positions
+        return reduce_by_group(_core.minimummaximum, cupy.where(hit, pos, n), ids, g)[0]
+
+    return extreme_positions(cupy, a, ids, (lo, hi), first)
 
 
 def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):

@@ -60,6 +60,22 @@ _CTYPE = {"?": ctypes.c_bool, "b": ctypes.c_byte, "B": ctypes.c_ubyte, "h": ctyp
           "f": ctypes.c_float, "d": ctypes.c_double}
 
 
+def _host_library(code, name, options):
+    """The C++ source compiled (cached by its hash) and loaded: nr_launch."""
+    key = hashlib.sha1(code.encode()).hexdigest()[:16]
+    lib = os.path.join(_HostRawKernel.cache_dir, f"{name}_{key}.so")
+    if not os.path.exists(lib):
+        cu = lib[:-3] + ".cpp"
+        with open(cu, "w") as f:
+            f.write(code)
+        incs = [o for o in options if o.startswith("-I")]
+        subprocess.run([CXX, "-std=c++17", "-O1", "-shared", "-fPIC", *incs, cu, "-o", lib],
+                       check=True, capture_output=True, text=True)
+    fn = ctypes.CDLL(lib).nr_launch
+    fn.restype = None
+    return fn
+
+
 class _HostRawKernel:
     """cupy.RawKernel for the host: the source compiled with the C++
     compiler, ``kernel(grid, block, args)`` runs every thread in turn."""
@@ -78,18 +94,7 @@ class _HostRawKernel:
                    "        for (long long t = 0; t < nr_block; t++) {\n"
                    "            blockIdx.x = (unsigned)b; threadIdx.x = (unsigned)t;\n"
                    f"            {name}({', '.join(names)});\n        }}\n}}\n")
-        full = _HOST_SHIM + code + wrapper
-        key = hashlib.sha1(full.encode()).hexdigest()[:16]
-        lib = os.path.join(self.cache_dir, f"{name}_{key}.so")
-        if not os.path.exists(lib):
-            cu = lib[:-3] + ".cpp"
-            with open(cu, "w") as f:
-                f.write(full)
-            incs = [o for o in options if o.startswith("-I")]
-            subprocess.run([CXX, "-std=c++17", "-O1", "-shared", "-fPIC", *incs, cu, "-o", lib],
-                           check=True, capture_output=True, text=True)
-        self._fn = ctypes.CDLL(lib).nr_launch
-        self._fn.restype = None
+        self._fn = _host_library(_HOST_SHIM + code + wrapper, name, options)
 
     def __call__(self, grid, block, args):
         cargs = [ctypes.c_longlong(grid[0]), ctypes.c_longlong(block[0])]
@@ -122,22 +127,6 @@ def _params(spec):
             raise NotImplementedError(f"the emulation has no parameter type {tname!r}")
         out.append((np.dtype(tname), *_PARAM_TYPES[tname], name))
     return out
-
-
-def _host_library(code, name, options):
-    """The C++ source compiled (cached by its hash) and loaded: nr_launch."""
-    key = hashlib.sha1(code.encode()).hexdigest()[:16]
-    lib = os.path.join(_HostRawKernel.cache_dir, f"{name}_{key}.so")
-    if not os.path.exists(lib):
-        cu = lib[:-3] + ".cpp"
-        with open(cu, "w") as f:
-            f.write(code)
-        incs = [o for o in options if o.startswith("-I")]
-        subprocess.run([CXX, "-std=c++17", "-O1", "-shared", "-fPIC", *incs, cu, "-o", lib],
-                       check=True, capture_output=True, text=True)
-    fn = ctypes.CDLL(lib).nr_launch
-    fn.restype = None
-    return fn
 
 
 def _split_args(args, ins, nout, what):
