@@ -750,6 +750,8 @@ def _one_part(block):
 
 
 def _real_parts(work, block):
+    """block (NumPy or dask), or its real and imaginary parts, converted to
+    `work` where that is long double."""
     parts = [block.real, block.imag] if block.dtype.kind == "c" else [block]
     return [p.astype(work, copy=False) for p in parts] if work.itemsize > 8 else parts
 
@@ -1323,7 +1325,7 @@ def _cum_finished_handler(func_name):
         elif func_name == "cumfsum":
             acc, _ = _api._fsum_dtype(x.dtype, arguments["dtype"], func_name)
             states = []
-            for p in _real_parts(x):
+            for p in _real_parts(np.dtype(np.float64), x):
                 states += _accumulate_graph(qualname, _core.twosum, p, ax, acc,
                                             _accumulate_dtypes(_core.twosum, p, ax, acc))
             res = [da.map_blocks(_cfsum_finish, rdts[0], *states, dtype=rdts[0])]
@@ -1332,10 +1334,9 @@ def _cum_finished_handler(func_name):
             ddof = _api._ddof_arg(func_name, arguments["ddof"])
             work = np.finfo(rdts[0]).dtype
             parts, count = [], None
-            for p in _real_parts(x):
-                pw = p.astype(work) if work.itemsize > 8 else p
-                c, m, q = _accumulate_graph(qualname, _core.moments, pw, ax, None,
-                                            _accumulate_dtypes(_core.moments, pw, ax, None))
+            for p in _real_parts(work, x):  # (long double work: the parts converted)
+                c, m, q = _accumulate_graph(qualname, _core.moments, p, ax, None,
+                                            _accumulate_dtypes(_core.moments, p, ax, None))
                 count = c if count is None else count
                 parts += [m, q]
             n = x.shape[ax]
@@ -1352,11 +1353,6 @@ def _cum_finished_handler(func_name):
         return res[0]
 
     return handler
-
-
-def _real_parts(x):
-    """x, or the real and imaginary parts of complex x (lazy)."""
-    return [x.real, x.imag] if x.dtype.kind == "c" else [x]
 
 
 def _accumulate_dtypes(ufunc, x, ax, dtype):
