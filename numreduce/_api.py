@@ -496,12 +496,12 @@ def _logsumexp_finish(mx, t, in_dtype):
     return res[()] if res.ndim == 0 else res
 
 
-def _logsumexp_complex(arr, axis, keepdims):
-    """scipy.special.logsumexp's meaning for complex data, in NumPy: shift by
-    the (last) element of largest real part, sum the others' exp, log1p;
-    where that is not finite, log(sum(exp(a))) directly (C99 complex
-    exp/log decide the inf/NaN cases); the imaginary part wrapped into
-    (-pi, pi]."""
+def _logsumexp_complex(arr, axis, keepdims, xp=np):
+    """scipy.special.logsumexp's meaning for complex data, in NumPy (or
+    CuPy: ``xp``, the same array operations on the device): shift by the
+    (last) element of largest real part, sum the others' exp, log1p; where
+    that is not finite, log(sum(exp(a))) directly (C99 complex exp/log
+    decide the inf/NaN cases); the imaginary part wrapped into (-pi, pi]."""
     normalize_axes(axis, arr.ndim)  # the real path's axis rules and errors
     keepdims = keepdims_flag(keepdims)
     # the result shape of the real path: np.sum's
@@ -512,30 +512,30 @@ def _logsumexp_complex(arr, axis, keepdims):
         ax = normalize_axes(axis, 1, scalar_rule=False)
     dt = a.dtype
     if a.size == 0:
-        res = np.full(shape, complex(-np.inf, 0.0), dtype=dt)
-        return res[()] if res.ndim == 0 else res
+        res = xp.full(shape, complex(-np.inf, 0.0), dtype=dt)
+        return res[()] if res.ndim == 0 and xp is np else res
     with np.errstate(all="ignore"):
-        direct = np.log(np.sum(np.exp(a), axis=ax, keepdims=True))
+        direct = xp.log(xp.sum(xp.exp(a), axis=ax, keepdims=True))
         re = a.real
-        top = np.max(re, axis=ax, keepdims=True)
+        top = xp.max(re, axis=ax, keepdims=True)
         # the last element whose real part is the maximum (none for a NaN
         # maximum: then every element is "chosen", as in SciPy; the result
         # is not finite and the direct formula decides)
-        idx = np.where(re == top, np.arange(a.size).reshape(a.shape), -1)
-        chosen = idx == np.max(idx, axis=ax, keepdims=True)
-        shift = np.sum(np.where(chosen, a, 0), axis=ax, keepdims=True, dtype=dt)
-        count = np.sum(chosen, axis=ax, keepdims=True, dtype=dt)
-        rest = np.where(chosen, np.asarray(-np.inf, dtype=dt), a)
-        s = np.sum(np.exp(rest - shift), axis=ax, keepdims=True, dtype=dt)
-        s = np.where(s == 0, s, s / count)
-        out = np.log1p(s) + np.log(count) + shift
-        out = np.where(np.isfinite(out), out, direct)
+        idx = xp.where(re == top, xp.arange(a.size).reshape(a.shape), -1)
+        chosen = idx == xp.max(idx, axis=ax, keepdims=True)
+        shift = xp.sum(xp.where(chosen, a, 0), axis=ax, keepdims=True, dtype=dt)
+        count = xp.sum(chosen, axis=ax, keepdims=True, dtype=dt)
+        rest = xp.where(chosen, xp.asarray(-np.inf, dtype=dt), a)
+        s = xp.sum(xp.exp(rest - shift), axis=ax, keepdims=True, dtype=dt)
+        s = xp.where(s == 0, s, s / count)
+        out = xp.log1p(s) + xp.log(count) + shift
+        out = xp.where(xp.isfinite(out), out, direct)
         im = out.imag
         wrapped = -((-im + np.pi) % (2 * np.pi) - np.pi)
-        im = np.where(np.abs(im) < np.pi, im, wrapped)
+        im = xp.where(xp.abs(im) < np.pi, im, wrapped)
         out = out.real + im.astype(dt) * 1j
-    res = np.asarray(out, dtype=dt).reshape(shape)
-    return res[()] if res.ndim == 0 else res
+    res = xp.asarray(out, dtype=dt).reshape(shape)
+    return res[()] if res.ndim == 0 and xp is np else res
 
 
 @public_function(masked_fill(0))

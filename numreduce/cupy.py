@@ -19,8 +19,8 @@ and ``numreduce.reduce`` route CuPy arrays here (numreduce/_dispatch.py).
   per output slot walks its segment; the grouped methods sort the group ids
   stably first, docs/gpu.md);
 * the user functions minmax, nanminmax, argminmax, nanargminmax, meanvar,
-  meanstd, nanmeanvar, logsumexp, fsum (complex data for the meanvar
-  family and fsum; complex logsumexp raises NotImplementedError here).
+  meanstd, nanmeanvar, logsumexp, fsum (complex data too: the meanvar
+  family and fsum by parts, logsumexp by the NumPy path's array code).
 
 Kernel source comes from numreduce._cupy_source (one table, the CPU ufuncs'
 loops); CuPy caches the compiled kernels (its kernel cache, on disk).
@@ -603,9 +603,11 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
 def logsumexp(a, axis=None, keepdims=False):
     """``numreduce.logsumexp`` on the GPU: m + log1p(t) of one maxsumexp pass."""
     a = _device_array(a, "the array", "logsumexp")
+    if a.dtype.kind == "c":  # SciPy's complex rules: the NumPy path's array code, on CuPy
+        from ._api import _logsumexp_complex
+        return _logsumexp_complex(a, axis, keepdims, xp=cupy)
     if a.dtype.kind not in "biuf":
-        raise (NotImplementedError if a.dtype.kind == "c" else TypeError)(
-            f"numreduce.cupy.logsumexp: unsupported dtype {a.dtype}")
+        raise TypeError(f"numreduce.cupy.logsumexp: unsupported dtype {a.dtype}")
     if axis is None:
         axis = tuple(range(a.ndim))
     mx, t = globals()["maxsumexp"].reduce(a, axis=axis, keepdims=keepdims)

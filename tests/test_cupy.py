@@ -153,6 +153,7 @@ from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GP
     test_accumulate_matches_numpy_path as test_gpu_accumulate_matches_numpy_path,
     test_complex_cumulative_functions_match_numpy_path as test_gpu_complex_cumulative,
     test_complex_group_meanvar_matches_numpy_path as test_gpu_complex_group_meanvar,
+    test_complex_logsumexp_matches_numpy_path as test_gpu_complex_logsumexp,
     test_complex_user_functions_match_numpy_path as test_gpu_complex_user_functions,
     test_elementwise_matches_numpy_path as test_gpu_elementwise_matches_numpy_path,
     test_group_argminmax_matches_numpy_path as test_gpu_group_argminmax,
