@@ -528,11 +528,18 @@ def _lse_finish(in_dtype, states):
 
 
 def _logsumexp_handler(qualname, arguments):
+    import dask.array as da
+
     x = _as_dask(qualname, arguments["a"])
-    if x.dtype.kind == "c":
-        raise TypeError(f"{qualname}: complex dask arrays are not supported (the complex "
-                        "rules need two passes); compute the array first, or pass x.real")
     dtypes = _probe(_api.logsumexp, arguments, "a", x)
+    if x.dtype.kind == "c":
+        # SciPy's complex rules: the NumPy path's array code on dask arrays
+        # (several passes, as on NumPy; not the one-pass reduction), on x
+        # without its empty chunks (Dask's where/reshape/concatenate trip
+        # over them)
+        if _known(x.shape) and x.size and any(0 in c for c in x.chunks):
+            x = x.rechunk(tuple(tuple(n for n in c if n) for c in x.chunks))
+        return _api._logsumexp_complex(x, arguments["axis"], arguments["keepdims"], xp=da)
     axes = normalize_axes(arguments["axis"], x.ndim)
     keepdims = keepdims_flag(arguments["keepdims"])
     return _build("logsumexp", x, axes, keepdims, dtypes, _lse_state,
