@@ -675,7 +675,7 @@ def benchmarks(cp, nr, nrc, rec, quick, dry, until):
                         "(target >= 80 %)")
             except Exception as e:
                 rec.record({"kind": "benchmark", "label": f"bandwidth {n:.0e}", "error": repr(e)})
-        del x
+        x = None  # the device memory back before the next size (the rows ran already)
 
     m = cp.random.standard_normal((side, side), dtype=cp.float32)
     row(f"minmax {side}^2 float32 axis=0", lambda: nr.minmax(m, axis=0),

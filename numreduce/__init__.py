@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import _core
+from . import _core  # noqa: F401 (numreduce._core: the extension, for tools and tests)
 from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, twosum
 from ._engine import NoValue, reduce
 from ._methods import accumulate, merge

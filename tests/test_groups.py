@@ -265,7 +265,7 @@ def test_at_errors_before_any_write():
 def test_at_values_overlapping_outs_and_strided_outs():
     lo = np.array([5.0, 1.0, 3.0, 0.0])
     hi = lo.copy()
-    want_lo, want_hi = lo.copy(), hi.copy()
+    want_lo = lo.copy()
     np.minimum.at(want_lo, [3, 2, 1, 0], want_lo.copy())
     nr.at(nr.minimummaximum, (lo, hi), [3, 2, 1, 0], lo)
     np.testing.assert_array_equal(lo, [0, 1, 1, 0])
