@@ -140,3 +140,92 @@ def test_fsum_rows_of_every_length_against_math_fsum():
             assert abs(got - exact) <= bound + float(np.finfo(dt).tiny), (dt, n, got, exact)
             # reversed and misaligned views of the same values
             assert float(np.asarray(nr.fsum(x[::-1]))) == pytest.approx(got, rel=2 * eps, abs=0)
+
+
+TAIL = textwrap.dedent(r'''
+    import math
+    from fractions import Fraction
+    import numpy as np
+    import numreduce as nr
+    from numreduce import _config
+
+    print(_config.config()["simd_kernels"])
+    rng = np.random.default_rng(33)
+    checked = 0
+
+    def strided(a):  # the same values, every column stepped in row order
+        return np.repeat(a, 2, axis=1)[:, ::2]
+
+    # the last W columns as one tile, only the columns not yet done kept:
+    # every column count 2..70, bit for bit the row-by-row loop, within the
+    # bound of math.fsum; specials and an overflowing TwoSum in the columns
+    # stepped again (dropped) and in the kept ones
+    for dt in (np.float64, np.float32):
+        eps = float(np.finfo(dt).eps)
+        big = np.finfo(dt).max
+        with np.errstate(over="ignore"):
+            xs = [dt(big) * dt(k / 4096) for k in range(1, 4096)]
+            x = next(v for v in xs if np.isinf((dt(big) - v) + v))
+        for cols in range(2, 71):
+            for rows in (1, 3, 66):
+                a = (rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-3, 4, (rows, cols)))
+                a = a.astype(dt)
+                variants = [a]
+                if rows > 1:
+                    b = a.copy()
+                    b[0, 0], b[rows - 1, 0] = -x, big  # overflow inside, first column
+                    c = a.copy()
+                    c[0, -1], c[rows - 1, -1] = -x, big  # overflow inside, last column
+                    d = a.copy()
+                    d[rows // 2, ::2] = np.inf
+                    d[rows - 1, 1::3] = np.nan
+                    variants += [b, c, d]
+                for v in variants:
+                    s, e = nr.reduce(nr.twosum, v, axis=0)
+                    s2, e2 = nr.reduce(nr.twosum, strided(v), axis=0)
+                    assert np.array_equal(s, s2, equal_nan=True), (dt, rows, cols)
+                    assert np.array_equal(e, e2, equal_nan=True), (dt, rows, cols)
+                    got = nr.fsum(v, axis=0)
+                    assert np.array_equal(got, nr.fsum(strided(v), axis=0), equal_nan=True)
+                    # reversed rows and columns (negative strides), out=, keepdims
+                    r = nr.fsum(v[::-1, ::-1], axis=0)
+                    assert np.array_equal(r, nr.fsum(np.ascontiguousarray(v[::-1, ::-1]), axis=0),
+                                          equal_nan=True)
+                    o = (np.empty(cols, dtype=dt), np.empty(cols, dtype=dt))
+                    assert nr.reduce(nr.twosum, v, axis=0, out=o)[0] is o[0]
+                    assert np.array_equal(o[0], s, equal_nan=True)
+                    assert np.array_equal(o[1], e, equal_nan=True)
+                    k = nr.fsum(v, axis=0, keepdims=True)
+                    assert k.shape == (1, cols) and np.array_equal(k[0], got, equal_nan=True)
+                    for j in range(cols):
+                        col = v[:, j].astype(np.float64).tolist()
+                        if not all(math.isfinite(t) for t in col):
+                            with np.errstate(invalid="ignore"):
+                                w = np.sum(v[:, j])
+                            assert np.array_equal(got[j], w, equal_nan=True), (dt, rows, cols, j)
+                            continue
+                        # exactly (math.fsum overflows on the overflow columns)
+                        exact = sum(map(Fraction, col))
+                        bound = (Fraction(eps) * abs(exact)
+                                 + rows * Fraction(eps) ** 2 * sum(abs(Fraction(t)) for t in col))
+                        err = abs(Fraction(float(got[j])) - exact)
+                        assert err <= 2 * bound + Fraction(float(np.finfo(dt).tiny)), \
+                            (dt, rows, cols, j, got[j], float(exact))
+                    checked += 1
+    # float16 / integer columns: the tiles of the converted values
+    for dt, acc in ((np.float16, np.float32), (np.int32, np.float64)):
+        for cols in (3, 9, 17, 33, 100):
+            if dt == np.float16:
+                a = (rng.standard_normal((70, cols)) * 100).astype(dt)
+            else:
+                a = rng.integers(-2**31, 2**31 - 1, size=(70, cols), dtype=dt)
+            assert np.array_equal(nr.fsum(a, axis=0), nr.fsum(a.astype(acc), axis=0)), (dt, cols)
+            checked += 1
+    print("checked", checked)
+''')
+
+
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_twosum_rows_last_tile_at_every_level(level):
+    checked = run_at_simd_level(TAIL, level, timeout=900)
+    assert checked == f"checked {2 * 69 * (1 + 2 * 4) + 10}", checked

@@ -786,8 +786,12 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         }                                                                                \
         const auto f0 = s0 - s0 == (A)0, f1 = s1 - s1 == (A)0;                           \
         const auto bad = (f0 & (c0 - c0 != (A)0)) | (f1 & (c1 - c1 != (A)0));           \
-        for (int j = 0; j < L; j++) {                                                    \
-            if (bad[j]) return false;                                                    \
+        { /* any lane set: the mask ORed as words (not lane by lane) */                 \
+            static_assert(sizeof(bad) == BYTES, "one mask lane per lane");               \
+            unsigned long long w[BYTES / 8], any = 0;                                    \
+            std::memcpy(w, &bad, BYTES);                                                 \
+            for (int j = 0; j < BYTES / 8; j++) any |= w[j];                             \
+            if (any) return false;                                                       \
         }                                                                                \
         c0 = f0 ? c0 : vt{};                                                             \
         c1 = f1 ? c1 : vt{};                                                             \
@@ -822,7 +826,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* two_sum (step() itself) */                                                      \
     template <int U, class A>                                                            \
     ATTR inline void two_sum_tile_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
-                                           long long stride, long long c0) {             \
+                                           long long stride, long long c0, int keep = 0) { \
         constexpr int W = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         vt s[U], c[U];                                                                   \
@@ -846,11 +850,11 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         for (int u = 0; u < U; u++) {                                                    \
             const auto fin = s[u] - s[u] == (A)0;                                        \
             const auto b = fin & (c[u] - c[u] != (A)0);                                  \
-            for (int j = 0; j < W; j++) bad |= b[j] != 0;                                \
+            for (int j = keep; j < W; j++) bad |= b[j] != 0;                             \
             c[u] = fin ? c[u] : vt{};                                                    \
         }                                                                                \
         if (bad) {                                                                       \
-            for (long long j = c0; j < c0 + U * W; j++) {                                \
+            for (long long j = c0 + keep; j < c0 + U * W; j++) {                         \
                 A sj = s_acc[j], cj = c_acc[j];                                          \
                 for (long long r = 0; r < rows; r++) {                                   \
                     A t, e;                                                              \
@@ -863,12 +867,22 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             }                                                                            \
             return;                                                                      \
         }                                                                                \
+        if (keep > 0) { /* the lanes of columns another tile did stay as they are */    \
+            for (int j = keep; j < W; j++) {                                             \
+                s_acc[c0 + j] = s[0][j];                                                 \
+                c_acc[c0 + j] = c[0][j];                                                 \
+            }                                                                            \
+            return;                                                                      \
+        }                                                                                \
         for (int u = 0; u < U; u++) {                                                    \
             std::memcpy(s_acc + c0 + u * W, &s[u], BYTES);                               \
             std::memcpy(c_acc + c0 + u * W, &c[u], BYTES);                               \
         }                                                                                \
     }                                                                                    \
-    /* the columns of the block in tiles of 4 vectors, then of one; returns */           \
+    /* the columns of the block in tiles of 4 vectors, then of one, then */              \
+    /* (cols >= W) the last W columns as one tile of which only the lanes of */          \
+    /* the columns not yet done are kept (the others, already summed, are */             \
+    /* stepped again on a copy and dropped, their overflow ignored); returns */          \
     /* the number of leading columns done (the caller steps the rest) */                 \
     template <class A>                                                                   \
     ATTR inline long long two_sum_cols_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
@@ -877,6 +891,10 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         long long c0 = 0;                                                                \
         for (; c0 + 4 * W <= cols; c0 += 4 * W) two_sum_tile_##SUFFIX<4>(s_acc, c_acc, x, rows, stride, c0); \
         for (; c0 + W <= cols; c0 += W) two_sum_tile_##SUFFIX<1>(s_acc, c_acc, x, rows, stride, c0); \
+        if (c0 < cols && cols >= W) {                                                    \
+            two_sum_tile_##SUFFIX<1>(s_acc, c_acc, x, rows, stride, cols - W, (int)(c0 - (cols - W))); \
+            c0 = cols;                                                                   \
+        }                                                                                \
         return c0;                                                                       \
     }
 

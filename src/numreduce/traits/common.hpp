@@ -17,6 +17,14 @@
 #else
 #define NR_HD inline
 #endif
+// The same, always inlined on the host (GCC/Clang): the scalar TwoSum and
+// its helpers inside the SIMD kernels' tails and the row-block loops, which
+// the compiler otherwise calls out of line from target-specific code.
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && (defined(__GNUC__) || defined(__clang__))
+#define NR_HD_ALWAYS inline __attribute__((always_inline))
+#else
+#define NR_HD_ALWAYS NR_HD
+#endif
 
 namespace nr {
 
@@ -186,12 +194,12 @@ NR_HD A neg_inf() {
 }
 
 template <class A>
-NR_HD bool is_finite(A x) {
+NR_HD_ALWAYS bool is_finite(A x) {
     return x - x == A(0);  // false for inf and NaN
 }
 
 template <class A>
-NR_HD A nr_abs(A x) {
+NR_HD_ALWAYS A nr_abs(A x) {
     return x < 0 ? -x : x;
 }
 
@@ -201,7 +209,7 @@ NR_HD A nr_abs(A x) {
 // other sign: e would be NaN), Dekker's FastTwoSum with the larger magnitude
 // first gives the exact error without overflow (a select, no branch).
 template <class A>
-NR_HD void two_sum(A a, A b, A &s, A &e) {
+NR_HD_ALWAYS void two_sum(A a, A b, A &s, A &e) {
     s = a + b;
     A bp = s - a;
     e = (a - (s - bp)) + (b - bp);

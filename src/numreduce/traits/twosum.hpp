@@ -25,7 +25,7 @@ struct TwoSum {
     // The error of a non-finite sum is 0 (inf + x = inf exactly; NaN is NaN),
     // whatever was accumulated before: once s is inf or NaN it stays so, and
     // e = 0 on every path (stream, lanes, columns, chunks), as elementwise.
-    NR_HD static acc_t add(A s0, A x, A e0) {
+    NR_HD_ALWAYS static acc_t add(A s0, A x, A e0) {
         A s, e;
         two_sum(s0, x, s, e);
         return {{s, is_finite(s) ? e0 + e : A(0)}};
