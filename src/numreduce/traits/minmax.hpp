@@ -78,8 +78,9 @@ struct minmax_scatter<T, true> {
     }
     NR_HD static scatter_t scatter_start() { return {top(), bottom()}; }
     NR_HD static bool scatter_add(scatter_t &w, T v) {
-        w.lo = v <= w.lo ? v : w.lo;
-        w.hi = v >= w.hi ? v : w.hi;
+        // (lo < v ? lo : v is v <= lo ? v : lo on numbers: one MINSD)
+        w.lo = w.lo < v ? w.lo : v;
+        w.hi = w.hi > v ? w.hi : v;
         if constexpr (T(0.5) != T(0)) {
             return v == v;
         } else {
