@@ -307,8 +307,11 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     ``(np.mean(a[group_ids == g], axis), np.var(..., ddof=ddof))`` for each
     group ``g`` (pandas ``groupby(...).mean()`` and ``.var(ddof=...)``).
 
-    Accumulates (count, mean, M2) per group with the ``moments`` ufunc's
-    step (Welford's update, float64 for bool/integer/float16/float32 data).
+    Accumulates (count, mean, M2) per group with the ``moments`` ufunc
+    (float64 for bool/integer/float16/float32 data): a 1-d stream without
+    ``where`` through shifted sums per group (rebased onto the running mean
+    at powers of two and every 64 elements; Welford's update where the data
+    has inf/NaN), otherwise Welford's update.
     Dtype and ddof rules are :func:`meanvar`'s; an empty group (or one with
     ``count <= ddof``) gives NaN with NumPy's warnings.
 

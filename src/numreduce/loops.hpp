@@ -633,6 +633,61 @@ inline npy_intp scatter_stream(const typename Tr::in_t *xs, const npy_intp *ids,
     return -1;
 }
 
+// Traits may bring a working slot of their own for scatter streams into
+// fresh slots (reduce_by_group): scatter_t with scatter_start() (a slot
+// before its first element), scatter_add(w, x) (false: this element needs
+// step(); the pass is redone with step()) and scatter_finish(w, acc) (1:
+// the slot as a state; 0: no element reached it; -1: redo with step(), e.g.
+// non-finite shifted sums).  The moments' shifted sums (traits/moments.hpp:
+// no division per element) and plain min/max (traits/minmax.hpp: one
+// compare-select each, NaN redone).
+template <class Tr, class = void>
+struct has_scatter_slot : std::false_type {};
+template <class Tr>
+struct has_scatter_slot<Tr, std::void_t<typename Tr::scatter_t>> : std::true_type {};
+
+// scatter_block's 1-d stream into fresh slots (seen given) through the
+// traits' working slots, one buffer of G of them.  Every slot an element
+// reached is written and marked seen (the others are left to scatter_block's
+// empty initials).  Returns -1, the index of the first id outside [0, G),
+// or -2: an element or slot needs step() (nothing written, seen untouched).
+template <class Tr>
+npy_intp scatter_slots(const typename Tr::in_t *xs, const npy_intp *ids, npy_intp n, npy_intp G,
+                       typename Tr::out_t *const *p, unsigned char *seen) {
+    using W = typename Tr::scatter_t;
+    struct alignas(slot_align<sizeof(W)>()) Slot {
+        W w;
+    };
+    Slot *w = new (std::nothrow) Slot[(size_t)G];
+    if (w == nullptr) return -2;
+    for (npy_intp g = 0; g < G; g++) w[g].w = Tr::scatter_start();
+    npy_intp i = 0;
+    bool ok = true;
+    for (; i < n; i++) {
+        const npy_intp g = ids[i];
+        if ((npy_uintp)g >= (npy_uintp)G) break;
+        ok &= Tr::scatter_add(w[g].w, xs[i]);
+    }
+    if (i < n) {
+        delete[] w;
+        return i;
+    }
+    for (npy_intp g = 0; ok && g < G; g++) {
+        acc_of<Tr> a;
+        ok = Tr::scatter_finish(w[g].w, a) >= 0;
+    }
+    if (ok) {
+        for (npy_intp g = 0; g < G; g++) {
+            acc_of<Tr> a;
+            if (Tr::scatter_finish(w[g].w, a) == 0) continue;
+            for (int k = 0; k < Tr::nout; k++) p[k][g] = a.v[k];
+            seen[g] = 1;
+        }
+    }
+    delete[] w;
+    return ok ? -1 : -2;
+}
+
 // Scatter loop (numreduce.reduce_by_group, numreduce.at): accumulator slots
 // indexed by group id.  x is a C-contiguous, aligned (outer, n, inner) block
 // of in_t, ids n group ids, accs nout C-contiguous, aligned (outer, G,
@@ -679,9 +734,15 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
         struct alignas(slot_align<sizeof(acc_of<Tr>)>()) Slot {
             acc_of<Tr> a;
         };
-        Slot *w = G > 0 && G <= n ? new (std::nothrow) Slot[(size_t)G] : nullptr;
-        npy_intp bad;
-        if (w != nullptr) {
+        npy_intp bad = -2;
+        if constexpr (has_scatter_slot<Tr>::value) {
+            // -2: a slot or element needs step() (NaN, overflow): redo below
+            if (seen != nullptr && G > 0 && G <= n) bad = scatter_slots<Tr>(xs, ids, n, G, p, seen);
+        }
+        Slot *w = bad == -2 && G > 0 && G <= n ? new (std::nothrow) Slot[(size_t)G] : nullptr;
+        if (bad != -2) {
+            // done by the traits' working slots
+        } else if (w != nullptr) {
             if (seen == nullptr) {
                 for (npy_intp g = 0; g < G; g++) w[g].a = get(g);
             }

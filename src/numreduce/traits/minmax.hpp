@@ -43,8 +43,60 @@ struct order_ops<true> {
     }
 };
 
+// The scatter loop's working slot for plain integers and floats
+// (loops.hpp scatter_slots): a slot starts at (top, bottom) of the type and
+// takes one compare-select per side, v <= lo ? v : lo (ties take the new
+// element, as np.minimum.at / np.maximum.at do: their signed zeros, where
+// step() and combine() keep the first of equal values); a NaN
+// element makes scatter_add report false and the pass is redone with
+// step() (NaN propagation or skipping, payloads, as np.minimum.at /
+// np.fmin.at).  A slot still at (top, bottom) saw no element.
+template <class T, bool PLAIN = plain_arith<T>::value>
+struct minmax_scatter {};
+template <class T>
+struct minmax_scatter<T, true> {
+    struct scatter_t {
+        T lo, hi;
+    };
+    NR_HD static T top() {
+        if constexpr (T(0.5) != T(0)) {
+            return -neg_inf<T>();
+        } else if constexpr (T(-1) > T(0)) {
+            return T(~T(0));
+        } else {
+            return T((1ULL << (8 * sizeof(T) - 1)) - 1);
+        }
+    }
+    NR_HD static T bottom() {
+        if constexpr (T(0.5) != T(0)) {
+            return neg_inf<T>();
+        } else if constexpr (T(-1) > T(0)) {
+            return T(0);
+        } else {
+            return T(-top() - 1);
+        }
+    }
+    NR_HD static scatter_t scatter_start() { return {top(), bottom()}; }
+    NR_HD static bool scatter_add(scatter_t &w, T v) {
+        // (lo < v ? lo : v is v <= lo ? v : lo on numbers: one MINSD)
+        w.lo = w.lo < v ? w.lo : v;
+        w.hi = w.hi > v ? w.hi : v;
+        if constexpr (T(0.5) != T(0)) {
+            return v == v;
+        } else {
+            return true;
+        }
+    }
+    template <class Acc>
+    NR_HD static int scatter_finish(const scatter_t &w, Acc &a) {
+        if (w.lo > w.hi) return 0;  // no element (any element has lo <= hi)
+        a = Acc{{w.lo, w.hi}};
+        return 1;
+    }
+};
+
 template <class T, bool SKIP_NAN>
-struct MinMaxOf {
+struct MinMaxOf : minmax_scatter<T> {
     using in_t = T;
     using out_t = T;
     using ops = order_ops<SKIP_NAN>;

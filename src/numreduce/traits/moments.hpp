@@ -78,6 +78,51 @@ struct Moments {
         A w = b.v[0] / n;
         return {{n, a.v[1] + d * w, a.v[2] + b.v[2] + d * d * a.v[0] * w}};
     }
+    // The scatter loop's working slot (loops.hpp scatter_block, fresh slots
+    // of reduce_by_group): shifted sums s = sum(x - K), q = sum((x - K)^2)
+    // over a slot's n elements, no division per element.  The shift K
+    // starts at the slot's first value and moves to the running mean
+    // whenever n reaches a power of two, and every 64 elements beyond 64
+    // (rebase: K += s/n, q -= s^2/n, exact up to rounding), so that
+    // n (mean - K)^2 -- the cancellation in q - s^2/n -- stays within about
+    // M2 (the mean of the first half against that of the whole) whatever
+    // the first value, and far below it once n >> 64: M2's rounding is then
+    // that of the plain sum of squares, and with data offset far from 0 the
+    // shifted values are exact (Sterbenz).  One division per rebase.  Non-finite s or q
+    // (inf/NaN data, overflowing differences) are sticky and reported by
+    // scatter_finish: the caller then redoes the pass with step().
+    struct scatter_t {
+        A K, s, q;
+        long long n;
+    };
+    NR_HD static scatter_t scatter_start() { return {A(0), A(0), A(0), 0}; }
+    NR_HD static bool scatter_add(scatter_t &w, in_t xin) {
+        if (skip(xin)) return true;
+        const A x = to_real<A>(xin);
+        if (w.n == 0) w.K = x;
+        const A d = x - w.K;
+        w.s += d;
+        w.q += d * d;
+        w.n += 1;
+        if (w.n > 1 && ((w.n & (w.n - 1)) == 0 || (w.n & 63) == 0)) {
+            const A cnt = A(w.n);
+            const A K2 = w.K + w.s / cnt, dl = K2 - w.K;
+            w.q -= dl * (A(2) * w.s - cnt * dl);
+            w.s -= cnt * dl;
+            w.K = K2;
+        }
+        return true;
+    }
+    // -1: s, q or K is not finite (redo with step()); 0: no element (the
+    // empty initials (0, 0, 0)).
+    NR_HD static int scatter_finish(const scatter_t &w, acc_t &a) {
+        if (!is_finite(w.s) || !is_finite(w.q) || !is_finite(w.K)) return -1;
+        if (w.n == 0) return 0;
+        const A cnt = A(w.n), md = w.s / cnt, m2 = w.q - w.s * md;
+        a = {{cnt, w.K + md, m2 > A(0) ? m2 : A(0)}};
+        return 1;
+    }
+
     // (0, 0, 0) for every reduction, empty or not: a copied first element
     // would be a wrong count.
     NR_HD static bool initials(acc_t &a, bool) {

@@ -1,0 +1,310 @@
+"""group_meanvar / reduce_by_group(moments) on the scatter loop's shifted-sum
+working slots (traits/moments.hpp scatter_t): against long double / fsum
+references, pandas (Welford) accuracy, NumPy per group, the step() fallback
+(inf/NaN, overflow), and thread-count invariance."""
+
+import math
+
+import numpy as np
+import pytest
+
+import numreduce as nr
+
+pd = pytest.importorskip("pandas")
+
+
+def _ref(x, ids, g):
+    """Per-group (mean, var) in long double, two passes."""
+    xl = x.astype(np.longdouble)
+    cnt = np.bincount(ids, minlength=g)
+    s = np.zeros(g, np.longdouble)
+    np.add.at(s, ids, xl)
+    m = s / cnt
+    d = xl - m[ids]
+    q = np.zeros(g, np.longdouble)
+    np.add.at(q, ids, d * d)
+    return m, q / cnt
+
+
+def _errs(x, ids, g):
+    m, v = _ref(x, ids, g)
+    _, nv = nr.group_meanvar(x, ids, g)
+    pv = pd.Series(x).groupby(ids).var(ddof=0).to_numpy()
+    rel = lambda a: np.abs((a.astype(np.longdouble) - v) / v).astype(float)  # noqa: E731
+    return rel(nv), rel(pv)
+
+
+def _data(kind, seed=0, n=200_000, g=500):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n)
+    ids = rng.integers(0, g, n)
+    _, first = np.unique(ids, return_index=True)
+    if kind == "offset":
+        x = x + 1e6
+    elif kind == "offset_small_spread":
+        x = x * 1e-3 + 1e6
+    elif kind == "first_far":  # each group's first value far from its mean
+        x[first] += 1e6
+    elif kind == "first_huge":
+        x[first] = 1e8
+    elif kind == "first_low_offset":
+        x = x + 1e6
+        x[first] -= 1e6
+    elif kind == "trend":
+        x = np.arange(n) * 1.0 + x
+    return x, ids, g
+
+
+@pytest.mark.parametrize("kind", ["plain", "offset", "offset_small_spread", "first_far",
+                                  "first_huge", "first_low_offset", "trend"])
+def test_variance_error_within_pandas(kind):
+    x, ids, g = _data(kind)
+    a, b = _errs(x, ids, g)
+    rms = lambda e: math.sqrt(float(np.mean(e * e)))  # noqa: E731
+    assert rms(a) <= 1.1 * rms(b) + 1e-16, (rms(a), rms(b))
+    assert a.max() <= 1.5 * b.max() + 1e-15, (a.max(), b.max())
+    assert a.max() < 1e-12
+
+
+def test_offset_mean_accurate():
+    x, ids, g = _data("offset")
+    m, _ = _ref(x, ids, g)
+    nm, _ = nr.group_meanvar(x, ids, g)
+    assert np.max(np.abs(nm - m.astype(float)) / 1e6) < 4e-16
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.uint16, np.bool_])
+@pytest.mark.parametrize("n", [1, 2, 3, 63, 64, 65, 127, 128, 129, 1000, 5000])
+def test_matches_numpy_per_group(dtype, n):
+    rng = np.random.default_rng(n)
+    g = max(1, n // 7)
+    if np.dtype(dtype).kind == "f":
+        x = (rng.standard_normal(n) * 10 + 3).astype(dtype)
+    elif dtype is np.bool_:
+        x = rng.integers(0, 2, n).astype(bool)
+    else:
+        x = rng.integers(0, 100, n).astype(dtype)
+    ids = rng.integers(0, g + 2, n)  # some groups empty
+    G = g + 3
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean, var = nr.group_meanvar(x, ids, G)
+    for k in range(G):
+        sel = x[ids == k].astype(np.float64)
+        if sel.size == 0:
+            assert np.isnan(mean[k]) and np.isnan(var[k])
+            continue
+        tol = 1e-12 if mean.dtype == np.float64 else 1e-6
+        np.testing.assert_allclose(mean[k], sel.mean(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(var[k], sel.var(), rtol=tol, atol=tol)
+    cnt, mu, m2 = nr.reduce_by_group(nr.moments, x, ids, G)
+    np.testing.assert_array_equal(cnt, np.bincount(ids, minlength=G))
+    assert np.all(m2 >= 0)
+
+
+@pytest.mark.parametrize("where", ["first", "last", "all", "inf", "-inf", "both", "huge"])
+def test_nonfinite_falls_back(where):
+    rng = np.random.default_rng(1)
+    n, g = 3000, 20
+    x = rng.standard_normal(n)
+    ids = rng.integers(0, g, n)
+    k = np.flatnonzero(ids == 3)
+    if where == "first":
+        x[k[0]] = np.nan
+    elif where == "last":
+        x[k[-1]] = np.nan
+    elif where == "all":
+        x[k] = np.nan
+    elif where == "inf":
+        x[k[5]] = np.inf
+    elif where == "-inf":
+        x[k[0]] = -np.inf
+    elif where == "both":
+        x[k[1]], x[k[7]] = np.inf, -np.inf
+    elif where == "huge":
+        x[k[0]], x[k[1]] = 1.5e308, -1.5e308
+    with np.errstate(all="ignore"):
+        mean, var = nr.group_meanvar(x, ids, g)
+        for j in range(g):
+            sel = x[ids == j]
+            em, ev = np.mean(sel), np.var(sel)
+            if where == "huge" and j == 3:
+                assert np.isfinite(mean[j]) and var[j] == np.inf
+                continue
+            np.testing.assert_allclose(mean[j], em, rtol=1e-13, atol=1e-13, equal_nan=True)
+            np.testing.assert_allclose(var[j], ev, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_nanmoments_skip():
+    rng = np.random.default_rng(2)
+    n, g = 5000, 30
+    x = rng.standard_normal(n)
+    x[rng.random(n) < 0.2] = np.nan
+    ids = rng.integers(0, g, n)
+    x[ids == 4] = np.nan  # an all-NaN group
+    cnt, mu, m2 = nr.reduce_by_group(nr.nanmoments, x, ids, g) if hasattr(nr, "nanmoments") \
+        else pytest.skip("no nanmoments")
+    for j in range(g):
+        sel = x[ids == j]
+        sel = sel[~np.isnan(sel)]
+        assert cnt[j] == sel.size
+        if sel.size:
+            np.testing.assert_allclose(mu[j], sel.mean(), rtol=1e-13, atol=1e-14)
+            np.testing.assert_allclose(m2[j], ((sel - sel.mean()) ** 2).sum(), rtol=1e-12,
+                                       atol=1e-12)
+
+
+def test_where_axis_out_ids():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((300, 4))
+    ids = rng.integers(0, 10, 300)
+    w = rng.random((300, 4)) < 0.7
+    cnt, mu, m2 = nr.reduce_by_group(nr.moments, x, ids, 10, axis=0, where=w)
+    for j in range(10):
+        for c in range(4):
+            sel = x[(ids == j) & w[:, c], c]
+            assert cnt[j, c] == sel.size
+            np.testing.assert_allclose(mu[j, c], sel.mean() if sel.size else 0, atol=1e-14)
+    # 1-d into out=: the fast path, then copied
+    x1 = rng.standard_normal(1000)
+    i1 = rng.integers(0, 10, 1000)
+    outs = (np.full(10, -1.0), np.full(10, -1.0), np.full(10, -1.0))
+    res = nr.reduce_by_group(nr.moments, x1, i1, 10, out=outs)
+    assert res[0] is outs[0]
+    np.testing.assert_array_equal(outs[0], np.bincount(i1, minlength=10))
+    # an id out of range raises before anything is written
+    bad = i1.copy()
+    bad[700] = 10
+    outs2 = (np.full(10, -1.0), np.full(10, -1.0), np.full(10, -1.0))
+    with pytest.raises(IndexError, match=r"group_ids\[700\]"):
+        nr.reduce_by_group(nr.moments, x1, bad, 10, out=outs2)
+    assert all(np.all(o == -1.0) for o in outs2)
+    bad[700] = -1
+    with pytest.raises(IndexError, match=r"group_ids\[700\]"):
+        nr.group_meanvar(x1, bad, 10)
+
+
+def test_thread_count_bitwise():
+    rng = np.random.default_rng(4)
+    n, g = 6_000_000, 1000
+    x = rng.standard_normal(n) + 5
+    ids = rng.integers(0, g, n)
+    old = nr.get_num_threads() if hasattr(nr, "get_num_threads") else 1
+    try:
+        res = []
+        for t in (1, 2, 3):
+            nr.set_num_threads(t)
+            res.append(nr.reduce_by_group(nr.moments, x, ids, g))
+    finally:
+        nr.set_num_threads(old)
+    for r in res[1:]:
+        for a, b in zip(res[0], r):
+            np.testing.assert_array_equal(a, b)
+
+
+# group_minmax / fminfmax on the scatter loop's plain min/max working slots
+# (traits/minmax.hpp minmax_scatter): against np.minimum.at / np.maximum.at
+# (np.fmin.at / np.fmax.at), bitwise, with the step() redo on NaN.
+
+def _at_ref(fn_lo, fn_hi, x, ids, g):
+    if x.dtype.kind == "f":
+        lo, hi = np.full(g, np.inf, x.dtype), np.full(g, -np.inf, x.dtype)
+    else:
+        info = np.iinfo(x.dtype)
+        lo, hi = np.full(g, info.max, x.dtype), np.full(g, info.min, x.dtype)
+    fn_lo.at(lo, ids, x)
+    fn_hi.at(hi, ids, x)
+    return lo, hi
+
+
+def _bits_equal(a, b):
+    assert a.dtype == b.dtype
+    np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.uint8, np.int16, np.uint16,
+                                   np.int32, np.uint32, np.int64, np.uint64])
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 65, 1000, 5000])
+def test_minmax_slots_match_ufunc_at(dtype, n):
+    rng = np.random.default_rng(n)
+    g = max(1, n // 5)
+    ids = rng.integers(0, g, n)
+    ids[:g] = np.arange(g)[: min(g, n)]  # no empty group
+    if np.dtype(dtype).kind == "f":
+        x = rng.standard_normal(n).astype(dtype)
+        x[rng.random(n) < 0.1] = 0.0
+        x[rng.random(n) < 0.1] = -0.0
+        x[rng.random(n) < 0.02] = np.inf
+        x[rng.random(n) < 0.02] = -np.inf
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        x[rng.random(n) < 0.05] = info.max
+        x[rng.random(n) < 0.05] = info.min
+    lo, hi = nr.group_minmax(x, ids, g)
+    rlo, rhi = _at_ref(np.minimum, np.maximum, x, ids, g)
+    _bits_equal(lo, rlo)
+    _bits_equal(hi, rhi)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("where", ["first", "last", "all", "one_group", "payloads"])
+def test_minmax_slots_nan_redo(dtype, where):
+    rng = np.random.default_rng(5)
+    n, g = 3000, 25
+    x = rng.standard_normal(n).astype(dtype)
+    ids = rng.integers(0, g, n)
+    ids[:g] = np.arange(g)
+    k = np.flatnonzero(ids == 2)
+    if where == "first":
+        x[k[0]] = np.nan
+    elif where == "last":
+        x[k[-1]] = np.nan
+    elif where == "all":
+        x[:] = np.nan
+    elif where == "one_group":
+        x[k] = np.nan
+    else:
+        bits = x.view(np.uint64 if dtype == np.float64 else np.uint32)
+        nanbits = np.array([np.nan], dtype).view(bits.dtype)[0]
+        bits[k[1]] = nanbits | 1
+        bits[k[4]] = nanbits | 2
+    with np.errstate(invalid="ignore"):
+        lo, hi = nr.group_minmax(x, ids, g)
+        rlo, rhi = _at_ref(np.minimum, np.maximum, x, ids, g)
+        flo, fhi = nr.reduce_by_group(nr.fminfmax, x, ids, g)
+        qlo, qhi = _at_ref(np.fmin, np.fmax, x, ids, g)
+    np.testing.assert_array_equal(lo, rlo)
+    np.testing.assert_array_equal(hi, rhi)
+    np.testing.assert_array_equal(np.isnan(lo), np.isnan(rlo))
+    # fmin: an all-NaN group is NaN (np.fmin.at from +inf would say inf)
+    allnan = np.array([np.isnan(x[ids == j]).all() for j in range(g)])
+    qlo[allnan], qhi[allnan] = np.nan, np.nan
+    np.testing.assert_array_equal(flo, qlo)
+    np.testing.assert_array_equal(fhi, qhi)
+
+
+def test_minmax_slots_empty_and_ids():
+    x = np.array([3.0, 1.0, 4.0, 1.0, 5.0])
+    with pytest.raises(ValueError, match="group 1 is empty"):
+        nr.group_minmax(x, np.array([0, 0, 2, 2, 0]), 3)
+    lo, hi = nr.group_minmax(x, np.array([0, 0, 2, 2, 0]), 3, initial=(np.inf, -np.inf))
+    np.testing.assert_array_equal(lo, [1.0, np.inf, 1.0])
+    out = (np.zeros(3), np.zeros(3))
+    with pytest.raises(IndexError, match=r"group_ids\[3\]"):
+        nr.group_minmax(x, np.array([0, 1, 2, 3, 0]), 3, out=out)
+    assert np.all(out[0] == 0) and np.all(out[1] == 0)
+    rng = np.random.default_rng(6)
+    big = rng.standard_normal(5_000_000)
+    ids = rng.integers(0, 1000, big.size)
+    old = nr.get_num_threads()
+    try:
+        res = []
+        for t in (1, 2):
+            nr.set_num_threads(t)
+            res.append(nr.group_minmax(big, ids, 1000))
+    finally:
+        nr.set_num_threads(old)
+    rlo, rhi = _at_ref(np.minimum, np.maximum, big, ids, 1000)
+    for lo, hi in res:
+        _bits_equal(lo, rlo)
+        _bits_equal(hi, rhi)
