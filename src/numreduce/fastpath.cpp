@@ -6,7 +6,9 @@
 // initial/dtype, keepdims False, ddof an int or float -- and computes it with
 // the engine's own iterator-free kernels (reduce_all_array, reduce_rows_array,
 // reduce_trailing_array, find_arg_loop: the very functions the general path
-// selects for the same call, so both give the same bits).  Everything else,
+// selects for the same call, so both give the same bits; short whole-array
+// moments call the function those run, the traits' stream, directly:
+// small_moments).  Everything else,
 // and every result that needs a warning or an error (an all-NaN slice, an
 // empty input, ddof >= n, a cast that overflows), calls the general Python
 // function (the @public_function entry) unchanged: the semantics have one
