@@ -6,7 +6,9 @@
 // initial/dtype, keepdims False, ddof an int or float -- and computes it with
 // the engine's own iterator-free kernels (reduce_all_array, reduce_rows_array,
 // reduce_trailing_array, find_arg_loop: the very functions the general path
-// selects for the same call, so both give the same bits).  Everything else,
+// selects for the same call, so both give the same bits; short whole-array
+// moments call the function those run, the traits' stream, directly:
+// small_moments).  Everything else,
 // and every result that needs a warning or an error (an all-NaN slice, an
 // empty input, ddof >= n, a cast that overflows), calls the general Python
 // function (the @public_function entry) unchanged: the semantics have one
@@ -19,6 +21,7 @@
 #include <cstring>
 
 #include "engine.hpp"
+#include "loops.hpp"  // the moments traits' stream (small_moments below)
 
 #include <numpy/arrayscalars.h>
 
@@ -314,6 +317,35 @@ PyObject *finish_meanvar_full(double count, double mean, double m2, double ddof,
     return ret;
 }
 
+// The whole-array moments of short contiguous float data straight through
+// the traits' stream function: what reduce_all_raw's small-array case runs
+// for the moments/nanmoments loop of these dtypes (initials (0, 0, 0), one
+// call of the loop, which hands aligned unit-stride data to reduce_stream,
+// i.e. Moments::block_reduce), so the same bits, without the loop lookup
+// and the loop call -- a third of a call's fixed cost at n = 100.  The
+// bound is that case's (one chunk, no threads).  false: not this case.
+template <class T, bool SKIP>
+bool small_moments_t(PyArrayObject *a, npy_intp n, double *r) {
+    using Tr = Moments<T, double, SKIP>;
+    static_assert(std::is_same<typename Tr::out_t, double>::value, "float64 accumulators");
+    const typename Tr::acc_t acc = reduce_stream<Tr>({{0.0, 0.0, 0.0}},
+                                                     reinterpret_cast<const T *>(PyArray_DATA(a)), n);
+    r[0] = acc.v[0];
+    r[1] = acc.v[1];
+    r[2] = acc.v[2];
+    return true;
+}
+bool small_moments(PyArrayObject *a, int t, bool skip, double *r) {
+    const npy_intp n = PyArray_SIZE(a);
+    if (n <= 0 || n > 50000 || n > kChunk || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
+        !PyArray_ISNBO(PyArray_DESCR(a)->byteorder)) {
+        return false;
+    }
+    if (t == NPY_DOUBLE) return skip ? small_moments_t<double, true>(a, n, r) : small_moments_t<double, false>(a, n, r);
+    if (t == NPY_FLOAT) return skip ? small_moments_t<float, true>(a, n, r) : small_moments_t<float, false>(a, n, r);
+    return false;
+}
+
 // meanvar, meanstd, nanmeanvar: the moments reduction as _api._moments runs
 // it (C-contiguous data; a strided 1-D array is copied first, as np.require
 // does there), then _finish_meanvar's arithmetic in float64, cast to the
@@ -333,6 +365,10 @@ PyObject *do_meanvar(FastFunction *f, PyArrayObject *a, bool full, int axis, dou
     PyObject *copy = nullptr;
     PyObject *res;
     if (full) {
+        double r[3];
+        if (small_moments(a, t, nan, r)) {
+            return finish_meanvar_full(r[0], r[1], r[2], ddof, mean_t, f->kind == K_MEANSTD);
+        }
         if (!PyArray_IS_C_CONTIGUOUS(a)) {
             if (PyArray_NDIM(a) != 1) Py_RETURN_NONE;
             copy = PyArray_NewCopy(a, NPY_CORDER);

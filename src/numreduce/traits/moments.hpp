@@ -205,10 +205,14 @@ struct Moments {
         const A K = k < n ? to_real<A>(x[k]) : A(0);
         return {is_finite(K) ? K : A(0), A(1)};
     }
+    // (S = 1: the same bits without the multiplications and divisions by
+    // one, which are exact -- the fixed cost of a short stream.)
     NR_HD static acc_t to_frame(acc_t a, frame_t f) {
+        if (f.S == A(1)) return {{a.v[0], a.v[1] - f.K, a.v[2]}};
         return {{a.v[0], a.v[1] * f.S - f.K * f.S, a.v[2] * (f.S * f.S)}};
     }
     NR_HD static acc_t from_frame(acc_t a, frame_t f) {
+        if (f.S == A(1)) return {{a.v[0], f.K + a.v[1], a.v[2]}};
         return {{a.v[0], (f.K * f.S + a.v[1]) / f.S, a.v[2] / (f.S * f.S)}};
     }
     // true (and f halved) where a result reduced in f must be redone in
