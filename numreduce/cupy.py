@@ -709,18 +709,17 @@ def _block(a, ax, stream_dt):
 def _device_start(u, a, outs, shape, dtype, mode, initials, label):
     """The checks and start values shared by the segment and group methods:
     the given outs against `shape`, the loop's descriptors, the seeds of a
-    given `initial` and whether the loop has initials of its own
-    (initial=None on such a loop is not supported on the GPU)."""
+    given `initial` and whether the reduction has an identity: initials of
+    its own, and no initial=None (mode 1; the kernel then runs it as mode 0
+    -- a segment starts from the traits' initials where there are any, as
+    the CPU loops do -- after empty segments and where= are refused)."""
     if any(o is not None for o in outs):
         _check_device_outs(outs, shape, label)
     descrs = _resolve_outs(u.cpu, a.dtype, outs, dtype, u.nout, label)
     _device_char(descrs[0], label)
     seeds = _seed_scalars(initials, descrs, label) if mode == 2 else None
-    has_init = u.__name__ in _WITH_INITIALS
-    if mode == 1 and has_init:
-        raise NotImplementedError(f"numreduce.cupy.{label}: initial=None (start from the first "
-                                  "element) is not supported on the GPU")
-    return descrs, seeds, has_init
+    has_identity = mode != 1 and u.__name__ in _WITH_INITIALS
+    return descrs, seeds, has_identity
 
 
 def _segments_run(u, label, a, ax, lo, hi, dtype, outs, mode=0, initials=None, where=True):
@@ -729,8 +728,8 @@ def _segments_run(u, label, a, ax, lo, hi, dtype, outs, mode=0, initials=None, w
     nseg = lo.shape[0]
     shape = a.shape[:ax] + (nseg,) + a.shape[ax + 1:]
     mask = _device_where(where, a.shape, label)
-    descrs, seeds, has_init = _device_start(u, a, outs, shape, dtype, mode, initials, label)
-    seeded = mode == 2 or (mode == 0 and has_init)
+    descrs, seeds, has_identity = _device_start(u, a, outs, shape, dtype, mode, initials, label)
+    seeded = mode == 2 or has_identity
     if mask is not None and not seeded:
         raise ValueError(f"reduction operation '{name}' does not have an identity, "
                          "so to use a where mask one has to specify 'initial'")
@@ -826,8 +825,8 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     mode, initials = _parse_initial(initial, nout)
     mask = _device_where(where, a.shape, label)
     shape = a.shape[:ax] + (g,) + a.shape[ax + 1:]
-    descrs, seeds, has_init = _device_start(u, a, outs, shape, dtype, mode, initials, label)
-    no_start = mode != 2 and not has_init
+    descrs, seeds, has_identity = _device_start(u, a, outs, shape, dtype, mode, initials, label)
+    no_start = mode != 2 and not has_identity
     if mask is not None and no_start:
         raise ValueError(f"{label}: reduction operation '{name}' does not have an "
                          "identity, so to use a where mask one has to specify 'initial'")

@@ -164,6 +164,7 @@ from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GP
     test_at_matches_numpy_path as test_gpu_at_matches_numpy_path,
     test_cumulative_user_functions_match_numpy_path as test_gpu_cumulative_user_functions,
     test_groups_match_numpy_path as test_gpu_groups_match_numpy_path,
+    test_initial_none_segments_and_groups_match_numpy_path as test_gpu_initial_none_segments,
     test_grouped_user_functions_match_numpy_path as test_gpu_grouped_user_functions,
     test_reduction_adapter_one_element as test_gpu_reduction_adapter_one_element,
     test_segments_match_numpy_path as test_gpu_segments_match_numpy_path,

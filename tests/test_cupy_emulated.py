@@ -922,3 +922,33 @@ def test_complex_logsumexp_matches_numpy_path(emu, dtype):
     _check(nr.logsumexp(e, axis=0), nr.logsumexp(cp.asarray(e), axis=0), cp, True)
     z = np.asarray(x[0, 0])
     np.testing.assert_allclose(nr.logsumexp(cp.asarray(z)).get(), nr.logsumexp(z), rtol=1e-6)
+
+
+@pytest.mark.parametrize("uname", ["moments", "nanmoments", "maxsumexp", "twosum",
+                                   "minimummaximum"])
+def test_initial_none_segments_and_groups_match_numpy_path(emu, uname):
+    """initial=None in segmented_reduce / reduce_by_group on the device: no
+    identity (empty segments, empty groups and where= raise, before any
+    work), non-empty ones as the CPU loops start them; reduce's
+    initial=None (NumPy's copy of the first element) stays refused."""
+    cp, nrc = emu
+    u = getattr(nr, uname)
+    x = np.array([[np.nan, np.inf, 2.0, -1.0, 5.0, 0.5]] * 2)
+    starts, stops = [0, 1, 2, 0], [1, 2, 6, 6]
+    _check_states(uname, nr.segmented_reduce(u, x, starts, stops, axis=1, initial=None),
+                  nr.segmented_reduce(u, cp.asarray(x), starts, stops, axis=1, initial=None),
+                  cp, uname == "minimummaximum")
+    ids = np.array([0, 1, 2, 2, 0, 1])
+    _check_states(uname, nr.reduce_by_group(u, x, ids, axis=1, initial=None),
+                  nr.reduce_by_group(u, cp.asarray(x), cp.asarray(ids), axis=1, initial=None),
+                  cp, uname == "minimummaximum")
+    with pytest.raises(ValueError, match="is empty"):
+        nr.segmented_reduce(u, cp.asarray(x), [0, 3], [2, 3], axis=1, initial=None)
+    with pytest.raises(ValueError, match="is empty"):
+        nr.reduce_by_group(u, cp.asarray(x), cp.asarray(ids), 4, axis=1, initial=None)
+    with pytest.raises(ValueError, match="identity"):
+        nr.segmented_reduce(u, cp.asarray(x), [0], [3], axis=1, initial=None,
+                            where=cp.asarray(x > 1))
+    if uname != "minimummaximum":
+        with pytest.raises(NotImplementedError, match="initial=None"):
+            nr.reduce(u, cp.asarray(x), axis=1, initial=None)

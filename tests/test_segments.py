@@ -464,15 +464,25 @@ def test_initial_none_with_initials_documented_semantics():
     """initial=None on a ufunc with initials (docs/api.md): reduce copies the
     first element into every output (NumPy's rule); segmented_reduce and
     reduce_by_group start each segment / group as the loops start a slice
-    (the proper statistics, those of the default) and refuse empty ones."""
+    (the proper statistics, those of the default) and refuse empty ones and
+    where=."""
     x = np.array([1.0, 2.0, 4.0, 8.0])
     # (1, 1, 1) first, then Welford's steps with 2 and 4
     np.testing.assert_allclose(nr.reduce(nr.moments, x[:3], initial=None),
                                (3.0, 7.0 / 3.0, 1.0 + 0.5 + 2.5 * (4.0 - 7.0 / 3.0)), rtol=1e-15)
     seg = nr.segmented_reduce(nr.moments, x, [0, 1], [3, 4], initial=None)
     ref = nr.segmented_reduce(nr.moments, x, [0, 1], [3, 4])
-    for s, r in zip(seg, ref):  # within rounding: the first element's start differs
-        np.testing.assert_allclose(s, r, rtol=1e-14)
+    for s, r in zip(seg, ref):  # the default's start: the same bits
+        np.testing.assert_array_equal(s, r)
+    # one-element segments of NaN / inf: M2 NaN, as np.var (a lift() start gave 0)
+    y = np.array([np.nan, np.inf, 2.0])
+    seg = nr.segmented_reduce(nr.moments, y, [0, 1, 2], [1, 2, 3], initial=None)
+    for s, r in zip(seg, nr.segmented_reduce(nr.moments, y, [0, 1, 2], [1, 2, 3])):
+        np.testing.assert_array_equal(s, r)
+    np.testing.assert_array_equal(np.isnan(seg[2]), [True, True, False])
+    grp = nr.reduce_by_group(nr.moments, y, np.array([0, 1, 2]), initial=None)
+    for s, r in zip(grp, seg):
+        np.testing.assert_array_equal(s, r)
     grp = nr.reduce_by_group(nr.moments, x, np.array([0, 1, 0, 1]), initial=None)
     ref = nr.reduce_by_group(nr.moments, x, np.array([0, 1, 0, 1]))
     for s, r in zip(grp, ref):
@@ -481,3 +491,5 @@ def test_initial_none_with_initials_documented_semantics():
         nr.segmented_reduce(nr.moments, x, [0, 2], [2, 2], initial=None)
     with pytest.raises(ValueError, match="is empty"):
         nr.reduce_by_group(nr.moments, x, np.array([0, 0, 2, 2]), initial=None)
+    with pytest.raises(ValueError, match="identity"):
+        nr.segmented_reduce(nr.moments, x, [0], [3], initial=None, where=x > 1)

@@ -481,7 +481,8 @@ void scan_block(const char *x, char *const *outs, npy_intp outer, npy_intp n, np
 // engine), into C-contiguous, aligned (outer, nseg, inner) blocks of out_t.
 // A segment starts, as reduce starts, from a seed -- the traits' initials
 // (mode 0, where it has them), or `given` (mode 2: nout pointers to out_t
-// values) -- else (mode 1, or no initials) from its first element (lift);
+// values) -- else (no initials) from its first element (lift); mode 1
+// (initial=None) starts as mode 0 but has no empty seed;
 // an empty segment is its seed (the traits' empty initials in mode 0), and
 // without a seed the engine has refused empty segments before any call.
 // `mask` (nullable, bool, x's layout) keeps only the elements it marks;
@@ -500,7 +501,11 @@ void segment_block(const char *x, const npy_bool *mask, char *const *outs, npy_i
     const in_t *xs = reinterpret_cast<const in_t *>(x);
     acc_of<Tr> seed, seed_empty;
     bool have = false;
-    if (mode == 0) {
+    if (mode == 0 || mode == 1) {
+        // mode 1 (initial=None) starts a segment as mode 0 and the scatter
+        // loop do, from the traits' initials where it has them (moments of
+        // [NaN] and [inf]: M2 NaN, as np.var; lift() would give 0); the
+        // engine has refused empty segments and where= before the call
         have = Tr::initials(seed, false);
         if (have) Tr::initials(seed_empty, true);
     } else if (mode == 2) {
