@@ -365,9 +365,9 @@ def cumfsum(x, *, axis=None, dtype=None, out=None, include_initial=False):
     acc, rdt = cumfsum_dtypes(name, a.dtype, dtype)
     _no_long_double(name, rdt)
     sums = []
-    for part in ([a.real, a.imag] if a.dtype.kind == "c" else [a]):
+    for part in _real_parts(a):
         s_, e = accumulate(_core.twosum, part, axis=ax, dtype=acc)
-        sums.append(cupy.where(cupy.isfinite(s_) & (e != 0), s_ + e, s_))
+        sums.append(_fsum_finish(s_, e))
     res = _complex(sums[0], sums[1], np.result_type(rdt, np.complex64)) if len(sums) == 2 \
         else sums[0]
     return _scan_result(name, res.astype(rdt, copy=False), ax, out, include_initial, 0)
@@ -397,7 +397,7 @@ def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
     if 0 < n <= ddof and a.size:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
     states = [accumulate(_core.moments, p, axis=ax)
-              for p in ([a.real, a.imag] if a.dtype.kind == "c" else [a])]
+              for p in _real_parts(a)]
     m2 = states[0][2] if len(states) == 1 else states[0][2] + states[1][2]
     mean, var = _finish_device_meanvar(states[0][0], [st[1] for st in states], m2, mean_dt,
                                        var_dt, ddof, False, False)
@@ -567,6 +567,18 @@ def _finish_device_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof
     return mean, var.astype(var_dt, copy=False)
 
 
+def _real_parts(a):
+    """a, or the real and imaginary parts of complex a (the NumPy path's
+    parts: reduced apart by the real kernels)."""
+    return [a.real, a.imag] if a.dtype.kind == "c" else [a]
+
+
+def _fsum_finish(s, e):
+    """s + e of twosum states (s where the sum is not finite or exact), as
+    _api._fsum_finish."""
+    return cupy.where(cupy.isfinite(s) & (e != 0), s + e, s).astype(s.dtype, copy=False)
+
+
 def _no_long_double(name, *dtypes):
     """TypeError for a long double result dtype (``dtype=``): no device type."""
     for dt in dtypes:
@@ -625,9 +637,9 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     if axis is None:
         axis = tuple(range(a.ndim))
     sums = []
-    for part in ([a.real, a.imag] if a.dtype.kind == "c" else [a]):
+    for part in _real_parts(a):
         s, e = globals()["twosum"].reduce(part, axis=axis, dtype=acc, keepdims=keepdims)
-        sums.append(cupy.where(cupy.isfinite(s) & (e != 0), s + e, s))
+        sums.append(_fsum_finish(s, e))
     if rdt is None:
         return sums[0]
     if len(sums) == 2:
@@ -998,7 +1010,7 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     mean_dt, var_dt = _result_dtype(name, a.dtype, dtype)
     _no_long_double(name, mean_dt, var_dt)
     res = [reduce_by_group(_core.moments, p, group_ids, num_groups, axis=axis, where=where)
-           for p in ([a.real, a.imag] if a.dtype.kind == "c" else [a])]
+           for p in _real_parts(a)]
     m2 = res[0][2] if len(res) == 1 else res[0][2] + res[1][2]
     return _finish_device_meanvar(res[0][0], [r[1] for r in res], m2, mean_dt, var_dt, ddof,
                                   False, False)
@@ -1022,7 +1034,7 @@ def group_fsum(a, group_ids, num_groups=None, axis=0):
         raise TypeError(f"group_fsum: unsupported dtype {a.dtype} (need bool, integer or "
                         "floating point)")
     s, e = reduce_by_group(_core.twosum, a, group_ids, num_groups, axis=axis)
-    return cupy.where(cupy.isfinite(s) & (e != 0), s + e, s).astype(s.dtype, copy=False)
+    return _fsum_finish(s, e)
 
 
 # The user functions by name, for numreduce._dispatch (numreduce.<name>).
