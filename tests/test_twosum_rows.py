@@ -229,3 +229,53 @@ TAIL = textwrap.dedent(r'''
 def test_twosum_rows_last_tile_at_every_level(level):
     checked = run_at_simd_level(TAIL, level, timeout=900)
     assert checked == f"checked {2 * 69 * (1 + 2 * 4) + 10}", checked
+
+
+# The last axis of a C-ordered 2-D array: every row a segment of one
+# segment-loop call, rows summed a block at a time (simd.hpp's
+# two_sum_rows: blocks of as many rows as a vector has lanes, their lanes
+# transposed to finish together).  Each row must give the bits of the same
+# row reduced alone (the 1-D stream), for every dtype the lanes read, row
+# counts around the block size, lengths around the lane counts, and rows
+# with inf / NaN / an overflow inside a TwoSum (that row steps in order).
+ROWS = textwrap.dedent(r'''
+    import numpy as np
+    import numreduce as nr
+    from numreduce import _config
+
+    print(_config.config()["simd_kernels"])
+    rng = np.random.default_rng(33)
+    checked = 0
+
+    def same(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        return x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+    big = {np.float64: 1.7e308, np.float32: 3.3e38, np.float16: 65000.0}
+    for dt in (np.float64, np.float32, np.float16, np.int32, np.int64, np.uint8, np.bool_):
+        for cols in (1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100):
+            for rows in (1, 3, 4, 7, 8, 9, 16, 17, 33):
+                a = rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-3, 4, (rows, cols))
+                if np.dtype(dt).kind in "iub":
+                    a = (a * 100).clip(0 if dt in (np.uint8, np.bool_) else -1e6, 255 if dt == np.uint8 else 1e6)
+                a = a.astype(dt)
+                if np.dtype(dt).kind == "f" and rows > 2:
+                    r1, r2 = rng.choice(rows, 2, replace=False)
+                    a[r1, rng.integers(cols)] = rng.choice([np.inf, -np.inf, np.nan])
+                    if cols > 1:  # an overflow inside a TwoSum: that row in order
+                        a[r2, :2] = (big[dt], -big[dt])
+                s, e = nr.reduce(nr.twosum, a, axis=1)
+                f = nr.fsum(a, axis=1)
+                for r in range(rows):
+                    s1, e1 = nr.reduce(nr.twosum, np.ascontiguousarray(a[r]))
+                    assert same(s[r], s1) and same(e[r], e1), (dt, rows, cols, r, s[r], s1, e[r], e1)
+                    assert same(f[r], nr.fsum(np.ascontiguousarray(a[r]))), (dt, rows, cols, r)
+                checked += 1
+    print("checked", checked)
+''')
+
+
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_fsum_last_axis_rows_at_every_level(level):
+    checked = run_at_simd_level(ROWS, level, timeout=900)
+    assert checked == f"checked {7 * 14 * 9}", checked

@@ -720,6 +720,23 @@ PyObject *engine_reduce_trailing(PyObject *, PyObject *args) {
     return reduce_trailing_array(ufunc, a);
 }
 
+namespace {
+// The rows of a C-contiguous (rows, cols) block, cols > 0, each reduced
+// from the loop's initials into outs[i][row] by one call of the entry's
+// segment loop; false (nothing written) where the loop has no segment loop
+// or no initials (the caller then copies each row's first element).
+bool segment_rows(DirectCall &call, char *const *outs, const char *x, npy_intp rows, npy_intp cols,
+                  int *r) {
+    if (call.entry->segment == nullptr || rows == 0) return false;
+    *r = call.initials(outs);  // row 0's accumulators: also says whether there are initials
+    if (*r <= 0) return *r < 0;
+    const npy_intp start = 0, stop = cols;
+    call.entry->segment(x, nullptr, outs, rows, cols, 1, &start, &stop, 1, 0, nullptr, 0, rows);
+    *r = 0;
+    return true;
+}
+}  // namespace
+
 PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a) {
     char *outs[NPY_MAXARGS];
     PyObject *ret;
@@ -734,7 +751,15 @@ PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a) {
     const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
     int r = 0;
     Py_BEGIN_ALLOW_THREADS;
-    for (npy_intp row = 0; row < rows && r == 0; row++) {
+    // A loop with initials: every row is the segment [0, cols) of the
+    // (rows, cols, 1) block, all of them in one segment-loop call
+    // (segment_block, mode 0: each row from the traits' initials, then the
+    // row's contiguous stream -- the reduction loop's arithmetic for a
+    // contiguous row with stride-0 accumulators, so the same bits) instead
+    // of one reduction-loop call per row; traits with a several-rows stream
+    // kernel (rows_stream) run it there.
+    const bool done = segment_rows(call, outs, PyArray_BYTES(a), rows, cols, &r);
+    for (npy_intp row = 0; !done && row < rows && r == 0; row++) {
         char *acc[NPY_MAXARGS];
         for (int i = 0; i < nout; i++) acc[i] = outs[i] + row * osize;
         const char *x = PyArray_BYTES(a) + row * cols * isize;

@@ -74,6 +74,15 @@ struct has_merge_blocks : std::false_type {};
 template <class Tr>
 struct has_merge_blocks<Tr, std::void_t<decltype(&Tr::reduce_block)>> : std::true_type {};
 
+// Traits may bring a kernel for several contiguous rows of one length,
+// each reduced from one start state (rows_stream(acc, x, rows, n, out):
+// out[i][r] = reduce_stream(acc, row r)[i], the same bits): the rows of a
+// reduction along the last axis, reduced side by side.
+template <class Tr, class = void>
+struct has_rows_stream : std::false_type {};
+template <class Tr>
+struct has_rows_stream<Tr, std::void_t<decltype(&Tr::rows_stream)>> : std::true_type {};
+
 template <class Tr>
 inline acc_of<Tr> reduce_stream(acc_of<Tr> acc, const typename Tr::in_t *x, npy_intp n) {
     if constexpr (has_block_reduce<Tr>::value) {
@@ -514,6 +523,17 @@ void segment_block(const char *x, const npy_bool *mask, char *const *outs, npy_i
         have = true;
     }
     (void)outer;
+    if constexpr (has_rows_stream<Tr>::value) {
+        // whole rows from one seed (a reduction along the last axis):
+        // task t is row t of the (outer, n) block
+        if (inner == 1 && mask == nullptr && nseg == 1 && starts[0] == 0 && stops[0] == n && n > 0 &&
+            have && t1 > t0) {
+            out_t *row[N];
+            for (int i = 0; i < N; i++) row[i] = reinterpret_cast<out_t *>(outs[i]) + t0;
+            Tr::rows_stream(seed, xs + t0 * n, t1 - t0, n, row);
+            return;
+        }
+    }
     // task t: outer block o = t / nseg, segment s = t % nseg
     for (npy_intp t = t0, o = t0 / nseg, s = t0 % nseg; t < t1; t++, s = s + 1 == nseg ? (o++, 0) : s + 1) {
         const npy_intp lo = starts[s], hi = stops[s];

@@ -713,12 +713,32 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             return load_##SUFFIX(p);                                                     \
         }                                                                                \
     }                                                                                    \
-    /* lanes j and j + W (W = VB / sizeof(A)) of (s, c) into lane j, by */               \
-    /* combine()'s arithmetic (TwoSum with the overflow-safe fallback of */             \
-    /* common.hpp's two_sum; the error 0 where the sum is not finite), then */           \
-    /* the halves again while more than two lanes are left */                           \
+    /* common.hpp's two_sum lane by lane: t = fl(a + b), e its exact error */            \
+    /* (Dekker's FastTwoSum where s - a overflowed, a select) */                         \
+    template <class A, class vt>                                                         \
+    ATTR inline __attribute__((always_inline)) void two_sum_v_##SUFFIX(vt a, vt b, vt &t, vt &e) { \
+        t = a + b;                                                                       \
+        const vt bp = t - a;                                                             \
+        e = (a - (t - bp)) + (b - bp);                                                   \
+        const vt aa = a < (A)0 ? -a : a, ab = b < (A)0 ? -b : b;                         \
+        const vt fast = aa >= ab ? b - (t - a) : a - (t - b);                            \
+        e = (t - t == (A)0) & (e - e != (A)0) ? fast : e;                                \
+    }                                                                                    \
+    /* Lanes (sa, ca) and (sb, cb) merged lane by lane into (sa, ca), by */              \
+    /* combine()'s arithmetic (TwoSum; the error 0 where the sum is not */               \
+    /* finite) */                                                                        \
+    template <class A, class vt>                                                         \
+    ATTR inline __attribute__((always_inline)) void two_sum_merge_##SUFFIX(vt &sa, vt sb, vt &ca, vt cb) { \
+        vt t, e;                                                                         \
+        two_sum_v_##SUFFIX<A>(sa, sb, t, e);                                             \
+        ca = t - t == (A)0 ? (ca + cb) + e : vt{};                                       \
+        sa = t;                                                                          \
+    }                                                                                    \
+    /* lanes j and j + W (W = VB / sizeof(A)) of (s, c) into lane j */                   \
+    /* (two_sum_merge), then the halves again while more than two lanes */               \
+    /* are left */                                                                       \
     template <class A, int VB>                                                           \
-    ATTR inline void two_sum_fold_##SUFFIX(A *s, A *c) {                                 \
+    ATTR inline __attribute__((always_inline)) void two_sum_fold_##SUFFIX(A *s, A *c) {  \
         constexpr int W = VB / (int)sizeof(A);                                           \
         typedef A vt __attribute__((vector_size(VB)));                                   \
         vt sa, sb, ca, cb;                                                               \
@@ -726,75 +746,77 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         std::memcpy(&sb, s + W, VB);                                                     \
         std::memcpy(&ca, c, VB);                                                         \
         std::memcpy(&cb, c + W, VB);                                                     \
-        const vt t = sa + sb, bp = t - sa;                                               \
-        vt e = (sa - (t - bp)) + (sb - bp);                                              \
-        const vt aa = sa < (A)0 ? -sa : sa, ab = sb < (A)0 ? -sb : sb;                   \
-        const vt fast = aa >= ab ? sb - (t - sa) : sa - (t - sb);                        \
-        const auto fin = t - t == (A)0;                                                  \
-        e = fin & (e - e != (A)0) ? fast : e;                                            \
-        const vt cc = fin ? (ca + cb) + e : vt{};                                        \
-        std::memcpy(s, &t, VB);                                                          \
-        std::memcpy(c, &cc, VB);                                                         \
+        two_sum_merge_##SUFFIX<A>(sa, sb, ca, cb);                                       \
+        std::memcpy(s, &sa, VB);                                                         \
+        std::memcpy(c, &ca, VB);                                                         \
         if constexpr (W > 2) two_sum_fold_##SUFFIX<A, VB / 2>(s, c);                     \
+    }                                                                                    \
+    /* One TwoSum step of two vectors of lanes (s0, c0), (s1, c1) with the */            \
+    /* elements v0, v1: three of its adds on the FMA pipes (opaque_one) */               \
+    template <class vt>                                                                  \
+    ATTR inline __attribute__((always_inline)) void two_sum_step_##SUFFIX(vt &s0, vt &s1, vt &c0, vt &c1, vt v0, vt v1, vt one, vt mone) { \
+        const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                                 \
+        const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                               \
+        c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                       \
+        c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                       \
+        s0 = t0;                                                                         \
+        s1 = t1;                                                                         \
+    }                                                                                    \
+    /* The 2 L lanes (s0, c0 | s1, c1) of x[0..n), n >= 2 L: TwoSum steps */             \
+    /* of 2 L elements, the last partial step padded with -0.0 (s + -0.0 */              \
+    /* is s exactly, with error 0); c collects every error while its */                  \
+    /* lane's s is finite (once s is inf or NaN it stays so: c is set to 0 */            \
+    /* at the end instead of at each step) */                                            \
+    template <class T, class A, class vt>                                                \
+    ATTR inline __attribute__((always_inline)) void two_sum_lanes_##SUFFIX(const T *x, long long n, vt &s0, vt &s1, vt &c0, vt &c1) { \
+        constexpr int L = BYTES / (int)sizeof(A);                                        \
+        s0 = s1 = vt{} * (A)-1; /* sum([-0.0]) = -0.0 */                                 \
+        c0 = c1 = vt{};                                                                  \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        long long k = 0;                                                                 \
+        for (; k + 2 * L <= n; k += 2 * L)                                               \
+            two_sum_step_##SUFFIX(s0, s1, c0, c1, two_sum_load_##SUFFIX<T, A>(x + k),    \
+                                  two_sum_load_##SUFFIX<T, A>(x + k + L), one, mone);    \
+        if (k < n) { /* the rest: lanes set in registers (a buffer's scalar */           \
+            const long long rem = n - k; /* stores would stall the vector load) */       \
+            vt v0 = vt{} * (A)-1, v1 = v0;                                               \
+            _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (j < rem) v0[j] = to_real<A>(x[k + j]); \
+            _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (L + j < rem) v1[j] = to_real<A>(x[k + L + j]); \
+            two_sum_step_##SUFFIX(s0, s1, c0, c1, v0, v1, one, mone);                    \
+        }                                                                                \
+    }                                                                                    \
+    /* Whether a lane's TwoSum overflowed inside (finite s, non-finite */                \
+    /* error: a partial sum and an element near the largest value of */                  \
+    /* opposite signs); else the errors of non-finite lanes set to 0 */                  \
+    template <class A, class vt>                                                         \
+    ATTR inline __attribute__((always_inline)) bool two_sum_overflowed_##SUFFIX(vt s0, vt s1, vt &c0, vt &c1) { \
+        const auto f0 = s0 - s0 == (A)0, f1 = s1 - s1 == (A)0;                           \
+        const auto bad = (f0 & (c0 - c0 != (A)0)) | (f1 & (c1 - c1 != (A)0));            \
+        static_assert(sizeof(bad) == BYTES, "one mask lane per lane");                   \
+        unsigned long long w[BYTES / 8], any = 0; /* the mask ORed as words */           \
+        std::memcpy(w, &bad, BYTES);                                                     \
+        for (int j = 0; j < BYTES / 8; j++) any |= w[j];                                 \
+        c0 = f0 ? c0 : vt{};                                                             \
+        c1 = f1 ? c1 : vt{};                                                             \
+        return any != 0;                                                                 \
     }                                                                                    \
     /* compensated sum of x[0..n) in A's lanes (float64 or float32 data in */            \
     /* their own, float16 in float32 lanes, integers in float64 lanes, */                \
-    /* converted exactly as to_real does): 2 L lanes of (s, c) with TwoSum, */           \
-    /* the last partial step padded with -0.0 (s + -0.0 is s exactly, with */            \
-    /* error 0), then the lanes merged pairwise (two_sum_fold) into (*s, *c) */          \
-    /* -- a log2(2 L) deep tree of vector merges, not 2 L merges in a row -- */          \
-    /* and (s, c) renormalised (s = fl(s + c), c its error, where c != 0 and */           \
-    /* that is finite: the same sum s + c). */                                           \
-    /* c collects every error while its lane's s is finite (once s is inf */             \
-    /* or NaN it stays so: c is set to 0 at the end instead of at each step). */         \
-    /* false (nothing written) for n < 2 L, or where a lane's TwoSum overflowed */        \
-    /* inside (finite s, non-finite error: a partial sum and an element near */          \
-    /* the largest value of opposite signs): the caller then sums in order */            \
-    /* with the scalar two_sum, which handles that */                                    \
+    /* converted exactly as to_real does): two_sum_lanes, then the lanes */              \
+    /* merged pairwise (two_sum_fold) into (*s, *c) -- a log2(2 L) deep tree */          \
+    /* of vector merges, not 2 L merges in a row -- and (s, c) renormalised */           \
+    /* (s = fl(s + c), c its error, where c != 0 and that is finite: the */              \
+    /* same sum s + c).  false (nothing written) for n < 2 L, or where a */              \
+    /* lane's TwoSum overflowed inside: the caller then sums in order with */            \
+    /* the scalar two_sum, which handles that */                                         \
     template <class T, class A = T>                                                      \
     ATTR inline bool two_sum_##SUFFIX(const T *x, long long n, A *s_out, A *c_out) {     \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         if (n < 2 * L) return false;                                                     \
-        vt s0 = vt{} * (A)-1, s1 = s0, c0 = {}, c1 = {}; /* sum([-0.0]) = -0.0 */       \
-        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
-        long long k = 0;                                                                 \
-        for (; k + 2 * L <= n; k += 2 * L) {                                             \
-            const vt v0 = two_sum_load_##SUFFIX<T, A>(x + k);                            \
-            const vt v1 = two_sum_load_##SUFFIX<T, A>(x + k + L);                        \
-            /* TwoSum, three of its adds on the FMA pipes (opaque_one) */               \
-            const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                             \
-            const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                           \
-            c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                   \
-            c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                   \
-            s0 = t0;                                                                     \
-            s1 = t1;                                                                     \
-        }                                                                                \
-        if (k < n) { /* the rest, padded with -0.0 */                                    \
-            A buf[2 * L];                                                                \
-            for (int j = 0; j < 2 * L; j++) buf[j] = k + j < n ? to_real<A>(x[k + j]) : -(A)0; \
-            vt v0, v1;                                                                   \
-            std::memcpy(&v0, buf, BYTES);                                                \
-            std::memcpy(&v1, buf + L, BYTES);                                            \
-            /* TwoSum, three of its adds on the FMA pipes (opaque_one) */               \
-            const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                             \
-            const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                           \
-            c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                   \
-            c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                   \
-            s0 = t0;                                                                     \
-            s1 = t1;                                                                     \
-        }                                                                                \
-        const auto f0 = s0 - s0 == (A)0, f1 = s1 - s1 == (A)0;                           \
-        const auto bad = (f0 & (c0 - c0 != (A)0)) | (f1 & (c1 - c1 != (A)0));           \
-        { /* any lane set: the mask ORed as words (not lane by lane) */                 \
-            static_assert(sizeof(bad) == BYTES, "one mask lane per lane");               \
-            unsigned long long w[BYTES / 8], any = 0;                                    \
-            std::memcpy(w, &bad, BYTES);                                                 \
-            for (int j = 0; j < BYTES / 8; j++) any |= w[j];                             \
-            if (any) return false;                                                       \
-        }                                                                                \
-        c0 = f0 ? c0 : vt{};                                                             \
-        c1 = f1 ? c1 : vt{};                                                             \
+        vt s0, s1, c0, c1;                                                               \
+        two_sum_lanes_##SUFFIX<T, A>(x, n, s0, s1, c0, c1);                              \
+        if (two_sum_overflowed_##SUFFIX<A>(s0, s1, c0, c1)) return false;                \
         A s[2 * L], c[2 * L];                                                            \
         std::memcpy(s, &s0, BYTES);                                                      \
         std::memcpy(s + L, &s1, BYTES);                                                  \
@@ -804,8 +826,8 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         A t, e;                                                                          \
         nr::two_sum(s[0], s[1], t, e);                                                   \
         A cs = t - t == (A)0 ? (c[0] + c[1]) + e : (A)0;                                 \
-        if (cs != (A)0) { /* renormalised: s = fl(s + c), c its exact error (the */      \
-            A t2, e2;     /* sum as a sum in order of small data would leave it) */      \
+        if (cs != (A)0) {                                                                \
+            A t2, e2;                                                                    \
             nr::two_sum(t, cs, t2, e2);                                                  \
             if (t2 - t2 == (A)0) {                                                       \
                 t = t2;                                                                  \
@@ -815,7 +837,60 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         *s_out = t;                                                                      \
         *c_out = cs;                                                                     \
         return true;                                                                     \
-    } \
+    }                                                                                    \
+    /* two_sum of each of `rows` rows of n elements (row r at x + r ld) into */          \
+    /* s[r], c[r], ok[r] = 1; ok[r] = 0 where two_sum returns false for that */          \
+    /* row (s[r], c[r] then meaningless).  Blocks of L rows end together: */             \
+    /* their lanes transposed (lane j of every row in one vector), so that */            \
+    /* the fold's merges and the final TwoSum run once per block, in the */              \
+    /* same lanes pairs as two_sum's (the same bits), not once per row on */             \
+    /* ever narrower vectors and scalars */                                              \
+    template <class T, class A = T>                                                      \
+    ATTR inline void two_sum_rows_##SUFFIX(const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok) { \
+        constexpr int L = BYTES / (int)sizeof(A);                                        \
+        typedef A vt __attribute__((vector_size(BYTES)));                                \
+        typedef typename std::conditional<sizeof(A) == 8, long long, int>::type I;       \
+        typedef I mt __attribute__((vector_size(BYTES)));                                \
+        long long r = 0;                                                                 \
+        if (n >= 2 * L) {                                                                \
+            for (; r + L <= rows; r += L) {                                              \
+                vt S[L], C[L], s1, c1;                                                   \
+                for (int i = 0; i < L; i++) {                                            \
+                    two_sum_lanes_##SUFFIX<T, A>(x + (r + i) * ld, n, S[i], s1, C[i], c1); \
+                    ok[r + i] = !two_sum_overflowed_##SUFFIX<A>(S[i], s1, C[i], c1);     \
+                    two_sum_merge_##SUFFIX<A>(S[i], s1, C[i], c1); /* lanes j, j + L */  \
+                }                                                                        \
+                /* transpose: S[j] = lane j of every row (swap the off-diagonal */       \
+                /* blocks of sizes 1, 2, ..., L / 2) */                                  \
+                _Pragma("GCC unroll 8") for (int d = 1; d < L; d *= 2) {                 \
+                    mt lo, hi;                                                           \
+                    _Pragma("GCC unroll 16") for (int j = 0; j < L; j++) {               \
+                        lo[j] = (j & d) ? L + j - d : j;                                 \
+                        hi[j] = (j & d) ? L + j : j + d;                                 \
+                    }                                                                    \
+                    _Pragma("GCC unroll 16") for (int i = 0; i < L; i++) {               \
+                        if (i & d) continue;                                             \
+                        const vt a = S[i], b = S[i + d], ca = C[i], cb = C[i + d];       \
+                        S[i] = __builtin_shuffle(a, b, lo);                              \
+                        S[i + d] = __builtin_shuffle(a, b, hi);                          \
+                        C[i] = __builtin_shuffle(ca, cb, lo);                            \
+                        C[i + d] = __builtin_shuffle(ca, cb, hi);                        \
+                    }                                                                    \
+                }                                                                        \
+                for (int w = L / 2; w >= 2; w /= 2) /* lanes j, j + w (w > 1) */         \
+                    for (int j = 0; j < w; j++) two_sum_merge_##SUFFIX<A>(S[j], S[j + w], C[j], C[j + w]); \
+                two_sum_merge_##SUFFIX<A>(S[0], S[1], C[0], C[1]); /* the final TwoSum */ \
+                vt t2, e2; /* renormalised, as two_sum does it */                        \
+                two_sum_v_##SUFFIX<A>(S[0], C[0], t2, e2);                               \
+                const auto use = (C[0] != (A)0) & (t2 - t2 == (A)0);                     \
+                const vt t = use ? t2 : S[0], cs = use ? e2 : C[0];                      \
+                std::memcpy(s + r, &t, BYTES);                                           \
+                std::memcpy(c + r, &cs, BYTES);                                          \
+            }                                                                            \
+            for (; r < rows; r++) ok[r] = two_sum_##SUFFIX<T, A>(x + r * ld, n, s + r, c + r); \
+        }                                                                                \
+        for (; r < rows; r++) ok[r] = 0;                                                 \
+    }                                                                                    \
     /* U vectors of columns [c0, c0 + U W) of a row-major block (rows x */               \
     /* cols, rows `stride` elements apart) summed down the rows into their */           \
     /* states (s_acc, c_acc), held in registers while the rows stream past: */          \
@@ -947,6 +1022,9 @@ NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, do
             <T>(x, n, mx, o, c))
 NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum,
             (const T *x, long long n, A *s, A *c), <T NR_COMMA A>(x, n, s, c))
+NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum_rows,
+            (const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok),
+            <T NR_COMMA A>(x, ld, rows, n, s, c, ok))
 NR_DISPATCH(template <class A>, two_sum_cols,
             (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
             <A>(s, c, x, rows, cols, stride))

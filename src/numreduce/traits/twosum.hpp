@@ -58,9 +58,7 @@ struct TwoSum {
     // stream whose lanes overflowed inside a TwoSum, step in order.
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
 #if defined(NR_HAVE_HOST_SIMD)
-        if constexpr (((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, T>::value) ||
-                      (simd::f64_lanes<T>::value && same_type<A, double>::value) ||
-                      (same_type<T, half16>::value && same_type<A, float>::value)) {
+        if constexpr (host_lanes()) {
             A s, c;
             if (simd::two_sum(x, n, &s, &c)) return combine(acc, acc_t{{s, c}});
         }
@@ -68,6 +66,52 @@ struct TwoSum {
         for (long long k = 0; k < n; k++) acc = step(acc, x[k]);
         return acc;
     }
+    // `rows` contiguous streams of n elements (row r at x + r n), each
+    // reduced from acc as block_reduce(acc, row, n) reduces it -- the same
+    // bits -- into out[0][r], out[1][r]: on the host several rows per
+    // vector step (simd.hpp's two_sum_rows: short rows, a reduction along
+    // the last axis, are bound by the TwoSum chain's latency, not by the
+    // adds).
+    NR_HD static void rows_stream(acc_t acc, const in_t *x, long long rows, long long n, A *const *out) {
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (host_lanes()) {
+            constexpr long long P = 128;  // rows per piece (stack buffers)
+            A s[P], c[P];
+            unsigned char ok[P];
+            for (long long r0 = 0; r0 < rows; r0 += P) {
+                const long long m = rows - r0 < P ? rows - r0 : P;
+                simd::two_sum_rows(x + r0 * n, n, m, n, s, c, ok);
+                for (long long r = 0; r < m; r++) {
+                    acc_t a = acc;
+                    if (ok[r]) {
+                        a = combine(a, acc_t{{s[r], c[r]}});
+                    } else {
+                        const in_t *xr = x + (r0 + r) * n;
+                        for (long long k = 0; k < n; k++) a = step(a, xr[k]);
+                    }
+                    out[0][r0 + r] = a.v[0];
+                    out[1][r0 + r] = a.v[1];
+                }
+            }
+            return;
+        }
+#endif
+        for (long long r = 0; r < rows; r++) {
+            const acc_t a = block_reduce(acc, x + r * n, n);
+            out[0][r] = a.v[0];
+            out[1][r] = a.v[1];
+        }
+    }
+
+  private:
+#if defined(NR_HAVE_HOST_SIMD)
+    // Whether the contiguous stream runs in simd.hpp's TwoSum lanes.
+    static constexpr bool host_lanes() {
+        return ((same_type<T, double>::value || same_type<T, float>::value) && same_type<A, T>::value) ||
+               (simd::f64_lanes<T>::value && same_type<A, double>::value) ||
+               (same_type<T, half16>::value && same_type<A, float>::value);
+    }
+#endif
 };
 
 }  // namespace nr
