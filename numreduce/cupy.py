@@ -248,8 +248,8 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     n_reduced = math.prod(a.shape[i] for i in axes)
     has_initials = name in _WITH_INITIALS
     if mode == 1 and has_initials:
-        raise NotImplementedError(f"numreduce.cupy.{name}.reduce: initial=None (start from the "
-                                  "first element) is not supported on the GPU")
+        return _reduce_copy_first(u, a, axes, shape, keepdims, outs, mask, n_reduced, in_dt,
+                                  out_dt, char)
     if not has_initials and mode != 2:
         if mask is not None:
             raise ValueError(f"reduction operation '{name}' does not have an identity, so to "
@@ -265,6 +265,43 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     args = [a.astype(in_dt, copy=False)] + ([mask] if mask is not None else [])
     _kernel("reduce", name, char, mask is not None)(*args, np.int32(kmode), *inits, *work,
                                                    axis=tuple(axes), keepdims=keepdims)
+    return _into(work, outs, name)
+
+
+def _reduce_copy_first(u, a, axes, shape, keepdims, outs, mask, n_reduced, in_dt, out_dt,
+                       char):
+    """reduce with initial=None for the ufuncs with initials: NumPy's copy of
+    the first element (index 0 along every reduced axis) into every output,
+    the remaining elements folded into it (_core._reduce's mode 1).  On the
+    device: the copy (a cast, as PyArray_CopyInto from the input's dtype),
+    the other elements reduced from the traits' initials (the ReductionKernel
+    with a broadcast mask that leaves out the first slice) and the two
+    states combined (the merge kernel): combine(copy, rest), as the CPU's
+    contiguous loops fold a block into the accumulator.  The errors of the
+    NumPy path: no identity, so where= and empty reductions are refused."""
+    name = u.__name__
+    if mask is not None:
+        raise ValueError(f"reduction operation '{name}' does not have an identity, so to use "
+                         "a where mask one has to specify 'initial'")
+    if n_reduced == 0:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                         "identity")
+    first = a[tuple(slice(0, 1) if i in axes else slice(None) for i in range(a.ndim))] \
+        if a.ndim else a
+    seeds = [first.astype(out_dt).reshape(shape) for _ in range(u.nout)]
+    if n_reduced == 1:  # nothing else to fold: the copy itself (signed zeros kept)
+        return _into(seeds, outs, name)
+    skip = cupy.ones(tuple(n if i in axes else 1 for i, n in enumerate(a.shape)), np.bool_)
+    skip[(0,) * a.ndim] = False
+    skip = cupy.broadcast_to(skip, a.shape)
+    scalar = np.dtype(out_dt).type
+    rest = [cupy.empty(shape, out_dt) for _ in range(u.nout)]
+    _kernel("reduce", name, char, True)(a.astype(in_dt, copy=False), skip, np.int32(0),
+                                        *[scalar(0)] * u.nout, *rest, axis=tuple(axes),
+                                        keepdims=keepdims)
+    direct = [o if o is not None and o.dtype == out_dt else None for o in outs]
+    work = [d if d is not None else cupy.empty(shape, out_dt) for d in direct]
+    _merge_kernel(name, np.dtype(out_dt).char)(*seeds, *rest, *work)
     return _into(work, outs, name)
 
 
