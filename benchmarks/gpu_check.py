@@ -505,6 +505,22 @@ def add_method_cases(cp, nr, nrc, rng, add, now, quick):
                 return outs
             add(uname + ".at", f"{tag} repeated slots", at_case,
                 lambda f=at_case: f(device=True), exact, rtol)
+            # NumPy's indexing: arrays after an ellipsis / newaxis, scalar booleans
+            for form in ("...,s", "True,...,s", "None,1,s", "s,False,..."):
+                def at_index_case(v=vals, s=slots, u=u, start=start, form=form, device=False):
+                    xp = cp if device else np
+                    ref = nr.reduce(u, np.zeros((1, 1), v.dtype), axis=0)
+                    outs = tuple(xp.asarray(np.full((2, 5), st, dtype=r.dtype))
+                                 for st, r in zip(start, ref))
+                    si = xp.asarray(s)
+                    idx = {"...,s": (Ellipsis, si), "True,...,s": (True, Ellipsis, si),
+                           "None,1,s": (None, 1, si),
+                           "s,False,...": (si[:1] % 2, False, Ellipsis)}
+                    nr.at(u, outs, idx[form], xp.asarray(v[:0]) if "False" in form
+                          else xp.asarray(v))
+                    return outs
+                add(uname + ".at", f"{tag} index {form}", at_index_case,
+                    lambda f=at_index_case: f(device=True), exact, rtol)
     for fname, dtype in itertools.product(["group_minmax", "group_argminmax", "group_meanvar",
                                            "group_logsumexp", "group_fsum"],
                                           ["int32", "float32", "float64", "complex128"]):

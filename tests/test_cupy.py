@@ -182,6 +182,7 @@ from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GP
     test_user_functions_match_numpy_path as test_gpu_user_functions_match_numpy_path,
     test_at_boolean_indices_match_numpy_path as test_gpu_at_boolean_indices,
     test_at_matches_numpy_path as test_gpu_at_matches_numpy_path,
+    test_at_scalar_booleans_and_ellipsis_match_numpy_path as test_gpu_at_scalar_booleans,
     test_cumulative_user_functions_match_numpy_path as test_gpu_cumulative_user_functions,
     test_groups_match_numpy_path as test_gpu_groups_match_numpy_path,
     test_initial_none_segments_and_groups_match_numpy_path as test_gpu_initial_none_segments,

@@ -271,7 +271,8 @@ def _fake_cupy():
 
     for fname in ("empty", "arange", "ascontiguousarray", "broadcast_to", "flatnonzero",
                   "searchsorted", "where", "isfinite", "isnan", "log1p", "maximum", "sqrt",
-                  "moveaxis", "zeros", "ones", "full", "concatenate", "log", "exp", "sum", "max", "abs"):
+                  "moveaxis", "zeros", "ones", "full", "concatenate", "log", "exp", "sum", "max",
+                  "abs"):
         setattr(mod, fname, wrap(getattr(np, fname)))
     mod.asarray = lambda x, dtype=None: view(np.array(x, dtype=dtype))
     mod.argsort = lambda a, axis=-1, kind=None: view(np.argsort(a, axis=axis, kind="stable"))
@@ -893,8 +894,91 @@ def test_at_boolean_indices_match_numpy_path(emu, uname):
             nr.at(u, dev, dbad, 1.0)
     for d, b in zip(dev, before):  # nothing written
         np.testing.assert_array_equal(d.get(), b)
-    with pytest.raises(NotImplementedError, match="scalar boolean"):
-        nr.at(u, dev, True, 1.0)
+
+
+def _device_index(cp, idx):
+    """An index with its NumPy arrays as CuPy arrays."""
+    conv = (lambda i: cp.asarray(i) if isinstance(i, np.ndarray) else i)
+    return tuple(conv(i) for i in idx) if isinstance(idx, tuple) else conv(idx)
+
+
+def _at_index_cases(rng):
+    """(accumulator shape, index): scalar booleans (an axis of length 1 or 0,
+    an advanced index that broadcasts with the others), and integer and
+    boolean arrays after an ellipsis or a newaxis, with NumPy's placement of
+    the advanced axes (adjacent: in place; apart: first)."""
+    i2, b4, b3 = np.array([2, 0, 2]), np.array([True, False, True, True]), \
+        np.array([False, True, True])
+    return [((3, 4), True), ((3, 4), False), ((3, 4), np.True_), ((3, 4), np.False_),
+            ((3, 4), (True,)), ((3, 4), (Ellipsis, True)), ((3, 4), (slice(None), True, 1)),
+            ((3, 4), (1, True)), ((3, 4), (i2, True)), ((3, 4), (True, i2)),
+            ((3, 4), (i2[:1], False, slice(None))), ((3, 4), (True, True)),
+            ((3, 4), (None, True, Ellipsis)), ((), True), ((), (Ellipsis, False)),
+            ((3, 4), (b3, True)), ((3, 4), (slice(None), True, b4)),
+            ((3, 4), (Ellipsis, i2[:2])), ((3, 4), (Ellipsis, b4)), ((3, 4), (Ellipsis, 2)),
+            ((3, 4), (None, i2)), ((3, 4), (None, slice(None), i2[:1])),
+            ((3, 4), (i2, None, np.array([1, 3, 0]))), ((3, 4), (Ellipsis, None, b4)),
+            ((2, 3, 4), (Ellipsis, i2[:2], np.array([True, False, False, True]))),
+            ((2, 3, 4), (0, Ellipsis, i2)),
+            ((2, 3, 4), (np.array([1, 0]), Ellipsis, i2[:1])),
+            ((2, 3, 4), (Ellipsis, b3, slice(1, 3))), ((2, 3, 4), (None, Ellipsis, -1, b4)),
+            ((2, 3, 4), (slice(None), None, i2, True)),
+            ((2, 3, 4), (np.ones((2, 3), bool), Ellipsis)),
+            ((2, 3, 4), (Ellipsis, rng.random((3, 4)) < 0.5)),
+            ((2, 3, 4), (np.array([[1], [0]]), Ellipsis, np.array([[0, 3]]))),
+            ((2, 3, 4), (Ellipsis, [])), ((2, 3, 4), ([], Ellipsis)), ((5,), []),
+            ((2, 3, 4), (Ellipsis,)), ((2, 3, 4), Ellipsis), ((2, 3, 4), None)]
+
+
+@pytest.mark.parametrize("uname", ["minimummaximum", "moments", "twosum"])
+def test_at_scalar_booleans_and_ellipsis_match_numpy_path(emu, uname):
+    """at() with scalar booleans and with integer/boolean arrays after an
+    ellipsis or newaxis: NumPy's indexing (numreduce.at on the CPU, which
+    indexes a map of flat slots with the index itself) on the device;
+    repeated slots accumulate; NumPy's errors, nothing written."""
+    cp, nrc = emu
+    rng = np.random.default_rng(33)
+    u = getattr(nr, uname)
+    start = {"minimummaximum": (np.inf, -np.inf)}.get(uname, (0.0,) * u.nout)
+    for shape, idx in _at_index_cases(rng):
+        ishape = np.arange(math.prod(shape)).reshape(shape)[idx].shape
+        for vals in (rng.standard_normal(ishape), np.float64(1.5)):
+            cpu = tuple(np.full(shape, s_) for s_ in start)
+            dev = tuple(cp.asarray(c) for c in cpu)
+            nr.at(u, cpu, idx, vals)
+            nr.at(u, dev, _device_index(cp, idx), cp.asarray(vals))
+            _check(cpu, dev, cp, uname in EXACT)
+    # a 0-d boolean CuPy array is a scalar boolean too
+    for flag in (True, False):
+        cpu = tuple(np.full((3, 4), s_) for s_ in start)
+        dev = tuple(cp.asarray(c) for c in cpu)
+        nr.at(u, cpu, (np.asarray(flag), 1), 2.0)
+        nr.at(u, dev, (cp.asarray(np.asarray(flag)), 1), 2.0)
+        _check(cpu, dev, cp, uname in EXACT)
+    dev = tuple(cp.asarray(np.full((2, 3, 4), s_)) for s_ in start)
+    before = [d.get() for d in dev]
+    for bad, msg in (((Ellipsis, np.array([0, 4])), "index 4 is out of bounds for axis 2 "
+                                                    "with size 4"),
+                     ((None, 0, Ellipsis, np.array([-5])), "index -5 is out of bounds for "
+                                                           "axis 2 with size 4"),
+                     ((Ellipsis, np.ones(3, bool)), "along axis 2; size of axis is 4"),
+                     ((None, Ellipsis, np.ones(2, bool), 0), "along axis 1; size of axis is 3"),
+                     ((0, True, Ellipsis, 0, 0, 0), "too many indices"),
+                     ((Ellipsis, 0, Ellipsis), "single ellipsis"),
+                     ((np.array([1, 0]), False), "shape mismatch: indexing arrays could not "
+                                                 r"be broadcast together with shapes \(2,\) "
+                                                 r"\(0,\)"),
+                     ((Ellipsis, np.ones(3, bool), np.array([0, 1])), "shape mismatch"),
+                     ((Ellipsis, np.array([0.5])), "must be of integer"),
+                     ((None, 0.5), "only integers")):
+        with pytest.raises(IndexError, match=msg):  # the NumPy path: the same error
+            nr.at(u, tuple(np.full((2, 3, 4), s_) for s_ in start), bad, 1.0)
+        with pytest.raises(IndexError, match=msg):
+            nr.at(u, dev, _device_index(cp, bad), 1.0)
+    with pytest.raises(ValueError, match="does not broadcast"):  # False: nothing to update
+        nr.at(u, dev, (Ellipsis, False), cp.asarray(np.ones(3)))
+    for d, b in zip(dev, before):  # nothing written
+        np.testing.assert_array_equal(d.get(), b)
 
 
 @pytest.mark.parametrize("dtype", ["complex128", "complex64"])
