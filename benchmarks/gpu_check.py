@@ -22,7 +22,7 @@ the budget are counted ("not run"), never reported as passed.  Nothing
 stops at a failure: each case and each stage is guarded.
 
 Differential: every numreduce ufunc's reduce over device dtypes, shapes
-(empty ones too), axes, keepdims, out=, initial=, where=, NaN-laden data,
+(empty ones too), axes, keepdims, out=, initial= (None too), where=, NaN-laden data,
 accumulate along each axis, merge of two partial states, reduceat,
 segmented_reduce (initial=, where=), reduce_by_group (empty groups,
 initial=, where=, out=), at (repeated indices), the grouped user functions
@@ -265,6 +265,12 @@ def _same(cpu, gpu, exact, rtol):
     return None
 
 
+def _pair_sum(r):
+    """A twosum state (s, e) as the value s + e in float64 (the split between
+    s and e depends on the order of the additions)."""
+    return r[0].astype(np.float64) + r[1]
+
+
 def _run(fn):
     try:
         with warnings.catch_warnings():
@@ -320,6 +326,22 @@ def build_cases(cp, nr, nrc, quick):
             add(uname, f"{dtype}{shape} nan={nan} {opts}",
                 lambda x=x, o=opts, u=u: nr.reduce(u, x, **o),
                 lambda x=x, o=opts, u=u: nr.reduce(u, cp.asarray(x), **o), exact, rtol)
+        if uname not in EXACT:
+            # initial=None: NumPy's copy of the first element into every
+            # output, the rest folded into it (as on the CPU, errors for empty
+            # reductions).  Data >= 0 for the moments family and integers: a
+            # negative copy in the count slot is ill-conditioned (see
+            # tests/test_cupy_emulated.py); twosum's (s, e) compared as s + e.
+            xf = x
+            if "moments" in uname or dt.kind == "i":  # (int8's -128 has no abs)
+                xf = np.abs(np.maximum(x, -np.iinfo(dt).max) if dt.kind == "i" else x)
+            fold = _pair_sum if uname == "twosum" else (lambda r: r)
+            for axis in axes:
+                add(uname, f"{dtype}{shape} nan={nan} initial=None axis={axis}",
+                    lambda x=xf, a=axis, u=u, f=fold: f(nr.reduce(u, x, axis=a, initial=None)),
+                    lambda x=xf, a=axis, u=u, f=fold: f(nr.reduce(u, cp.asarray(x), axis=a,
+                                                                  initial=None)),
+                    exact, rtol)
         if len(shape) == 2 and shape[0] > 1:
             w = rng.random(shape) < 0.7
             init = {"minimummaximum": (100, -100), "fminfmax": (100, -100)}.get(uname)
@@ -483,6 +505,22 @@ def add_method_cases(cp, nr, nrc, rng, add, now, quick):
                 return outs
             add(uname + ".at", f"{tag} repeated slots", at_case,
                 lambda f=at_case: f(device=True), exact, rtol)
+            # NumPy's indexing: arrays after an ellipsis / newaxis, scalar booleans
+            for form in ("...,s", "True,...,s", "None,1,s", "s,False,..."):
+                def at_index_case(v=vals, s=slots, u=u, start=start, form=form, device=False):
+                    xp = cp if device else np
+                    ref = nr.reduce(u, np.zeros((1, 1), v.dtype), axis=0)
+                    outs = tuple(xp.asarray(np.full((2, 5), st, dtype=r.dtype))
+                                 for st, r in zip(start, ref))
+                    si = xp.asarray(s)
+                    idx = {"...,s": (Ellipsis, si), "True,...,s": (True, Ellipsis, si),
+                           "None,1,s": (None, 1, si),
+                           "s,False,...": (si[:1] % 2, False, Ellipsis)}
+                    nr.at(u, outs, idx[form], xp.asarray(v[:0]) if "False" in form
+                          else xp.asarray(v))
+                    return outs
+                add(uname + ".at", f"{tag} index {form}", at_index_case,
+                    lambda f=at_index_case: f(device=True), exact, rtol)
     for fname, dtype in itertools.product(["group_minmax", "group_argminmax", "group_meanvar",
                                            "group_logsumexp", "group_fsum"],
                                           ["int32", "float32", "float64", "complex128"]):

@@ -248,8 +248,8 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     n_reduced = math.prod(a.shape[i] for i in axes)
     has_initials = name in _WITH_INITIALS
     if mode == 1 and has_initials:
-        raise NotImplementedError(f"numreduce.cupy.{name}.reduce: initial=None (start from the "
-                                  "first element) is not supported on the GPU")
+        return _reduce_copy_first(u, a, axes, shape, keepdims, outs, mask, n_reduced, in_dt,
+                                  out_dt, char)
     if not has_initials and mode != 2:
         if mask is not None:
             raise ValueError(f"reduction operation '{name}' does not have an identity, so to "
@@ -265,6 +265,43 @@ def _reduce(u, a, axis, dtype, out, keepdims, initial, where):
     args = [a.astype(in_dt, copy=False)] + ([mask] if mask is not None else [])
     _kernel("reduce", name, char, mask is not None)(*args, np.int32(kmode), *inits, *work,
                                                    axis=tuple(axes), keepdims=keepdims)
+    return _into(work, outs, name)
+
+
+def _reduce_copy_first(u, a, axes, shape, keepdims, outs, mask, n_reduced, in_dt, out_dt,
+                       char):
+    """reduce with initial=None for the ufuncs with initials: NumPy's copy of
+    the first element (index 0 along every reduced axis) into every output,
+    the remaining elements folded into it (_core._reduce's mode 1).  On the
+    device: the copy (a cast, as PyArray_CopyInto from the input's dtype),
+    the other elements reduced from the traits' initials (the ReductionKernel
+    with a broadcast mask that leaves out the first slice) and the two
+    states combined (the merge kernel): combine(copy, rest), as the CPU's
+    contiguous loops fold a block into the accumulator.  The errors of the
+    NumPy path: no identity, so where= and empty reductions are refused."""
+    name = u.__name__
+    if mask is not None:
+        raise ValueError(f"reduction operation '{name}' does not have an identity, so to use "
+                         "a where mask one has to specify 'initial'")
+    if n_reduced == 0:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                         "identity")
+    first = a[tuple(slice(0, 1) if i in axes else slice(None) for i in range(a.ndim))] \
+        if a.ndim else a
+    seeds = [first.astype(out_dt).reshape(shape) for _ in range(u.nout)]
+    if n_reduced == 1:  # nothing else to fold: the copy itself (signed zeros kept)
+        return _into(seeds, outs, name)
+    skip = cupy.ones(tuple(n if i in axes else 1 for i, n in enumerate(a.shape)), np.bool_)
+    skip[(0,) * a.ndim] = False
+    skip = cupy.broadcast_to(skip, a.shape)
+    scalar = np.dtype(out_dt).type
+    rest = [cupy.empty(shape, out_dt) for _ in range(u.nout)]
+    _kernel("reduce", name, char, True)(a.astype(in_dt, copy=False), skip, np.int32(0),
+                                        *[scalar(0)] * u.nout, *rest, axis=tuple(axes),
+                                        keepdims=keepdims)
+    direct = [o if o is not None and o.dtype == out_dt else None for o in outs]
+    work = [d if d is not None else cupy.empty(shape, out_dt) for d in direct]
+    _merge_kernel(name, np.dtype(out_dt).char)(*seeds, *rest, *work)
     return _into(work, outs, name)
 
 
@@ -866,27 +903,34 @@ def _at_index(indices, shape, label):
     """The flat slot of every indexed element, by NumPy's indexing rules
     (CuPy's own indexing wraps out-of-range integers around silently, so
     every integer index is bounds-checked first, and the shape of every
-    boolean array against the axes it indexes)."""
-    comps = indices if isinstance(indices, tuple) else (indices,)
-    checked = []
-    dim = 0  # the first axis of `shape` that component d indexes
+    boolean array against the axes it indexes).  An ellipsis stands for the
+    axes that the other components leave; a scalar boolean (or 0-d boolean
+    array) is NumPy's new axis indexed by an integer array of length 1
+    (True) or 0 (False) -- an advanced index on an axis of length 1 -- so
+    the map of slots gets that axis of length 1 and the component becomes
+    that integer array (CuPy is given integer, boolean arrays of at least
+    one dimension, slices, integers, None and Ellipsis only)."""
+    comps = list(indices) if isinstance(indices, tuple) else [indices]
+    # pass 1: every component as CuPy will see it, and the axes each consumes
+    # kinds: "e" ellipsis, "n" newaxis, "s" slice, "i" integer (array; as a CuPy
+    # array in ints[d]), "b" boolean array, "z" scalar boolean (its value in comps[d])
+    kinds, ints = [], {}
     for d, c in enumerate(comps):
-        if c is Ellipsis or c is None or isinstance(c, slice):
-            if c is Ellipsis and any(e is Ellipsis for e in comps[d + 1:]):
+        if c is Ellipsis:
+            if "e" in kinds:
                 raise IndexError(f"{label}: an index can only have a single ellipsis ('...')")
-            checked.append(c)
-            dim += isinstance(c, slice)
+            kinds.append("e")
             continue
-        if any(e is Ellipsis or e is None for e in comps[:d]):
-            raise NotImplementedError(f"numreduce.cupy.{label}: integer or boolean indices "
-                                      "after an ellipsis or newaxis are not supported on the "
-                                      "GPU")
+        if c is None or isinstance(c, slice):
+            kinds.append("n" if c is None else "s")
+            continue
         if isinstance(c, np.ndarray) and not isinstance(c, _ndarray):
             raise TypeError(f"numreduce.cupy.{label}: 'indices' holds a numpy.ndarray, not a "
                             "cupy.ndarray (mixing NumPy and CuPy inputs is not supported)")
         if isinstance(c, (bool, np.bool_)):
-            raise NotImplementedError(f"numreduce.cupy.{label}: a scalar boolean index (a new "
-                                      "axis of length 1 or 0) is not supported on the GPU")
+            comps[d] = bool(c)
+            kinds.append("z")
+            continue
         if isinstance(c, _ndarray):
             arr = c
         else:
@@ -894,37 +938,83 @@ def _at_index(indices, shape, label):
                 arr = cupy.asarray(np.asarray(c))
             except Exception as e:
                 raise IndexError(f"{label}: unsupported index {c!r} ({e})") from None
-        if arr.dtype.kind == "b":  # consumes arr.ndim axes, which it must match
-            for j in range(arr.ndim):
-                if dim + j >= len(shape):
-                    raise IndexError(f"{label}: too many indices for an array of dimension "
-                                     f"{len(shape)}")
-                if arr.shape[j] != shape[dim + j]:
+            if arr.size == 0 and isinstance(c, (list, tuple)):
+                arr = arr.astype(np.int64)  # an empty list: no indices (NumPy's rule too)
+        if arr.dtype.kind == "b":
+            if arr.ndim == 0:  # a 0-d boolean array is a scalar boolean (one value read)
+                comps[d] = bool(arr)
+                kinds.append("z")
+                continue
+            comps[d] = arr
+            kinds.append("b")
+            continue
+        if arr.dtype.kind not in "iu":
+            if arr.ndim:
+                raise IndexError(f"{label}: arrays used as indices must be of integer (or "
+                                 "boolean) type")
+            raise IndexError(f"{label}: only integers, slices (`:`), ellipsis (`...`), "
+                             "numpy.newaxis (`None`) and integer or boolean arrays are valid "
+                             "indices")
+        comps[d] = c if not isinstance(c, _ndarray) and arr.ndim == 0 else arr
+        ints[d] = arr
+        kinds.append("i")
+    ndim = len(shape)
+    used = sum(comps[d].ndim if k == "b" else 1 for d, k in enumerate(kinds)
+               if k not in ("e", "n", "z"))
+    if used > ndim:
+        raise IndexError(f"{label}: too many indices for an array of dimension {ndim}")
+    # pass 2: the checks, axis by axis (dim: the axis of `shape` that a
+    # component indexes), and the axes of length 1 of the scalar booleans
+    # (at: their position in the map of slots, counting those inserted)
+    checked, new_axes = [], []
+    dim = 0
+    for d, (c, k) in enumerate(zip(comps, kinds)):
+        if k == "e":
+            dim += ndim - used
+            checked.append(c)
+        elif k == "n":
+            checked.append(c)
+        elif k == "s":
+            dim += 1
+            checked.append(c)
+        elif k == "z":
+            new_axes.append(dim + len(new_axes))
+            checked.append(cupy.zeros(1 if c else 0, np.int64))
+        elif k == "b":
+            for j in range(c.ndim):
+                if c.shape[j] != shape[dim + j]:
                     raise IndexError(f"{label}: boolean index did not match indexed array "
                                      f"along axis {dim + j}; size of axis is {shape[dim + j]} "
                                      f"but size of corresponding boolean axis is "
-                                     f"{arr.shape[j]}")
-            checked.append(arr)
-            dim += arr.ndim
-            continue
-        if arr.dtype.kind not in "iu":
-            raise IndexError(f"{label}: only integers, slices (`:`), ellipsis (`...`) and "
-                             "integer or boolean arrays are valid indices")
-        if dim >= len(shape):
-            raise IndexError(f"{label}: too many indices for an array of dimension {len(shape)}")
-        size = shape[dim]
-        if arr.size:
-            badm = (arr < -size) | (arr >= size) if arr.dtype.kind == "i" else arr >= size
-            if bool(badm.any()):
-                k = int(cupy.flatnonzero(badm.reshape(-1))[0])
-                raise IndexError(f"{label}: index {arr.reshape(-1)[k]} is out of bounds for "
-                                 f"axis {dim} with size {size}")
-        checked.append(c if not isinstance(c, _ndarray) and arr.ndim == 0 else arr)
-        dim += 1
-    if dim > len(shape):
-        raise IndexError(f"{label}: too many indices for an array of dimension {len(shape)}")
-    return cupy.arange(math.prod(shape), dtype=np.int64).reshape(shape)[
-        tuple(checked) if isinstance(indices, tuple) else checked[0]]
+                                     f"{c.shape[j]}")
+            dim += c.ndim
+            checked.append(c)
+        else:
+            arr, size = ints[d], shape[dim]
+            if arr.size:
+                badm = (arr < -size) | (arr >= size) if arr.dtype.kind == "i" else arr >= size
+                if bool(badm.any()):
+                    j = int(cupy.flatnonzero(badm.reshape(-1))[0])
+                    raise IndexError(f"{label}: index {arr.reshape(-1)[j]} is out of bounds "
+                                     f"for axis {dim} with size {size}")
+            dim += 1
+            checked.append(c)
+    # the advanced indices must broadcast together (CuPy's own error differs)
+    adv = [tuple(ints[d].shape) if k == "i" else ((int(c.sum()),) if k == "b" else
+                                                   (1 if c else 0,))
+           for d, (c, k) in enumerate(zip(comps, kinds))
+           if k in "ibz" and (k != "i" or isinstance(c, _ndarray))]
+    if len(adv) > 1:
+        try:
+            np.broadcast_shapes(*adv)
+        except ValueError:
+            raise IndexError(f"{label}: shape mismatch: indexing arrays could not be broadcast "
+                             "together with shapes " + " ".join(str(a) for a in adv)) from None
+    sh = list(shape)
+    for ax in new_axes:
+        sh.insert(ax, 1)
+    slots = cupy.arange(math.prod(shape), dtype=np.int64).reshape(tuple(sh))
+    return slots[tuple(checked) if isinstance(indices, tuple) else checked[0]]
 
 
 def at(ufunc, outs, indices, values):

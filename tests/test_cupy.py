@@ -67,6 +67,26 @@ def test_reduce_matches_cpu(ufunc, dtype, axis, keepdims):
     _check(cpu, gpu, ufunc in EXACT, 1e-5 if dtype == "float32" else 1e-12)
 
 
+@pytest.mark.parametrize("ufunc", ["moments", "nanmoments", "maxsumexp", "twosum"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_reduce_initial_none_matches_cpu(ufunc, axis):
+    # NumPy's copy of the first element into every output, the rest folded
+    # in (data >= 0: a negative copy in moments' count slot is
+    # ill-conditioned); twosum as s + e; empty reductions and where= raise
+    rng = np.random.default_rng(5)
+    x = np.abs(_data(rng, "float64", (33, 70), nan=ufunc == "nanmoments"))
+    u = getattr(nr, ufunc)
+    cpu = nr.reduce(u, x, axis=axis, initial=None)
+    gpu = nr.reduce(u, cp.asarray(x), axis=axis, initial=None)
+    if ufunc == "twosum":
+        cpu, gpu = (np.add(*cpu),), (gpu[0] + gpu[1],)
+    _check(cpu, gpu, False, 1e-12)
+    with pytest.raises(ValueError, match="zero-size array"):
+        nr.reduce(u, cp.asarray(x[:0, :0]), axis=axis, initial=None)
+    with pytest.raises(ValueError, match="does not have an identity"):
+        nr.reduce(u, cp.asarray(x), axis=axis, initial=None, where=cp.asarray(x > 1))
+
+
 @pytest.mark.parametrize("ufunc", ["minimummaximum", "twosum", "moments"])
 def test_reduce_where_initial_out(ufunc):
     rng = np.random.default_rng(1)
@@ -162,9 +182,12 @@ from test_cupy_emulated import (  # noqa: E402,F401  (collected here with the GP
     test_user_functions_match_numpy_path as test_gpu_user_functions_match_numpy_path,
     test_at_boolean_indices_match_numpy_path as test_gpu_at_boolean_indices,
     test_at_matches_numpy_path as test_gpu_at_matches_numpy_path,
+    test_at_scalar_booleans_and_ellipsis_match_numpy_path as test_gpu_at_scalar_booleans,
     test_cumulative_user_functions_match_numpy_path as test_gpu_cumulative_user_functions,
     test_groups_match_numpy_path as test_gpu_groups_match_numpy_path,
     test_initial_none_segments_and_groups_match_numpy_path as test_gpu_initial_none_segments,
+    test_reduce_initial_none_inf_first as test_gpu_reduce_initial_none_inf_first,
+    test_reduce_initial_none_matches_numpy_path as test_gpu_reduce_initial_none,
     test_grouped_user_functions_match_numpy_path as test_gpu_grouped_user_functions,
     test_reduction_adapter_one_element as test_gpu_reduction_adapter_one_element,
     test_segments_match_numpy_path as test_gpu_segments_match_numpy_path,

@@ -271,7 +271,8 @@ def _fake_cupy():
 
     for fname in ("empty", "arange", "ascontiguousarray", "broadcast_to", "flatnonzero",
                   "searchsorted", "where", "isfinite", "isnan", "log1p", "maximum", "sqrt",
-                  "moveaxis", "zeros", "full", "concatenate", "log", "exp", "sum", "max", "abs"):
+                  "moveaxis", "zeros", "ones", "full", "concatenate", "log", "exp", "sum", "max",
+                  "abs"):
         setattr(mod, fname, wrap(getattr(np, fname)))
     mod.asarray = lambda x, dtype=None: view(np.array(x, dtype=dtype))
     mod.argsort = lambda a, axis=-1, kind=None: view(np.argsort(a, axis=axis, kind="stable"))
@@ -893,8 +894,91 @@ def test_at_boolean_indices_match_numpy_path(emu, uname):
             nr.at(u, dev, dbad, 1.0)
     for d, b in zip(dev, before):  # nothing written
         np.testing.assert_array_equal(d.get(), b)
-    with pytest.raises(NotImplementedError, match="scalar boolean"):
-        nr.at(u, dev, True, 1.0)
+
+
+def _device_index(cp, idx):
+    """An index with its NumPy arrays as CuPy arrays."""
+    conv = (lambda i: cp.asarray(i) if isinstance(i, np.ndarray) else i)
+    return tuple(conv(i) for i in idx) if isinstance(idx, tuple) else conv(idx)
+
+
+def _at_index_cases(rng):
+    """(accumulator shape, index): scalar booleans (an axis of length 1 or 0,
+    an advanced index that broadcasts with the others), and integer and
+    boolean arrays after an ellipsis or a newaxis, with NumPy's placement of
+    the advanced axes (adjacent: in place; apart: first)."""
+    i2, b4, b3 = np.array([2, 0, 2]), np.array([True, False, True, True]), \
+        np.array([False, True, True])
+    return [((3, 4), True), ((3, 4), False), ((3, 4), np.True_), ((3, 4), np.False_),
+            ((3, 4), (True,)), ((3, 4), (Ellipsis, True)), ((3, 4), (slice(None), True, 1)),
+            ((3, 4), (1, True)), ((3, 4), (i2, True)), ((3, 4), (True, i2)),
+            ((3, 4), (i2[:1], False, slice(None))), ((3, 4), (True, True)),
+            ((3, 4), (None, True, Ellipsis)), ((), True), ((), (Ellipsis, False)),
+            ((3, 4), (b3, True)), ((3, 4), (slice(None), True, b4)),
+            ((3, 4), (Ellipsis, i2[:2])), ((3, 4), (Ellipsis, b4)), ((3, 4), (Ellipsis, 2)),
+            ((3, 4), (None, i2)), ((3, 4), (None, slice(None), i2[:1])),
+            ((3, 4), (i2, None, np.array([1, 3, 0]))), ((3, 4), (Ellipsis, None, b4)),
+            ((2, 3, 4), (Ellipsis, i2[:2], np.array([True, False, False, True]))),
+            ((2, 3, 4), (0, Ellipsis, i2)),
+            ((2, 3, 4), (np.array([1, 0]), Ellipsis, i2[:1])),
+            ((2, 3, 4), (Ellipsis, b3, slice(1, 3))), ((2, 3, 4), (None, Ellipsis, -1, b4)),
+            ((2, 3, 4), (slice(None), None, i2, True)),
+            ((2, 3, 4), (np.ones((2, 3), bool), Ellipsis)),
+            ((2, 3, 4), (Ellipsis, rng.random((3, 4)) < 0.5)),
+            ((2, 3, 4), (np.array([[1], [0]]), Ellipsis, np.array([[0, 3]]))),
+            ((2, 3, 4), (Ellipsis, [])), ((2, 3, 4), ([], Ellipsis)), ((5,), []),
+            ((2, 3, 4), (Ellipsis,)), ((2, 3, 4), Ellipsis), ((2, 3, 4), None)]
+
+
+@pytest.mark.parametrize("uname", ["minimummaximum", "moments", "twosum"])
+def test_at_scalar_booleans_and_ellipsis_match_numpy_path(emu, uname):
+    """at() with scalar booleans and with integer/boolean arrays after an
+    ellipsis or newaxis: NumPy's indexing (numreduce.at on the CPU, which
+    indexes a map of flat slots with the index itself) on the device;
+    repeated slots accumulate; NumPy's errors, nothing written."""
+    cp, nrc = emu
+    rng = np.random.default_rng(33)
+    u = getattr(nr, uname)
+    start = {"minimummaximum": (np.inf, -np.inf)}.get(uname, (0.0,) * u.nout)
+    for shape, idx in _at_index_cases(rng):
+        ishape = np.arange(math.prod(shape)).reshape(shape)[idx].shape
+        for vals in (rng.standard_normal(ishape), np.float64(1.5)):
+            cpu = tuple(np.full(shape, s_) for s_ in start)
+            dev = tuple(cp.asarray(c) for c in cpu)
+            nr.at(u, cpu, idx, vals)
+            nr.at(u, dev, _device_index(cp, idx), cp.asarray(vals))
+            _check(cpu, dev, cp, uname in EXACT)
+    # a 0-d boolean CuPy array is a scalar boolean too
+    for flag in (True, False):
+        cpu = tuple(np.full((3, 4), s_) for s_ in start)
+        dev = tuple(cp.asarray(c) for c in cpu)
+        nr.at(u, cpu, (np.asarray(flag), 1), 2.0)
+        nr.at(u, dev, (cp.asarray(np.asarray(flag)), 1), 2.0)
+        _check(cpu, dev, cp, uname in EXACT)
+    dev = tuple(cp.asarray(np.full((2, 3, 4), s_)) for s_ in start)
+    before = [d.get() for d in dev]
+    for bad, msg in (((Ellipsis, np.array([0, 4])), "index 4 is out of bounds for axis 2 "
+                                                    "with size 4"),
+                     ((None, 0, Ellipsis, np.array([-5])), "index -5 is out of bounds for "
+                                                           "axis 2 with size 4"),
+                     ((Ellipsis, np.ones(3, bool)), "along axis 2; size of axis is 4"),
+                     ((None, Ellipsis, np.ones(2, bool), 0), "along axis 1; size of axis is 3"),
+                     ((0, True, Ellipsis, 0, 0, 0), "too many indices"),
+                     ((Ellipsis, 0, Ellipsis), "single ellipsis"),
+                     ((np.array([1, 0]), False), "shape mismatch: indexing arrays could not "
+                                                 r"be broadcast together with shapes \(2,\) "
+                                                 r"\(0,\)"),
+                     ((Ellipsis, np.ones(3, bool), np.array([0, 1])), "shape mismatch"),
+                     ((Ellipsis, np.array([0.5])), "must be of integer"),
+                     ((None, 0.5), "only integers")):
+        with pytest.raises(IndexError, match=msg):  # the NumPy path: the same error
+            nr.at(u, tuple(np.full((2, 3, 4), s_) for s_ in start), bad, 1.0)
+        with pytest.raises(IndexError, match=msg):
+            nr.at(u, dev, _device_index(cp, bad), 1.0)
+    with pytest.raises(ValueError, match="does not broadcast"):  # False: nothing to update
+        nr.at(u, dev, (Ellipsis, False), cp.asarray(np.ones(3)))
+    for d, b in zip(dev, before):  # nothing written
+        np.testing.assert_array_equal(d.get(), b)
 
 
 @pytest.mark.parametrize("dtype", ["complex128", "complex64"])
@@ -949,6 +1033,167 @@ def test_initial_none_segments_and_groups_match_numpy_path(emu, uname):
     with pytest.raises(ValueError, match="identity"):
         nr.segmented_reduce(u, cp.asarray(x), [0], [3], axis=1, initial=None,
                             where=cp.asarray(x > 1))
-    if uname != "minimummaximum":
-        with pytest.raises(NotImplementedError, match="initial=None"):
-            nr.reduce(u, cp.asarray(x), axis=1, initial=None)
+    _check_states(uname, nr.reduce(u, x, axis=1, initial=None),
+                  nr.reduce(u, cp.asarray(x), axis=1, initial=None), cp,
+                  uname == "minimummaximum")
+
+
+# ---------------------------------------------------------------------------
+# reduce(..., initial=None) of the ufuncs with initials: NumPy's copy of the
+# first element into every output, the rest folded into it (_core._reduce's
+# mode 1); on the device combine(copy, rest), the rest reduced from the
+# initials with a mask that leaves out the first slice.
+# ---------------------------------------------------------------------------
+
+WITH_INITIALS = ["moments", "nanmoments", "maxsumexp", "twosum"]
+
+
+def _check_copy_first(uname, cpu, dev, cp):
+    """_check_states of initial=None states.  twosum's e starts as a copy of
+    the first element, so (s, e) is no compensated pair: s + e is compared in
+    float64 (in the states' own float32 it rounds by where the sum was
+    split), within float32's rounding of e for float32 states."""
+    if uname == "twosum" and np.asarray(cpu[0]).dtype == np.float32:
+        c = np.asarray(cpu[0], np.float64) + np.asarray(cpu[1], np.float64)
+        d = dev[0].get().astype(np.float64) + dev[1].get().astype(np.float64)
+        for r, g in zip(cpu, dev):
+            assert isinstance(g, cp.ndarray) and g.shape == np.shape(r)
+            assert g.dtype == np.asarray(r).dtype
+        np.testing.assert_array_equal(np.isnan(d), np.isnan(c))
+        fin = np.abs(c[np.isfinite(c)])
+        np.testing.assert_allclose(d, c, rtol=1e-6, atol=1e-6 * float(fin.max(initial=0)))
+        return
+    _check_states(uname, cpu, dev, cp)
+
+
+def _copy_first_data(rng, dtype, shape, uname):
+    """NaN-laden data; non-negative for the moments family and integers.  A
+    first element x0 < 0 copied into moments' count slot makes the count
+    x0 + k pass near (an integer: through) 0, where the update divides by
+    it: any rounding difference in the rest's state is amplified without
+    bound, and for an integer the CPU's own loops differ (a division by 0
+    in Welford's update where the reduced axis is strided, a finite combine
+    of a contiguous row's block).  test_reduce_initial_none_inf_first has
+    negative first elements of a well-conditioned count."""
+    x = _data(rng, dtype, shape, nan=True)
+    return np.abs(x) if "moments" in uname or np.dtype(dtype).kind == "i" else x
+
+
+def _copy_first_cases():
+    return [(u, d) for u in WITH_INITIALS for d in DTYPES if np.dtype(d).char in
+            src.loop_types(u)]
+
+
+@pytest.mark.parametrize("uname,dtype", _copy_first_cases())
+def test_reduce_initial_none_matches_numpy_path(emu, uname, dtype):
+    """initial=None against the NumPy path: every axis (None, (), tuples),
+    keepdims, non-contiguous input, length-1 reduced axes (the copy alone),
+    0-d input, out= (written and returned; another dtype cast), dtype=, and
+    the NumPy path's errors (where=, empty reductions) before any work."""
+    cp, nrc = emu
+    rng = np.random.default_rng(31)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+
+    def both(x, **kw):
+        with np.errstate(all="ignore"):
+            _check_copy_first(uname, nr.reduce(u, x, initial=None, **kw),
+                              nr.reduce(u, cp.asarray(x), initial=None, **kw), cp)
+
+    x = _copy_first_data(rng, dtype, (9, 13), uname)
+    for axis in (None, (), 0, 1, -1, (0, 1), (1, 0)):
+        for keepdims in (False, True):
+            both(x, axis=axis, keepdims=keepdims)
+            both(x.T, axis=axis, keepdims=keepdims)  # strided
+    both(x[::2, ::-3], axis=1)
+    x3 = _copy_first_data(rng, dtype, (3, 4, 5), uname)
+    for axis in ((0, 2), (2, 0), (1, 2), (0, 1, 2), 1):
+        for keepdims in (False, True):
+            both(x3, axis=axis, keepdims=keepdims)
+    # length-1 reduced axes: the copy of the element, nothing folded
+    for shape, axis in (((4, 1), 1), ((1, 5), 0), ((1, 1), None), ((1, 6, 1), (0, 2)),
+                        ((5,), ())):
+        both(_copy_first_data(rng, dtype, shape, uname), axis=axis)
+        both(_copy_first_data(rng, dtype, shape, uname), axis=axis, keepdims=True)
+    both(np.asarray(_copy_first_data(rng, dtype, (1,), uname)[0]), axis=None)  # 0-d
+    both(_copy_first_data(rng, dtype, (0, 3), uname), axis=1)  # nothing reduced is empty
+    # the method and the module function alike
+    _check_copy_first(uname, nr.reduce(u, x, axis=0, initial=None),
+                      g.reduce(cp.asarray(x), axis=0, initial=None), cp)
+    # out=: written in place and returned; float32 outputs cast (same kind)
+    cpu = nr.reduce(u, x, axis=0, initial=None)
+    outs = tuple(cp.asarray(np.full(13, 7, c.dtype)) for c in cpu)
+    res = nr.reduce(u, cp.asarray(x), axis=0, out=outs, initial=None)
+    assert all(r is o for r, o in zip(res, outs))
+    _check_copy_first(uname, cpu, res, cp)
+    outs = tuple(cp.asarray(np.empty((1, 13), np.float32)) for _ in cpu)
+    res = nr.reduce(u, cp.asarray(x), axis=0, out=outs, keepdims=True, initial=None)
+    assert all(r is o for r, o in zip(res, outs))
+    cpu32 = nr.reduce(u, x, axis=0, out=tuple(np.empty((1, 13), np.float32) for _ in cpu),
+                      keepdims=True, initial=None)
+    if uname == "twosum":
+        _check_copy_first(uname, cpu32, res, cp)
+    else:
+        for c, r in zip(cpu32, res):
+            np.testing.assert_allclose(r.get(), c, rtol=1e-6, equal_nan=True)
+    # out= sharing memory with the input: the input is read before the write
+    if np.dtype(dtype) == np.float64 and cpu[0].dtype == np.float64:
+        cx, dx = x.copy(), cp.asarray(x.copy())
+        cres = nr.reduce(u, cx, axis=0, out=tuple(cx[k] for k in range(u.nout)), initial=None)
+        dres = nr.reduce(u, dx, axis=0, out=tuple(dx[k] for k in range(u.nout)), initial=None)
+        _check_copy_first(uname, tuple(np.array(r) for r in cres), dres, cp)
+    # dtype=: the loop of that dtype, the first element cast from the input
+    if uname == "twosum" and np.dtype(dtype).kind in "iub":
+        both(x, axis=1, dtype=np.float32)
+    # errors: as the NumPy path raises them, nothing written
+    for kw, exc in (({"where": np.ones(x.shape, bool)}, ValueError),
+                    ({"where": np.ones(x.shape, bool), "axis": 1}, ValueError)):
+        with pytest.raises(exc) as ce:
+            nr.reduce(u, x, initial=None, **kw)
+        kw = dict(kw, where=cp.asarray(kw["where"]))
+        with pytest.raises(exc) as de:
+            nr.reduce(u, cp.asarray(x), initial=None, **kw)
+        assert str(de.value) == str(ce.value)
+        assert "does not have an identity" in str(de.value)
+    for shape, axis in (((0, 4), 0), ((0, 4), None), ((3, 0), (0, 1)), ((0,), 0)):
+        e = np.empty(shape, dtype)
+        with pytest.raises(ValueError) as ce:
+            nr.reduce(u, e, axis=axis, initial=None)
+        with pytest.raises(ValueError) as de:
+            nr.reduce(u, cp.asarray(e), axis=axis, initial=None)
+        assert str(de.value) == str(ce.value)
+        assert "zero-size array" in str(de.value)
+    outs = tuple(cp.asarray(np.full(13, 7.0)) for _ in range(u.nout))
+    with pytest.raises(ValueError, match="identity"):
+        nr.reduce(u, cp.asarray(x), axis=0, out=outs, initial=None,
+                  where=cp.asarray(np.ones(x.shape, bool)))
+    for o in outs:
+        np.testing.assert_array_equal(o.get(), 7.0)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.reduce(u, cp.asarray(x), axis=0, initial=None, where=np.ones(x.shape, bool))
+
+
+@pytest.mark.parametrize("uname", WITH_INITIALS)
+def test_reduce_initial_none_inf_first(emu, uname):
+    """inf, -inf, NaN and signed zeros as the copied first element (and
+    elsewhere), against the NumPy path where its loop folds the rest into
+    the copy by combine (a C-contiguous array's last axis, or every axis):
+    there, as on the device, moments of an infinite first element have the
+    mean NaN (the count slot holds the inf).  Where the CPU's reduced axis
+    is strided its Welford update steps the copy instead, and the mean
+    comes out as the first element plus the rest (+-inf): the CPU path's
+    own answers depend on its loop for such a copy."""
+    cp, nrc = emu
+    u = getattr(nr, uname)
+    rng = np.random.default_rng(32)
+    x = rng.standard_normal((7, 6)) * 10
+    x[:, 0] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 2.5, -3.25]
+    x[5, 3], x[6, 4], x[3, 2] = np.inf, -np.inf, np.nan
+    with np.errstate(all="ignore"):
+        for xx in (x, x[:, :1], x[:, :2], np.ascontiguousarray(x[:, [0, 3, 1]])):
+            _check_copy_first(uname, nr.reduce(u, xx, axis=1, initial=None),
+                              nr.reduce(u, cp.asarray(xx), axis=1, initial=None), cp)
+            _check(nr.reduce(u, xx[:, :1], axis=1, initial=None),  # the copy, bit for bit
+                   nr.reduce(u, cp.asarray(xx[:, :1]), axis=1, initial=None), cp, True)
+        for row in x:
+            _check_copy_first(uname, nr.reduce(u, row, axis=None, initial=None),
+                              nr.reduce(u, cp.asarray(row), axis=None, initial=None), cp)
