@@ -68,10 +68,10 @@ struct TwoSum {
     }
     // `rows` contiguous streams of n elements (row r at x + r n), each
     // reduced from acc as block_reduce(acc, row, n) reduces it -- the same
-    // bits -- into out[0][r], out[1][r]: on the host several rows per
-    // vector step (simd.hpp's two_sum_rows: short rows, a reduction along
-    // the last axis, are bound by the TwoSum chain's latency, not by the
-    // adds).
+    // bits -- into out[0][r], out[1][r]: on the host in blocks of rows
+    // (simd.hpp's two_sum_rows: each row's lanes as the 1-D kernel sums
+    // them, then the block's lanes transposed so that the lane merges and
+    // the final TwoSum, most of a short row's time, run once per block).
     NR_HD static void rows_stream(acc_t acc, const in_t *x, long long rows, long long n, A *const *out) {
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (host_lanes()) {
