@@ -50,6 +50,18 @@ CHECK = textwrap.dedent(r'''
                     same(nr.minmax(b), (np.min(b), np.max(b)), (dt, n, off, pos, "minmax nan"))
                     same(nr.nanminmax(b), (np.nanmin(b), np.nanmax(b)), (dt, n, off, pos, "nanminmax"))
                     same(nr.argminmax(b), (np.argmin(b), np.argmax(b)), (dt, n, off, pos, "argminmax nan"))
+        if np.dtype(dt).kind in "iu":  # the type's extremes (uint64: both sides of 2**63)
+            info = np.iinfo(dt)
+            edge = [info.min, info.min + 1, info.max - 1, info.max, 0, 1]
+            if dt == "uint64":
+                edge += [2**63 - 1, 2**63, 2**63 + 1]
+            for n in (64, 67, 200, 1000):
+                a = rng.choice(np.array(edge[2:-2] if n > 64 else [2, 3], dtype=dt), n)
+                for pos in (0, n // 3, n - 1):
+                    for v in edge:
+                        b = a.copy()
+                        b[pos] = v
+                        same(nr.minmax(b), (np.min(b), np.max(b)), (dt, n, pos, v, "minmax edge"))
         m = (rng.standard_normal((37, 301)) * 100).astype(dt)
         for axis in (0, 1):
             same(nr.minmax(m, axis=axis), (np.min(m, axis=axis), np.max(m, axis=axis)),
