@@ -779,6 +779,49 @@ def test_axis0_one_pass_blocks_and_their_fallback(rows, dtype):
     np.testing.assert_allclose(v[6:], np_v[6:], rtol=1e-9, atol=0)
 
 
+@pytest.mark.parametrize("rows", [2, 5, 64, 65, 100, 129])
+@pytest.mark.parametrize("dist", ["normal", "offset_1e8", "offset_-3e9", "lognormal"])
+def test_axis0_every_column_against_exact(rows, dist):
+    """Every column of an axis-0 reduction (two column tiles and a
+    remainder), not a sample: about a third of random columns start a block
+    more than a standard deviation from its mean and are summed again about
+    it (the column-parallel two-pass), the others merge branch-free, and
+    short last blocks (65, 129 rows) take both.  Each column's mean and
+    variance are at least as accurate as np.mean/np.var's against exact
+    Fraction arithmetic; nanmeanvar with NaNs at the first row and in later
+    blocks against the same columns with the NaNs left out.  (The variance
+    within 32 ulps where np.var is closer: a block's shifted sums are plain
+    sums of up to 64 terms, their rounding up to about 11 ulps on these
+    N(0, 1) columns, where np.var's pairwise two-pass is near exact.)"""
+    rng = np.random.default_rng(rows)
+    a = np.stack([DISTRIBUTIONS[dist](rng, 530) for _ in range(rows)])
+    m, v = nr.meanvar(a, axis=0)
+    np_m, np_v = np.mean(a, axis=0), np.var(a, axis=0)
+    b = a.copy()
+    b[0, ::3] = np.nan
+    b[rows - 1, 1::4] = np.nan
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns at rows=2, as NumPy's
+        nm, nv = nr.nanmeanvar(b, axis=0)
+        np_nm, np_nv = np.nanmean(b, axis=0), np.nanvar(b, axis=0)
+    for c in range(a.shape[1]):
+        col = a[:, c]
+        scale = float(np.max(np.abs(col)))
+        m_exact, v_exact = exact_meanvar(col)
+        assert_at_least_as_accurate(m[c], np_m[c], m_exact, ulps=2, scale=scale, what=f"mean {c}")
+        assert_at_least_as_accurate(v[c], np_v[c], v_exact, ulps=32, what=f"var {c}")
+        kept = b[:, c][~np.isnan(b[:, c])]
+        if kept.size == 0:
+            assert np.isnan(nm[c]) and np.isnan(nv[c]), c
+            continue
+        km, kv = exact_meanvar(kept)
+        assert_at_least_as_accurate(nm[c], np_nm[c], km, ulps=2, scale=scale, what=f"nanmean {c}")
+        if kv == 0:
+            assert nv[c] == 0, c
+        else:
+            assert_at_least_as_accurate(nv[c], np_nv[c], kv, ulps=32, what=f"nanvar {c}")
+
+
 # -- finite data spanning more than the double range, on every path ----------
 
 _SPANNING = [
