@@ -89,10 +89,8 @@ namespace nr {
     // while the block mean lies within one standard deviation of Kb
     // (S2 <= 2 M2_b), which the previous block's mean makes the normal case,
     // slow trends included; a column block that fails the test (a first
-    // block far from its first value, a jump) is summed again about its own
-    // mean, all such columns of the tile in one sweep (two-pass), and one
-    // that fails again (inf/NaN, overflow) is summarised exactly by the
-    // stream algorithm (two-pass per block).  Blocks
+    // block far from its first value, a jump, inf/NaN, overflow) is summarised
+    // again exactly by the stream algorithm (two-pass per block).  Blocks
     // merge with Chan's update in the frame, M2 compensated, and a column's
     // frame moves to its first block's mean.  `stride` is in elements.
     template <class T, class A, bool SKIP_NAN>
@@ -120,7 +118,12 @@ namespace nr {
             }
             for (long long r0 = 0; r0 < rows; r0 += RB) {
                 const long long rb = rows - r0 < RB ? rows - r0 : RB;
-                for (long long c = 0; c < cb; c++) kb[c] = K[c] + (is_finite(last[c]) ? last[c] : A(0));
+                for (long long c = 0; c < cb; c++) {
+                    kb[c] = K[c] + (is_finite(last[c]) ? last[c] : A(0));
+                    s1[c] = s2[c] = A(0);
+                    bn[c] = SKIP_NAN ? A(0) : A(rb);
+                }
+                long long r = r0;
                 // The sums run on A values for every input type (rows
                 // converted first where T is not A), so that integer and
                 // float32 data give the bits of the same values in A: one
@@ -135,84 +138,33 @@ namespace nr {
                         return cv[slot];
                     }
                 };
-                // The block's shifted sums about kb (and its counts, skipping NaNs).
-                auto sums = [&]() {
-                    for (long long c = 0; c < cb; c++) {
-                        s1[c] = s2[c] = A(0);
-                        bn[c] = SKIP_NAN ? A(0) : A(rb);
-                    }
-                    long long r = r0;
-                    if constexpr (!SKIP_NAN) {  // four rows per sweep: fewer L1 round trips
-                        for (; r + 4 <= r0 + rb; r += 4) {
-                            const A *x0 = row(r, 0), *x1 = row(r + 1, 1), *x2 = row(r + 2, 2),
-                                    *x3 = row(r + 3, 3);
-                            for (long long c = 0; c < cb; c++) {
-                                const A y0 = x0[c] - kb[c], y1 = x1[c] - kb[c];
-                                const A y2 = x2[c] - kb[c], y3 = x3[c] - kb[c];
-                                s1[c] += (y0 + y1) + (y2 + y3);
-                                s2[c] += (y0 * y0 + y1 * y1) + (y2 * y2 + y3 * y3);
-                            }
-                        }
-                    }
-                    for (; r < r0 + rb; r++) {
-                        const A *xr = row(r, 0);
+                if constexpr (!SKIP_NAN) {  // four rows per sweep: fewer L1 round trips
+                    for (; r + 4 <= r0 + rb; r += 4) {
+                        const A *x0 = row(r, 0), *x1 = row(r + 1, 1), *x2 = row(r + 2, 2),
+                                *x3 = row(r + 3, 3);
                         for (long long c = 0; c < cb; c++) {
-                            const bool use = !(SKIP_NAN && is_nan(xr[c]));
-                            const A y = use ? xr[c] - kb[c] : A(0);
-                            s1[c] += y;
-                            s2[c] += y * y;
-                            if (SKIP_NAN) bn[c] += use ? A(1) : A(0);
+                            const A y0 = x0[c] - kb[c], y1 = x1[c] - kb[c];
+                            const A y2 = x2[c] - kb[c], y3 = x3[c] - kb[c];
+                            s1[c] += (y0 + y1) + (y2 + y3);
+                            s2[c] += (y0 * y0 + y1 * y1) + (y2 * y2 + y3 * y3);
                         }
                     }
-                };
-                // Whether the shifted-sums formula holds for column c (see above).
-                auto fits = [&](long long c) {
-                    const A mb = s1[c] / bn[c];
-                    return is_finite(s2[c]) && s1[c] * mb <= s2[c] - s1[c] * mb;
-                };
-                sums();
-                // The usual column, branch-free (the loop vectorises; one
-                // scalar division after another was the cost of a short
-                // block, about 15 ns a column): a block that fits, either a
-                // column's first (the frame moves to its mean, below) or
-                // merged by merge()'s finite branch.  The same operations as
-                // the loop after it, which takes every other column.
-                unsigned char rare[CB];
-                for (long long c = 0; c < cb; c++) {
-                    const A n = bn[c], mb = s1[c] / n, m2b = s2[c] - s1[c] * mb;
-                    const A bm = (kb[c] - K[c]) + mb, d = bm - sm[c];
-                    const bool fresh = sc[c] == A(0);
-                    const A n2 = sc[c] + n, w = n / n2;
-                    A s, e, k2, ke;
-                    two_sum(sq[c], m2b + d * d * sc[c] * w, s, e);
-                    two_sum(K[c], bm, k2, ke);
-                    const bool ok = (n != A(0)) & is_finite(s2[c]) & (s1[c] * mb <= m2b) &
-                                    ((fresh & is_finite(bm)) | (!fresh & is_finite(d) & is_finite(m2b) & is_finite(sq[c])));
-                    rare[c] = !ok;
-                    sc[c] = !ok ? sc[c] : fresh ? n : n2;
-                    sm[c] = !ok ? sm[c] : fresh ? ke : sm[c] + d * w;
-                    sq[c] = !ok ? sq[c] : fresh ? m2b : s;
-                    err[c] = (!ok | fresh) ? err[c] : err[c] + e;
-                    K[c] = (!ok | !fresh) ? K[c] : k2;
-                    last[c] = !ok ? last[c] : fresh ? ke : bm;
                 }
-                // The columns that fail the test (a first block whose first
-                // value lies beyond a standard deviation from its mean: a third
-                // of random columns; short blocks) move kb to their block mean
-                // and the tile is summed again (only they read the new sums):
-                // before, each was gathered by a strided scalar loop.
-                bool again = false;
-                for (long long c = 0; c < cb; c++) {
-                    if (!rare[c] || bn[c] == A(0) || fits(c) || !is_finite(s1[c] / bn[c])) continue;
-                    kb[c] += s1[c] / bn[c];
-                    again = true;
+                for (; r < r0 + rb; r++) {
+                    const A *xr = row(r, 0);
+                    for (long long c = 0; c < cb; c++) {
+                        const bool use = !(SKIP_NAN && is_nan(xr[c]));
+                        const A y = use ? xr[c] - kb[c] : A(0);
+                        s1[c] += y;
+                        s2[c] += y * y;
+                        if (SKIP_NAN) bn[c] += use ? A(1) : A(0);
+                    }
                 }
-                if (again) sums();
                 for (long long c = 0; c < cb; c++) {
-                    if (bn[c] == A(0) || !rare[c]) continue;
+                    if (bn[c] == A(0)) continue;
                     const A mb = s1[c] / bn[c], m2b = s2[c] - s1[c] * mb;
                     acc_t blk;
-                    if (fits(c)) {
+                    if (is_finite(s2[c]) && s1[c] * mb <= m2b) {
                         blk = {{bn[c], (kb[c] - K[c]) + mb, m2b}};
                     } else {  // gather the column's block: the exact stream algorithm
                         in_t col[RB];
