@@ -784,9 +784,9 @@ def test_axis0_one_pass_blocks_and_their_fallback(rows, dtype):
 def test_axis0_every_column_against_exact(rows, dist):
     """Every column of an axis-0 reduction (two column tiles and a
     remainder), not a sample: about a third of random columns start a block
-    more than a standard deviation from its mean and are summed again about
-    it (the column-parallel two-pass), the others merge branch-free, and
-    short last blocks (65, 129 rows) take both.  Each column's mean and
+    more than a standard deviation from its mean and take the exact
+    fallback, the others the shifted one-pass sums, and short last blocks
+    (65, 129 rows) take both.  Each column's mean and
     variance are at least as accurate as np.mean/np.var's against exact
     Fraction arithmetic; nanmeanvar with NaNs at the first row and in later
     blocks against the same columns with the NaNs left out.  (The variance
