@@ -8,22 +8,18 @@ every NumPy 2.x.  See ``show_config()`` for the active path.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401 (numreduce.__version__)
 
 from . import _core  # noqa: F401 (numreduce._core: the extension, for tools and tests)
 from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, twosum
-from ._engine import NoValue, reduce
-from ._methods import accumulate, merge
-from ._cumulative import cumfsum, cummeanvar, cumminmax, logcumsumexp, nancumminmax
-from ._segments import reduceat, segmented_reduce
-from ._groups import (at, group_argminmax, group_fsum, group_logsumexp, group_meanvar,
-                      group_minmax, reduce_by_group)
-from ._api import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
-                   nanmeanvar, nanminmax)
-# the same names bound to their C fast-path callables (the general functions
-# stay reachable as numreduce._api.<name>)
-from ._fastpath import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax,  # noqa: F811
-                        nanargminmax, nanmeanvar, nanminmax)
+from ._args import NoValue
+from ._api import (accumulate, at, cumfsum, cummeanvar, cumminmax, group_argminmax, group_fsum,
+                   group_logsumexp, group_meanvar, group_minmax, logcumsumexp, merge,
+                   nancumminmax, reduce, reduce_by_group, reduceat, segmented_reduce)
+# the user functions bound to their C fast-path callables (the general
+# entries stay reachable as numreduce._api.<name>)
+from ._fastpath import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
+                        nanmeanvar, nanminmax)
 from ._config import HAVE_NATIVE_REDUCE, get_num_threads, set_num_threads, show_config
 from ._extension import C_API_VERSION, get_include
 

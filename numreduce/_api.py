@@ -1,26 +1,383 @@
-"""What most users call: NumPy-style functions on top of the engine."""
+"""The public layer: the signatures and docstrings users see.
+
+Every public function is one thin entry: ``@public_function`` (the array-type
+policy of ``_dispatch``) over one method of ``_methods`` or one statistic
+of ``_stats``, run with the backend the policy picks -- ``_host`` for NumPy
+arrays, ``_dask`` for Dask arrays, ``_cupy`` for CuPy arrays.  The bodies
+below are not run: the decorator generates each entry from the signature.
+The C fast path (``_fastpath``) is the public object of the common call of
+the user functions; these entries stay reachable as ``numreduce._api.<name>``.
+
+Layer: public (docs/architecture.md).
+"""
 
 from __future__ import annotations
 
-import math
-import numbers
-import warnings
-
 import numpy as np
-from . import _core
-from ._args import axis_index, check_outs, keepdims_flag, normalize_axes, where_mask
-from ._dispatch import masked_arg, masked_fill, masked_moments, masked_where, public_function
-from ._engine import NoValue, reduce
 
-# The bodies below get arrays that their own entry already dispatched (the
-# policy in _dispatch.py): they call the engine's reduce without a second check.
-reduce = reduce.__wrapped__
+from . import _core, _methods, _stats
+from ._args import NoValue
+from ._dispatch import (masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
+                        operands_backend, public_function)
+from ._dtypes import MULTI_OUTPUT
 
-__all__ = ["argminmax", "fsum", "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax",
-           "nanmeanvar", "nanminmax"]
+__all__ = ["accumulate", "argminmax", "at", "cumfsum", "cummeanvar", "cumminmax", "fsum",
+           "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax",
+           "logcumsumexp", "logsumexp", "meanstd", "meanvar", "merge", "minmax",
+           "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "reduce",
+           "reduce_by_group", "reduceat", "segmented_reduce"]
+
+_REFUSE = masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly")
+_REFUSE_GROUPS = masked_refuse("pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) "
+                               "explicitly")
+_FOREIGN = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
 
 
-@public_function(masked_where(_core.minimummaximum))
+# ---------------------------------------------------------------------------
+# methods of multi-output ufuncs
+# ---------------------------------------------------------------------------
+
+
+@public_function(_methods.reduce, masked_where(), array="array", **_FOREIGN)
+def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
+           where=True):
+    """``ufunc.reduce`` for multi-output ufuncs on every NumPy >= 2.0.
+
+    Same signature, defaults and results as ``ufunc.reduce``; for
+    numreduce's ufuncs it returns a tuple with one array (or NumPy scalar, for
+    a full reduction without ``out``) per output.  Any other ``np.ufunc`` is
+    passed through to its own ``reduce``.
+
+    Parameters
+    ----------
+    ufunc : np.ufunc
+    array : array_like
+    axis : None, int or tuple of ints, default 0
+    dtype : dtype, optional
+        Loop dtype for every output (the input is cast to it).
+    out : tuple of (ndarray or None), optional
+        One entry per output, each of exactly the result's shape (no
+        broadcasting), writeable, and sharing no memory with another entry.
+    keepdims : bool
+    initial : scalar or tuple, optional
+        A scalar seeds every output, a tuple gives one value per output,
+        ``None`` unsets the loop's own initials.
+    where : array_like of bool, optional
+        Elements to include; needs an ``initial`` when the reduction has none.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> a = np.array([[3., 1., 4.], [1., 5., 9.]])
+    >>> nr.reduce(nr.minimummaximum, a, axis=1)
+    (array([1., 1.]), array([4., 9.]))
+    >>> nr.reduce(nr.minimummaximum, a, axis=None)
+    (np.float64(1.0), np.float64(9.0))
+    """
+
+
+@public_function(_methods.accumulate, _REFUSE, array="array", **_FOREIGN)
+def accumulate(ufunc, array, axis=0, dtype=None, out=None):
+    """``ufunc.accumulate`` for multi-output ufuncs: every output's running
+    reduction along one axis, in one pass.
+
+    Element ``i`` along ``axis`` of output ``k`` is
+    ``reduce(ufunc, array[..., :i+1, ...], axis)[k]`` -- for
+    ``minimummaximum`` the running minimum and maximum
+    (``np.minimum.accumulate``, ``np.maximum.accumulate``), for ``moments``
+    the running (count, mean, M2).  Any other ``np.ufunc`` is passed through
+    to its own ``accumulate``.
+
+    Parameters
+    ----------
+    ufunc : np.ufunc
+    array : array_like
+        At least 1-d.
+    axis : int, default 0
+        One axis (``None`` only for 1-d input, as in NumPy).
+    dtype : dtype, optional
+        Loop dtype for every output, as for ``reduce``.
+    out : tuple of (ndarray or None), optional
+        One entry per output, of exactly ``array``'s shape, writeable, no two
+        sharing memory.  Results are cast into it as by ``reduce``; an ``out``
+        that overlaps ``array`` is fine (computed into a temporary first).
+
+    Returns
+    -------
+    tuple of ndarray
+        One array of ``array``'s shape per output.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> lo, hi = nr.accumulate(nr.minimummaximum, np.array([3, 1, 4, 1, 5, 0, 9]))
+    >>> lo, hi
+    (array([3, 1, 1, 1, 1, 0, 0]), array([3, 3, 4, 4, 5, 5, 9]))
+    >>> n, mean, m2 = nr.accumulate(nr.moments, np.array([1., 2., 3., 4.]))
+    >>> mean                               # running np.mean
+    array([1. , 1.5, 2. , 2.5])
+    >>> m2 / n                             # running np.var
+    array([0.        , 0.25      , 0.66666667, 1.25      ])
+    """
+
+
+def merge(ufunc, states_a, states_b, out=None):
+    """Combine two partial reduction states elementwise, with broadcasting.
+
+    ``states_a`` and ``states_b`` are what ``numreduce.reduce(ufunc, ...)``
+    returns: tuples with one array (or scalar) per ufunc output -- (min, max)
+    for ``minimummaximum``/``fminfmax``, (count, mean, M2) for
+    ``moments``/``nanmoments``, (max, sum of exp(x - max) - 1) for ``maxsumexp``,
+    (sum, error) for ``twosum``.  The result is the state of the union,
+    through the reduction's own ``combine``::
+
+        merge(u, reduce(u, a[:k]), reduce(u, a[k:])) == reduce(u, a)
+
+    exactly for the order reductions, within the reduction's accuracy bound
+    for the others (docs/accuracy.md).
+
+    Parameters
+    ----------
+    ufunc : one of numreduce's multi-output ufuncs
+    states_a, states_b : tuple of array_like
+        One entry per output; all ``2 * nout`` arrays broadcast together.
+        They are cast (safely) to the accumulator dtype that
+        ``reduce(ufunc, ...)`` gives for their common dtype.
+    out : tuple of (ndarray or None), optional
+        One entry per output, of exactly the broadcast shape, writeable (it
+        may be ``states_a`` itself: ``merge(u, s, part, out=s)`` updates a
+        running state in place).  Results are cast into it as by ``reduce``.
+
+    Returns
+    -------
+    tuple
+        One array per output (NumPy scalars for 0-d results without ``out``).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> a = np.array([3., 1., 4., 1., 5., 9., 2., 6.])
+    >>> nr.merge(nr.minimummaximum, nr.reduce(nr.minimummaximum, a[:3]),
+    ...          nr.reduce(nr.minimummaximum, a[3:]))
+    (np.float64(1.0), np.float64(9.0))
+    >>> n, mean, m2 = nr.merge(nr.moments, nr.reduce(nr.moments, a[:4]),
+    ...                        nr.reduce(nr.moments, a[4:]))
+    >>> float(n), float(mean), float(m2 / n)     # np.mean(a), np.var(a)
+    (8.0, 3.875, 6.609375)
+    """
+    be = operands_backend("numreduce.merge", {"states_a": states_a, "states_b": states_b,
+                                              "out": out}, ("states_a", "states_b", "out"))
+    return _methods.merge(be, "numreduce.merge", ufunc, states_a, states_b, out)
+
+
+@public_function(_methods.reduceat, _REFUSE, array="array", **_FOREIGN)
+def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
+    """``ufunc.reduceat`` for multi-output ufuncs: every output's reduction
+    over the slices ``indices[i]:indices[i+1]`` of one axis, in one pass.
+
+    The index rules are ``ufunc.reduceat``'s: for ``i < len(indices) - 1``
+    result ``i`` along ``axis`` reduces ``array[indices[i]:indices[i+1]]``
+    when ``indices[i] < indices[i+1]``, and is ``array[indices[i]]`` (one
+    element) otherwise; the last result reduces ``array[indices[-1]:]``.
+    Every index must lie in ``[0, array.shape[axis])`` (IndexError
+    otherwise; negative indices are errors, as in NumPy).  So no segment is
+    ever empty.  Any other ``np.ufunc`` is passed through to its own
+    ``reduceat``.
+
+    Parameters
+    ----------
+    ufunc : np.ufunc
+    array : array_like
+        At least 1-d.
+    indices : array_like of int
+        1-d.  An ndarray must cast safely to ``np.intp``; other sequences
+        are converted as NumPy converts them.
+    axis : int, default 0
+        One axis (``None`` only for 1-d input, as in NumPy).
+    dtype : dtype, optional
+        Loop dtype for every output, as for ``reduce``.
+    out : tuple of (ndarray or None), optional
+        One entry per output, of exactly the result's shape (``array``'s with
+        ``len(indices)`` along ``axis``), writeable, no two sharing memory.
+        Results are cast into it as by ``reduce``; an ``out`` that overlaps
+        ``array`` is fine (computed into a temporary first).
+
+    Returns
+    -------
+    tuple of ndarray
+        One array per output.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> a = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    >>> nr.reduceat(nr.minimummaximum, a, [0, 3, 7])
+    (array([1, 1, 6]), array([4, 9, 6]))
+    >>> nr.reduceat(nr.minimummaximum, a, [5, 2])    # 5 >= 2: just a[5]
+    (array([9, 1]), array([9, 9]))
+    """
+
+
+@public_function(_methods.segmented_reduce, _REFUSE, array="array")
+def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
+                     initial=NoValue, where=True):
+    """Reductions of arbitrary segments of one axis, every output in one
+    pass: result ``i`` along ``axis`` is
+    ``reduce(ufunc, array[..., starts[i]:stops[i], ...], axis)``.
+
+    ``starts`` and ``stops`` are slice bounds: negative values count from
+    the end, values out of range are clipped, so segments may skip
+    elements, overlap, or be empty.  An empty segment gives the ufunc's
+    initials where it has them (``moments``: ``(0, 0, 0)``; ``maxsumexp``:
+    ``(-inf, -1)``; ``twosum``: ``(0, 0)``) or ``initial``; for a ufunc
+    without initials (``minimummaximum``, ``fminfmax``) an empty segment
+    without ``initial`` is a ValueError, raised before any output is
+    written.
+
+    Parameters
+    ----------
+    ufunc : one of numreduce's multi-output ufuncs
+    array : array_like
+        At least 1-d.
+    starts, stops : array_like of int
+        1-d, of equal length: the segments' bounds along ``axis``.
+    axis : int, default 0
+        One axis (``None`` only for 1-d input).
+    dtype : dtype, optional
+        Loop dtype for every output, as for ``reduce``.
+    out : tuple of (ndarray or None), optional
+        One entry per output, of exactly the result's shape (``array``'s with
+        ``len(starts)`` along ``axis``), as for ``reduceat``.
+    initial : scalar or tuple, optional
+        As for ``reduce``: seeds every segment (a tuple gives one value per
+        output); ``None`` unsets the ufunc's own initials.
+    where : array_like of bool, optional
+        Elements to include (broadcast to ``array``'s shape); needs an
+        ``initial`` when the ufunc has no initials, as for ``reduce``.
+
+    Returns
+    -------
+    tuple of ndarray
+        One array per output.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> a = np.array([3., 1., 4., 1., 5., 9., 2., 6.])
+    >>> nr.segmented_reduce(nr.minimummaximum, a, [0, 2, -3], [4, 6, 100])
+    (array([1., 1., 2.]), array([4., 9., 9.]))
+    >>> nr.segmented_reduce(nr.minimummaximum, a, [0, 5], [3, 5],
+    ...                     initial=(np.inf, -np.inf))   # segment 1 is empty
+    (array([ 1., inf]), array([  4., -inf]))
+    >>> n, mean, m2 = nr.segmented_reduce(nr.moments, a, [0, 4, 0], [4, 8, 0])
+    >>> n, mean
+    (array([4., 4., 0.]), array([2.25, 5.5 , 0.  ]))
+    """
+
+
+@public_function(_methods.reduce_by_group, _REFUSE_GROUPS, array="array")
+def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None, out=None,
+                    initial=NoValue, where=True):
+    """One reduction per group, in one pass: result ``g`` along ``axis`` is
+    ``reduce(ufunc, array[..., group_ids == g, ...], axis)``.
+
+    Group ids may come in any order; every element is absorbed into its
+    group's accumulators through the reduction's step (for
+    ``minimummaximum`` the group's running (min, max), for ``moments`` its
+    (count, mean, M2)).  The jax ``segment_*`` / pandas ``groupby`` building
+    block.
+
+    Parameters
+    ----------
+    ufunc : one of numreduce's multi-output ufuncs
+    array : array_like
+        At least 1-d.
+    group_ids : array_like of integers
+        1-d, one id per element along ``axis``, each in ``[0, num_groups)``
+        (``IndexError`` otherwise, before anything is written).
+    num_groups : int, optional
+        Number of groups; ``None``: ``max(group_ids) + 1``.
+    axis : int, default 0
+        The axis to group along; the result has ``num_groups`` there.
+    dtype : dtype, optional
+        Loop dtype for every output, as for ``reduce``.
+    out : tuple of (ndarray or None), optional
+        One entry per output, of exactly the result's shape; written only
+        when every check passed.
+    initial : scalar or tuple, optional
+        Start value of every group (a tuple: one per output); ``None``
+        unsets the ufunc's own initials.
+    where : array_like of bool, optional
+        Elements to include (broadcast to ``array``'s shape).
+
+    An empty group (no element, or none selected by ``where``) gets the
+    ufunc's initials (``moments``: (0, 0, 0)) or ``initial``; where there are
+    none (``minimummaximum`` without ``initial``) it is a ``ValueError``,
+    before anything is written.
+
+    Returns
+    -------
+    tuple of ndarray
+        One array per output.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> x = np.array([3., 1., 4., 1., 5., 9., 2.])
+    >>> g = np.array([1, 0, 1, 2, 0, 2, 1])
+    >>> nr.reduce_by_group(nr.minimummaximum, x, g)
+    (array([1., 2., 1.]), array([5., 4., 9.]))
+    >>> n, mean, m2 = nr.reduce_by_group(nr.moments, x, g, num_groups=4)
+    >>> n, mean
+    (array([2., 3., 2., 0.]), array([3., 3., 5., 0.]))
+    """
+
+
+@public_function(_methods.at, _REFUSE_GROUPS, array="values")
+def at(ufunc, outs, indices, values):
+    """``ufunc.at`` for multi-output ufuncs: unbuffered, in place.
+
+    For each ``j`` in order, the accumulators ``outs[k][indices[j]]`` absorb
+    ``values[j]`` through the reduction's step, so repeated indices
+    accumulate: for ``minimummaximum`` this is ``np.minimum.at(lo, idx, v);
+    np.maximum.at(hi, idx, v)`` in one pass, for ``moments`` a running
+    (count, mean, M2) per slot.
+
+    Parameters
+    ----------
+    ufunc : one of numreduce's multi-output ufuncs
+    outs : tuple of ndarray
+        One writeable array per output, all of one shape, sharing no memory:
+        the accumulators (e.g. ``(np.full(k, np.inf), np.full(k, -np.inf))``
+        for ``minimummaximum``, zeros for ``moments``).
+    indices : index
+        Anything ``ufunc.at`` takes: an integer array (negative counts from
+        the end; out of range is an ``IndexError``), a tuple of index arrays,
+        slices.  The index rules are NumPy's own.
+    values : array_like
+        Broadcast to the indexed shape (``ValueError`` where it does not).
+        Cast, with the accumulators, to the loop dtype of
+        ``np.result_type(values, *outs)``; the results are cast back
+        (``same_kind``).
+
+    Every check runs before anything is written.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    >>> nr.at(nr.minimummaximum, (lo, hi), [0, 2, 0, 0], [5., 1., -2., 7.])
+    >>> lo, hi
+    (array([-2., inf,  1.]), array([  7., -inf,   1.]))
+    """
+
+
+# ---------------------------------------------------------------------------
+# the user functions
+# ---------------------------------------------------------------------------
+
+
+@public_function(_stats.minmax, masked_where(_core.minimummaximum))
 def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Minimum and maximum of an array in one pass.
 
@@ -53,15 +410,9 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     >>> nr.minmax([], initial=(np.inf, -np.inf))
     (np.float64(inf), np.float64(-inf))
     """
-    return reduce(_core.minimummaximum, a, axis=axis, out=out, keepdims=keepdims,
-                  initial=initial, where=where)
 
 
-# ---------------------------------------------------------------------------
-# NaN-skipping min/max
-# ---------------------------------------------------------------------------
-
-@public_function(masked_where(_core.fminfmax))
+@public_function(_stats.nanminmax, masked_where(_core.fminfmax))
 def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Minimum and maximum ignoring NaNs (NaT), in one pass.
 
@@ -77,77 +428,9 @@ def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=Tru
     >>> nr.nanminmax(np.array([[1.0, np.nan], [2.0, 5.0]]), axis=1)
     (array([1., 2.]), array([1., 5.]))
     """
-    res = reduce(_core.fminfmax, a, axis=axis, out=out, keepdims=keepdims, initial=initial,
-                 where=where)
-    if any(np.isnan(r).any() for r in res):
-        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
-    return res
 
 
-# ---------------------------------------------------------------------------
-# argmin / argmax
-# ---------------------------------------------------------------------------
-
-def _arg_rows(rows, skip_nan):
-    """(argmin, argmax) per row of a 2-D array; -1 (NaN-skipping, all NaN)
-    raises as NumPy does."""
-    lo, hi = _core._argminmax(rows, skip_nan)
-    if skip_nan and ((lo < 0).any() or (hi < 0).any()):
-        raise ValueError("All-NaN slice encountered")
-    return lo, hi
-
-
-def _argminmax(a, axis, keepdims, out, skip_nan, name):
-    a = np.asarray(a)
-    if axis is None and out is None and keepdims is False and a.ndim == 1 and a.size:
-        # The common call, without the general path's bookkeeping.
-        lo, hi = _arg_rows(a.reshape(1, -1), skip_nan)
-        return lo[0], hi[0]
-    keepdims = keepdims_flag(keepdims)
-    zero_d = a.ndim == 0
-    if zero_d:
-        a = a.reshape(1)  # NumPy treats a 0-d array as 1-d here (axis 0 / -1 / None)
-    if axis is None:
-        rows = a.reshape(1, -1)
-        shape = (1,) * a.ndim if keepdims else ()
-    else:
-        ax = axis_index(axis, a.ndim)
-        moved = np.moveaxis(a, ax, -1)
-        rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
-        shape = moved.shape[:-1]
-        if keepdims:
-            shape = shape[:ax] + (1,) + shape[ax:]
-    if zero_d:
-        shape = ()
-    outs = (None, None) if out is None else out
-    if not (type(outs) is tuple and len(outs) == 2):
-        raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries)")
-    check_outs(outs, shape, name)
-    for i, o in enumerate(outs):
-        if o is not None and not np.can_cast(o.dtype, np.intp, casting="safe"):
-            # np.argmin's rule
-            raise TypeError(f"{name}: cannot store indices in out[{i}] of dtype {o.dtype}")
-    if rows.shape[1] == 0:
-        # NumPy's message (np.argmin and np.nanargmin alike).
-        raise ValueError("attempt to get argmin of an empty sequence")
-    if rows.shape[1] >= 64 and rows.strides[1] != rows.itemsize:
-        # Strided rows (a reduction over a leading axis) step element by
-        # element; one contiguous copy lets every row take the vector kernels
-        # (np.argmin copies likewise).
-        rows = np.ascontiguousarray(rows)
-    lo, hi = _arg_rows(rows, skip_nan)
-    results = []
-    for r, o in zip((lo, hi), outs):
-        r = r.reshape(shape)
-        if o is not None:
-            o[...] = r
-            results.append(o)
-        else:
-            results.append(r[()] if r.ndim == 0 else r)
-    return tuple(results)
-
-
-@public_function(masked_arg(nan=False), wrap_scalars=False)
+@public_function(_stats.argminmax, masked_arg(nan=False), wrap_scalars=False)
 def argminmax(a, axis=None, keepdims=False, out=None):
     """Indices of the minimum and maximum in one pass.
 
@@ -165,10 +448,9 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     >>> nr.argminmax(np.array([[1.0, np.nan], [2.0, 0.5]]), axis=1)
     (array([1, 1]), array([1, 0]))
     """
-    return _argminmax(a, axis, keepdims, out, False, "argminmax")
 
 
-@public_function(masked_arg(nan=True), wrap_scalars=False)
+@public_function(_stats.nanargminmax, masked_arg(nan=True), wrap_scalars=False)
 def nanargminmax(a, axis=None, keepdims=False, out=None):
     """``(np.nanargmin(a, axis), np.nanargmax(a, axis))`` in one pass.
 
@@ -182,205 +464,9 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
     >>> nr.nanargminmax(np.array([np.nan, 3.0, 1.0, 7.0]))
     (np.int64(2), np.int64(3))
     """
-    # np.nanargmin/np.nanargmax skip NaNs of inexact dtypes only (NaT is not
-    # skipped: they are np.argmin/np.argmax for every other dtype).
-    skip = np.asarray(a).dtype.kind in "fc"
-    return _argminmax(a, axis, keepdims, out, skip, "nanargminmax")
 
 
-# ---------------------------------------------------------------------------
-# mean and variance
-# ---------------------------------------------------------------------------
-
-def _dtype_arg(name, dtype):
-    """``np.dtype(dtype)``, or None; a TypeError naming ``dtype`` otherwise."""
-    if dtype is None:
-        return None
-    try:
-        return np.dtype(dtype)
-    except TypeError as e:
-        raise TypeError(f"{name}: dtype={dtype!r} is not a data type") from e
-
-
-def _result_dtype(name, in_dtype, dtype, nan=False):
-    """np.mean / np.var's (np.nanmean / np.nanvar's) result dtypes (mean_dt,
-    var_dt) for `in_dtype` data and the ``dtype=`` argument, or a TypeError
-    naming the argument.
-
-    NumPy's rules: bool/integer data give float64, float data their own type,
-    complex data a complex mean and a real variance; ``dtype=`` sets both.
-    Refused (TypeError) where NumPy computes what the float accumulators
-    cannot reproduce: an integer/bool/object ``dtype=`` (NumPy casts every
-    element to it and truncates each division), and a real ``dtype=`` on
-    complex data (NumPy drops the imaginary parts with a ComplexWarning).
-    See docs/differences.md."""
-    kind = in_dtype.kind
-    if kind not in "biufc":
-        why = {"m": "; a timedelta64 variance would have squared time units (np.var raises "
-                    "too), use np.mean for the mean",
-               "O": "; object arrays have no C loop, cast them first (a.astype(float))"}
-        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (need bool, integer, "
-                        f"floating point or complex){why.get(kind, '')}")
-    dt = _dtype_arg(name, dtype)
-    if dt is None:
-        if kind in "biu":
-            return np.dtype(np.float64), np.dtype(np.float64)
-        native = in_dtype.newbyteorder("=")
-        return native, (np.finfo(native).dtype if kind == "c" else native)
-    if nan and kind in "fc" and dt.kind not in "fc":
-        # np.nanmean / np.nanvar's own check and message
-        raise TypeError(f"{name}: If a is inexact, then dtype must be inexact (got dtype={dt})")
-    if dt.kind in "biuO":
-        raise TypeError(f"{name}: dtype={dt} is not supported: np.mean/np.var accumulate in "
-                        f"{dt} (each element cast, each division truncated), numreduce in "
-                        "floating point; pass a floating-point dtype and cast the results")
-    if dt.kind not in "fc":
-        raise TypeError(f"{name}: cannot compute a mean or variance in dtype={dt}")
-    if kind == "c" and dt.kind == "f":
-        raise TypeError(f"{name}: dtype={dt} would drop the imaginary part of {in_dtype} data "
-                        "(NumPy warns ComplexWarning); pass a complex dtype, or a.real")
-    return dt, dt
-
-
-def _ddof_arg(name, ddof):
-    """``ddof`` as a real scalar (np.var accepts floats and negative values);
-    TypeError for anything that is not a real number, ValueError for arrays."""
-    if isinstance(ddof, numbers.Real) and not isinstance(ddof, (np.ndarray, np.generic)):
-        return ddof if isinstance(ddof, (int, float)) else float(ddof)
-    if not isinstance(ddof, (np.ndarray, np.generic, list, tuple)):
-        raise TypeError(f"{name}: ddof must be a real number, got {ddof!r}")
-    arr = np.asarray(ddof)
-    if arr.ndim:
-        raise ValueError(f"{name}: ddof must be a scalar, got an array of shape {arr.shape}")
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name}: ddof must be a real number, got {ddof!r} (dtype {arr.dtype})")
-    return arr[()]
-
-
-def _moments(ufunc, a, axis, keepdims, where):
-    """(count, mean, M2) over `axis`, always through one of the moments'
-    blocked two-pass paths: the leading axes of C-ordered data go to the
-    column-parallel row-block path; otherwise the reduced axes are moved last
-    and the data made contiguous, aligned and native (a copy only where it is
-    not already; np.var makes an n-sized temporary too).  Strided
-    accumulators would fall back to Welford's update, which loses accuracy on
-    data with a large offset (see docs/accuracy.md)."""
-    a = np.asarray(a)
-    # np.mean / np.var validate the axis against the array (no 0-d special
-    # case as ufunc.reduce has).
-    axes = normalize_axes(axis, a.ndim, scalar_rule=False)
-    keepdims = keepdims_flag(keepdims)
-    where = where_mask(where, a.shape)
-    if where is None:
-        where = True
-    else:
-        where = np.broadcast_to(where, a.shape)
-    leading = tuple(range(len(axes)))
-    if (axes and where is True and sorted(axes) == list(leading) and len(axes) < a.ndim
-            and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
-        # Leading axes of C-ordered data (axis=0 of a 2-D array): the engine's
-        # column-parallel blocked two-pass, no copy.
-        count, mean, m2 = reduce(ufunc, a, axis=leading, keepdims=keepdims)
-    elif axes:
-        rest = [i for i in range(a.ndim) if i not in axes]
-        order = rest + sorted(axes)
-        lead = tuple(a.shape[i] for i in rest)
-        b = np.require(a.transpose(order), dtype=a.dtype.newbyteorder("="),
-                       requirements=["C", "A"])
-        flat = lead + (math.prod(a.shape[i] for i in axes),)
-        b = b.reshape(flat)
-        if where is not True:
-            where = np.ascontiguousarray(where.transpose(order)).reshape(flat)
-        count, mean, m2 = reduce(ufunc, b, axis=-1, where=where)
-        if keepdims:
-            count, mean, m2 = (np.expand_dims(r, axes) for r in (count, mean, m2))
-    else:
-        count, mean, m2 = reduce(ufunc, a, axis=(), keepdims=keepdims, where=where)
-    return a, count, mean, m2
-
-
-def _meanvar(name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
-    """The meanvar family: dtype and ddof checks (before any work), then one
-    moments reduction per real part -- complex data reduce their real and
-    imaginary parts separately, var = (M2(re) + M2(im)) / dof, which is
-    np.var's mean of |z - mean|^2."""
-    a = np.asarray(a)
-    ddof, mean_dt, var_dt, axis, ufunc = _meanvar_args(name, a, axis, dtype, ddof, nan)
-    res = [_moments(ufunc, p, axis, keepdims, where)[1:] for p in _moment_parts(a, mean_dt, nan)]
-    count = res[0][0]
-    m2 = res[0][2] if len(res) == 1 else np.add(res[0][2], res[1][2])
-    # np.nanvar is np.var for non-inexact data (inf, not NaN, where ddof >= count)
-    return _finish_meanvar(count, [r[1] for r in res], m2, mean_dt, var_dt, ddof, std,
-                           nan_dof=nan and a.dtype.kind in "fc")
-
-
-def _meanvar_args(name, a, axis, dtype, ddof, nan):
-    """The meanvar family's argument checks: (ddof, mean dtype, variance
-    dtype, axis, moments ufunc) for data `a` (also used per chunk by the
-    Dask path)."""
-    ddof = _ddof_arg(name, ddof)
-    mean_dt, var_dt = _result_dtype(name, a.dtype, dtype, nan)
-    if nan and a.ndim == 0 and type(axis) is int and axis in (0, -1):
-        axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
-    ufunc = _core.nanmoments if nan and a.dtype.kind in "fc" else _core.moments
-    return ddof, mean_dt, var_dt, axis, ufunc
-
-
-def _moment_parts(a, mean_dt, nan):
-    """The real arrays whose moments the meanvar family reduces: `a`, or the
-    real and imaginary parts of complex data; in long double where the
-    ``dtype=`` precision is long double."""
-    if a.dtype.kind == "c":
-        parts = [a.real, a.imag]
-        if nan:
-            # np.nanmean skips an element whose real *or* imaginary part is
-            # NaN: make both parts NaN there, so both skip the same elements.
-            bad = np.isnan(a)
-            if bad.any():
-                parts = [np.where(bad, np.nan, p) for p in parts]
-    else:
-        parts = [a]
-    work = np.finfo(mean_dt).dtype  # the real type of the dtype= precision
-    if work.itemsize > 8:
-        # dtype=longdouble (or long double data): accumulate in long double
-        parts = [p.astype(work, copy=False) for p in parts]
-    return parts
-
-
-def _finish_meanvar(count, means, m2, mean_dt, var_dt, ddof, std, nan_dof=False,
-                    warn_dof=True):
-    """(mean, var or std) from the reductions: `means` holds one mean per real
-    part (the real and imaginary parts of complex data).  ``warn_dof=False``:
-    no "Degrees of freedom" warning (the caller decides; cummeanvar)."""
-    if np.any(count == 0):
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
-    dof = np.maximum(count - ddof, 0)
-    if warn_dof and np.any(dof <= 0):
-        # np.nanvar's message ends with a period, np.var's does not
-        warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
-                      RuntimeWarning, stacklevel=4)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        means = [np.where(count > 0, m, np.nan) for m in means]
-        var = np.true_divide(m2, dof)
-        if nan_dof:  # np.nanvar: NaN (not inf) where ddof >= count
-            var = np.where(dof > 0, var, np.nan)
-        if std:
-            var = np.sqrt(var)
-    if len(means) == 2:
-        re, im = means
-        with np.errstate(invalid="ignore"):
-            # np.mean divides the complex sum by the count as a complex
-            # number: an inf or NaN in one part makes the other NaN (inf * 0)
-            re, im = re + im * 0, im - re * 0
-        mean = np.empty(np.shape(re), dtype=mean_dt)
-        mean.real, mean.imag = re, im
-    else:
-        mean = np.asarray(means[0], dtype=mean_dt)
-    var = np.asarray(var, dtype=var_dt)
-    return (mean[()] if mean.ndim == 0 else mean), (var[()] if var.ndim == 0 else var)
-
-
-@public_function(masked_moments(nan=False))
+@public_function(_stats.meanvar, masked_moments(nan=False))
 def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
 
@@ -406,10 +492,9 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.meanvar(np.array([1 + 1j, 3 - 1j]))
     (np.complex128(2+0j), np.float64(2.0))
     """
-    return _meanvar("meanvar", a, axis, dtype, ddof, keepdims, where, std=False)
 
 
-@public_function(masked_moments(nan=False))
+@public_function(_stats.meanstd, masked_moments(nan=False))
 def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
@@ -421,10 +506,9 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.meanstd(np.array([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]))
     (np.float64(5.0), np.float64(2.0))
     """
-    return _meanvar("meanstd", a, axis, dtype, ddof, keepdims, where, std=True)
 
 
-@public_function(masked_moments(nan=True))
+@public_function(_stats.nanmeanvar, masked_moments(nan=True))
 def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
@@ -440,14 +524,9 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     >>> nr.nanmeanvar(np.array([1.0, np.nan, 3.0]))
     (np.float64(2.0), np.float64(1.0))
     """
-    return _meanvar("nanmeanvar", a, axis, dtype, ddof, keepdims, where, std=False, nan=True)
 
 
-# ---------------------------------------------------------------------------
-# log-sum-exp and compensated sums
-# ---------------------------------------------------------------------------
-
-@public_function(masked_fill(-np.inf, float_ints=True))
+@public_function(_stats.logsumexp, masked_fill(-np.inf, float_ints=True))
 def logsumexp(a, axis=None, keepdims=False):
     """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
     semantics.
@@ -474,71 +553,9 @@ def logsumexp(a, axis=None, keepdims=False):
     >>> nr.logsumexp(np.zeros((2, 3)), axis=1)
     array([1.09861229, 1.09861229])
     """
-    arr = np.asarray(a)
-    if arr.dtype.kind == "c":
-        return _logsumexp_complex(arr.astype(arr.dtype.newbyteorder("="), copy=False), axis,
-                                  keepdims)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"logsumexp: unsupported dtype {arr.dtype}")
-    mx, t = reduce(_core.maxsumexp, arr, axis=axis, keepdims=keepdims)
-    return _logsumexp_finish(mx, t, arr.dtype)
 
 
-def _logsumexp_finish(mx, t, in_dtype):
-    """m + log1p(t) of maxsumexp states, in the result dtype for `in_dtype`
-    data (SciPy's: the float dtype, float64 for bool and integers)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        res = np.add(mx, np.log1p(t))
-        # +inf max: t counts the other infinities, log1p(t) is finite; -inf
-        # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
-    rdt = in_dtype.newbyteorder("=") if in_dtype.kind == "f" else np.dtype(np.float64)
-    res = np.asarray(res, dtype=rdt)
-    return res[()] if res.ndim == 0 else res
-
-
-def _logsumexp_complex(arr, axis, keepdims, xp=np):
-    """scipy.special.logsumexp's meaning for complex data, in NumPy (or
-    CuPy: ``xp``, the same array operations on the device): shift by the
-    (last) element of largest real part, sum the others' exp, log1p; where
-    that is not finite, log(sum(exp(a))) directly (C99 complex exp/log
-    decide the inf/NaN cases); the imaginary part wrapped into (-pi, pi]."""
-    normalize_axes(axis, arr.ndim)  # the real path's axis rules and errors
-    keepdims = keepdims_flag(keepdims)
-    # the result shape of the real path: np.sum's
-    shape = np.sum(np.empty(arr.shape, np.int8), axis=axis, keepdims=keepdims).shape
-    a = arr.reshape(1) if arr.ndim == 0 else arr
-    ax = None if axis is None else axis
-    if arr.ndim == 0 and axis is not None:
-        ax = normalize_axes(axis, 1, scalar_rule=False)
-    dt = a.dtype
-    if a.size == 0:
-        res = xp.full(shape, complex(-np.inf, 0.0), dtype=dt)
-        return res[()] if res.ndim == 0 and xp is np else res
-    with np.errstate(all="ignore"):
-        direct = xp.log(xp.sum(xp.exp(a), axis=ax, keepdims=True))
-        re = a.real
-        top = xp.max(re, axis=ax, keepdims=True)
-        # the last element whose real part is the maximum (none for a NaN
-        # maximum: then every element is "chosen", as in SciPy; the result
-        # is not finite and the direct formula decides)
-        idx = xp.where(re == top, xp.arange(a.size).reshape(a.shape), -1)
-        chosen = idx == xp.max(idx, axis=ax, keepdims=True)
-        shift = xp.sum(xp.where(chosen, a, 0), axis=ax, keepdims=True, dtype=dt)
-        count = xp.sum(chosen, axis=ax, keepdims=True, dtype=dt)
-        rest = xp.where(chosen, xp.asarray(-np.inf, dtype=dt), a)
-        s = xp.sum(xp.exp(rest - shift), axis=ax, keepdims=True, dtype=dt)
-        s = xp.where(s == 0, s, s / count)
-        out = xp.log1p(s) + xp.log(count) + shift
-        out = xp.where(xp.isfinite(out), out, direct)
-        im = out.imag
-        wrapped = -((-im + np.pi) % (2 * np.pi) - np.pi)
-        im = xp.where(xp.abs(im) < np.pi, im, wrapped)
-        out = out.real + im.astype(dt) * 1j
-    res = xp.asarray(out, dtype=dt).reshape(shape)
-    return res[()] if res.ndim == 0 and xp is np else res
-
-
-@public_function(masked_fill(0))
+@public_function(_stats.fsum, masked_fill(0))
 def fsum(a, axis=None, dtype=None, keepdims=False):
     """Compensated sum along an axis (Neumaier / Kahan-Babuska, one pass).
 
@@ -561,77 +578,271 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     >>> float(nr.fsum(x))   # np.sum(x) gives 4.0 here
     10.0
     """
-    arr = np.asarray(a)
-    acc, rdt = _fsum_dtype(arr.dtype, dtype)
-    sums = [_fsum_part(p, axis, acc, keepdims) for p in _fsum_parts(arr, rdt)]
-    return _fsum_assemble(sums, rdt)
 
 
-def _fsum_parts(arr, rdt):
-    """The real arrays fsum sums: `arr` (object data cast to the dtype=), or
-    the real and imaginary parts of complex data."""
-    if arr.dtype.kind == "O":
-        arr = arr.astype(rdt)  # the element cast np.sum(a, dtype=...) makes
-    return [arr.real, arr.imag] if arr.dtype.kind == "c" else [arr]
+@public_function(_stats.cumminmax, _REFUSE, array="x")
+def cumminmax(x, /, *, axis=None, dtype=None, out=None):
+    """Running minimum and maximum in one pass:
+    ``(np.minimum.accumulate(x, axis), np.maximum.accumulate(x, axis))``.
+
+    The signature is ``np.cumulative_sum``'s, less ``include_initial``:
+    minimum and maximum have no identity (``np.minimum.identity`` is None),
+    so an empty prefix has no value to include.
+
+    Parameters
+    ----------
+    x : array_like
+        0-d input is treated as 1-d, as ``np.cumulative_sum`` does.
+    axis : int, optional
+        Required for input of more than one dimension (ValueError
+        otherwise); ``None`` for 1-d input.
+    dtype : dtype, optional
+        Dtype of both outputs (the input is cast to it).
+    out : tuple of two (ndarray or None), optional
+        Of ``x``'s shape; may overlap ``x``.
+
+    Returns
+    -------
+    (running_min, running_max) : tuple of ndarray
+        NaN/NaT-propagating, as ``np.minimum.accumulate``: from the first NaN
+        on, both are NaN.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.cumminmax(np.array([3., 1., 4., 1., 5., 9., 2.]))
+    (array([3., 1., 1., 1., 1., 1., 1.]), array([3., 3., 4., 4., 5., 9., 9.]))
+    >>> lo, hi = nr.cumminmax(np.array([[2, 7], [5, 1]]), axis=0)
+    >>> lo
+    array([[2, 7],
+           [2, 1]])
+    """
 
 
-def _fsum_assemble(sums, rdt):
-    """fsum's result from the finished sums of its parts (``_fsum_parts``)."""
-    if rdt is None:
-        res = sums[0]
-    elif len(sums) == 2:
-        res = np.empty(np.shape(sums[0]), dtype=rdt)
-        res.real, res.imag = sums
-    else:
-        res = np.asarray(sums[0], dtype=rdt)
-    return res[()] if res.ndim == 0 else res
+@public_function(_stats.nancumminmax, _REFUSE, array="x")
+def nancumminmax(x, /, *, axis=None, dtype=None, out=None):
+    """Running minimum and maximum that skip NaN, in one pass:
+    ``(np.fmin.accumulate(x, axis), np.fmax.accumulate(x, axis))``, through
+    ``numreduce.accumulate(fminfmax, ...)``.
+
+    Leading NaNs stay NaN until the first number (as ``np.fmin.accumulate``;
+    an all-NaN prefix has no minimum); NaT likewise for datetimes.  The
+    signature and rules are :func:`cumminmax`'s.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.nancumminmax(np.array([np.nan, 3., np.nan, 1., 5.]))
+    (array([nan,  3.,  3.,  1.,  1.]), array([nan,  3.,  3.,  3.,  5.]))
+    """
 
 
-def _fsum_dtype(in_dtype, dtype, name="fsum"):
-    """np.sum's ``dtype=`` rules as far as compensated floating-point
-    summation can follow them: (acc, res), the real dtype the twosum
-    reduction runs in (None: the loop's choice for the input -- float64 for
-    bool/integers, float32 for float16) and the result dtype (None: the
-    accumulator's).  Complex data and complex ``dtype=`` sum the real and
-    imaginary parts separately.  A TypeError naming the argument for what it
-    cannot follow (docs/differences.md); ``name`` is the
-    function the messages name (fsum, cumfsum)."""
-    kind = in_dtype.kind
-    dt = _dtype_arg(name, dtype)
-    if kind == "m":
-        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (np.sum of timedelta64 is "
-                        "exact integer arithmetic; use np.sum)")
-    if kind == "M":
-        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (datetime64 values cannot "
-                        "be added; np.sum raises too)")
-    if kind not in "biufcO":
-        raise TypeError(f"{name}: unsupported input dtype {in_dtype} (need bool, integer, "
-                        "floating point or complex)")
-    if kind == "O" and (dt is None or dt.kind not in "fc"):
-        raise TypeError(f"{name}: object arrays need a floating-point or complex dtype= (the "
-                        "elements are then cast, as np.sum(a, dtype=...) casts them)")
-    if dt is None:
-        return None, (in_dtype.newbyteorder("=") if kind == "c" else None)
-    if dt.kind in "biuO":
-        raise TypeError(f"{name}: dtype={dt} is not supported: compensated summation runs in "
-                        f"floating point (np.sum(a, dtype={dt}) is {dt} arithmetic)")
-    if dt.kind not in "fc":
-        raise TypeError(f"{name}: cannot sum in dtype={dt}")
-    if kind == "c" and dt.kind == "f":
-        raise TypeError(f"{name}: dtype={dt} would drop the imaginary part of {in_dtype} data "
-                        "(NumPy warns ComplexWarning); pass a complex dtype, or a.real")
-    real = np.finfo(dt).dtype
-    return (np.dtype(np.float32) if real == np.float16 else real), dt
+@public_function(_stats.logcumsumexp, _REFUSE, array="x")
+def logcumsumexp(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """``log(cumsum(exp(x)))`` along an axis, accurate and without overflow:
+    ``np.logaddexp.accumulate(x, axis)`` in one pass.
+
+    Runs ``numreduce.accumulate(maxsumexp, ...)``: the running maximum ``m``
+    and ``t`` = the running sum of ``exp(x - m)`` less the maximum's own 1,
+    in float64 (long double for long double), rescaled when the maximum
+    grows; the result is ``m + log1p(t)``.  +inf wins, NaN propagates from
+    its position on, -inf terms add nothing (an all -inf prefix gives -inf).
+
+    Parameters
+    ----------
+    x : array_like
+        Real (bool, integer or float) data; 0-d input is treated as 1-d.
+    axis : int, optional
+        Required for input of more than one dimension; ``None`` for 1-d.
+    dtype : dtype, optional
+        Result dtype (a float type).  Default: as ``numreduce.logsumexp``
+        (SciPy's rule) -- the input's float dtype, float64 for bool and
+        integers.
+    out : ndarray, optional
+        Of the result's shape; results are cast into it.  May overlap ``x``.
+    include_initial : bool, default False
+        Prepend -inf (the log of an empty sum), as ``np.cumulative_sum``
+        prepends 0: the result is one longer along ``axis``.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.logcumsumexp(np.array([1000., 1000., 1000.]))    # no overflow
+    array([1000.        , 1000.69314718, 1001.09861229])
+    >>> nr.logcumsumexp(np.array([0., 0.]), include_initial=True)
+    array([      -inf, 0.        , 0.69314718])
+    """
 
 
-def _fsum_part(arr, axis, acc, keepdims):
-    """The compensated sum s + e of real data, in the accumulator's dtype."""
-    s, e = reduce(_core.twosum, arr, axis=axis, dtype=acc, keepdims=keepdims)
-    return _fsum_finish(s, e)
+@public_function(_stats.cumfsum, _REFUSE, array="x")
+def cumfsum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """Compensated cumulative sum: ``np.cumulative_sum(x, axis=axis)`` with
+    every prefix summed as accurately as :func:`numreduce.fsum` sums it.
+
+    Runs ``numreduce.accumulate(twosum, ...)`` (every addition's exact
+    rounding error accumulated alongside the running sum) and returns
+    ``sum + error`` per prefix: each prefix is within fsum's bound
+    ``eps |exact| + n eps**2 sum|x|`` of the exact prefix sum (n its
+    length), where ``np.cumsum`` drifts by up to ``n eps sum|x|``.
+
+    Parameters
+    ----------
+    x : array_like
+        Bool, integer, float, complex (the real and imaginary parts each
+        compensated), or object with a float/complex ``dtype=``.
+    axis : int, optional
+        Required for input of more than one dimension; ``None`` for 1-d.
+    dtype : dtype, optional
+        :func:`numreduce.fsum`'s rules: float64 for bool and integers,
+        float32 accumulators for float16, the input's dtype otherwise; an
+        integer, bool or object ``dtype=`` raises ``TypeError``.
+    out : ndarray, optional
+        Of the result's shape; results are cast into it.  May overlap ``x``.
+    include_initial : bool, default False
+        Prepend 0, as ``np.cumulative_sum``: one longer along ``axis``.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> x = np.array([1e16, 1.0, -1e16, 1.0])
+    >>> nr.cumfsum(x)          # np.cumsum(x) gives [1e16, 1e16, 0, 1]
+    array([1.e+16, 1.e+16, 1.e+00, 2.e+00])
+    """
 
 
-def _fsum_finish(s, e):
-    """s + e of twosum states (the sum where it is not finite or exact)."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        res = np.where(np.isfinite(s) & (e != 0), np.add(s, e), s)
-    return np.asarray(res, dtype=np.asarray(s).dtype)
+@public_function(_stats.cummeanvar, _REFUSE, array="x")
+def cummeanvar(x, /, *, axis=None, dtype=None, ddof=0, out=None):
+    """Running mean and variance in one pass: element ``i`` along ``axis``
+    is ``(np.mean(p), np.var(p, ddof=ddof))`` of the prefix ``p = x[..., :i+1]``.
+
+    Runs ``numreduce.accumulate(moments, ...)`` (Welford's update of (count,
+    mean, M2) in float64, long double for long double); complex data reduce
+    their real and imaginary parts separately and the variance is the mean
+    of ``|z - mean|**2``, as ``np.var``'s.  Result dtypes and ``dtype=``
+    follow :func:`numreduce.meanvar` (np.mean / np.var's: float64 for bool
+    and integers, the float dtype otherwise, a real variance for complex).
+
+    Prefixes with ``i + 1 - ddof <= 0`` degrees of freedom get what
+    ``np.var`` gives them (NaN, or inf where M2 > 0) but no warning per
+    prefix (with ``ddof=1`` the first prefix always has none); the
+    ``RuntimeWarning`` "Degrees of freedom <= 0 for slice" is issued only
+    when no prefix has any, i.e. when ``np.var`` of the whole slice would
+    warn (axis length ``<= ddof``).
+
+    Parameters
+    ----------
+    x : array_like
+    axis : int, optional
+        Required for input of more than one dimension; ``None`` for 1-d.
+    dtype : dtype, optional
+        A float or complex type for both results.
+    ddof : real scalar, default 0
+    out : tuple of two (ndarray or None), optional
+        For (mean, var), of ``x``'s shape; results are cast into them.
+
+    Returns
+    -------
+    (mean, var) : tuple of ndarray
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> mean, var = nr.cummeanvar(np.array([1., 2., 3., 4.]))
+    >>> mean
+    array([1. , 1.5, 2. , 2.5])
+    >>> var
+    array([0.        , 0.25      , 0.66666667, 1.25      ])
+    """
+
+
+@public_function(_stats.group_minmax, _REFUSE_GROUPS)
+def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValue, where=True):
+    """Minimum and maximum of every group, in one pass:
+    ``(np.min(a[group_ids == g], axis), np.max(...))`` for each group ``g``
+    (pandas ``groupby(...).agg(['min', 'max'])``).
+
+    NaN (NaT) propagates, as ``np.minimum``.  An empty group (and ``where``)
+    needs ``initial`` (a scalar, or (min_initial, max_initial)), else
+    ``ValueError``.  ``group_ids``, ``num_groups``, ``axis`` and ``out`` as
+    for :func:`reduce_by_group`.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_minmax(np.array([3, 1, 4, 1, 5, 9]), np.array([0, 1, 0, 1, 2, 2]))
+    (array([3, 1, 5]), array([4, 1, 9]))
+    """
+
+
+@public_function(_stats.group_meanvar, _REFUSE_GROUPS)
+def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):
+    """Mean and variance of every group, in one pass:
+    ``(np.mean(a[group_ids == g], axis), np.var(..., ddof=ddof))`` for each
+    group ``g`` (pandas ``groupby(...).mean()`` and ``.var(ddof=...)``).
+
+    Accumulates (count, mean, M2) per group with the ``moments`` ufunc
+    (float64 for bool/integer/float16/float32 data): a 1-d stream without
+    ``where`` through shifted sums per group (rebased onto the running mean
+    at powers of two and every 64 elements; Welford's update where the data
+    has inf/NaN), otherwise Welford's update.
+    Dtype and ddof rules are :func:`meanvar`'s; an empty group (or one with
+    ``count <= ddof``) gives NaN with NumPy's warnings.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_meanvar(np.array([1., 2., 3., 5.]), np.array([0, 1, 0, 1]), ddof=1)
+    (array([2. , 3.5]), array([2. , 4.5]))
+    """
+
+
+@public_function(_stats.group_logsumexp, _REFUSE_GROUPS)
+def group_logsumexp(a, group_ids, num_groups=None, axis=0):
+    """``log(sum(exp(a[group_ids == g])))`` of every group in one pass
+    (``scipy.special.logsumexp`` per group): (max, sum of exp(x - max) - 1)
+    per group with the ``maxsumexp`` step, then ``max + log1p(t)``.  No
+    overflow; +inf wins, NaN propagates; an empty group gives -inf.  Real
+    data only (float dtypes keep theirs, bool/integers give float64;
+    complex is a ``TypeError``).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_logsumexp(np.array([1000., 1000., 0.]), np.array([0, 0, 1]), num_groups=3)
+    array([1000.69314718,    0.        ,          -inf])
+    """
+
+
+@public_function(_stats.group_fsum, _REFUSE_GROUPS)
+def group_fsum(a, group_ids, num_groups=None, axis=0):
+    """Compensated sum of every group in one pass (``math.fsum`` per group,
+    to about 1 ulp): (sum, error) per group with the ``twosum`` step, then
+    ``sum + error``.  Real data only (float64 accumulators for bool and
+    integers, float32 for float16, the input's float dtype otherwise;
+    complex is a ``TypeError``); an empty group sums to 0.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_fsum(np.array([1e16, 1., -1e16, 2.]), np.array([0, 0, 0, 1]))
+    array([1., 2.])
+    """
+
+
+@public_function(_stats.group_argminmax, _REFUSE_GROUPS)
+def group_argminmax(a, group_ids, num_groups=None):
+    """``(argmin, argmax)`` of every group of a 1-d array: the index within
+    ``a`` of each group's first minimum and first maximum
+    (``np.flatnonzero(group_ids == g)[np.argmin(a[group_ids == g])]``).
+
+    NaN (NaT) propagates as in ``np.argmin``: a group with a NaN gives the
+    index of its first NaN for both.  Two passes: ``group_minmax``, then the
+    first position equal to its group's extreme.  An empty group is a
+    ``ValueError``, as ``np.argmin`` of an empty array.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.group_argminmax(np.array([3., 1., 4., 1., 5.]), np.array([0, 0, 1, 1, 0]))
+    (array([1, 3]), array([4, 2]))
+    """

@@ -1,22 +1,108 @@
-"""Argument validators shared by the engine and the user functions.
+"""The rules layer: argument rules shared by every method, statistic and backend.
 
 One place for NumPy's argument rules (``axis``, ``keepdims``, ``where``,
-``out``), so that every public function raises the exception type NumPy
-raises, with a message that names the argument, before any output is
-written.  The plain call (no options) never reaches these helpers except
-``normalize_axes`` on the fast paths' cheap checks.
+``out``, ``initial``, ``ddof``, ``dtype=``, segment offsets, group ids), so
+that every public function raises the exception type NumPy raises, with a
+message that names the argument, before any output is written -- on NumPy,
+Dask and CuPy arrays alike.  The plain call (no options) never reaches these
+helpers except ``normalize_axes`` on the fast paths' cheap checks.
+
+Layer: rules (imports nothing of numreduce; docs/architecture.md).
 """
 
 from __future__ import annotations
 
+import numbers
 import operator
+import sys
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-__all__ = ["axis_index", "check_out_dtypes", "check_outs", "check_where", "finish_outs",
-           "inplace_outs", "keepdims_flag", "normalize_axes", "one_axis", "where_mask",
-           "work_outs"]
+__all__ = ["NoValue", "axis_index", "bad_group_id", "check_group_ids", "check_index_outs",
+           "check_out_dtypes", "check_outs", "check_where", "ddof_arg", "dtype_arg",
+           "empty_group_error", "finish_outs", "first_true", "group_ids", "include_initial_arg",
+           "inplace_outs", "is_cupy_array", "is_dask_array", "is_given", "keepdims_flag", "normalize_axes", "num_groups",
+           "one_axis", "out_pair", "parse_initial", "parse_out", "reduceat_bounds", "reduced_shape",
+           "scan_axis", "slice_offsets", "where_mask", "work_outs"]
+
+
+class _NoValueType:
+    """Sentinel for "argument not given" (``initial``), like ``np._NoValue``."""
+
+    __slots__ = ()
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+    def __reduce__(self):
+        return (_NoValueType, ())
+
+
+NoValue = _NoValueType()
+_NUMPY_NOVALUE = getattr(np, "_NoValue", NoValue)
+
+
+def is_dask_array(x) -> bool:
+    """A ``dask.array.Array`` (looked up in ``sys.modules``: no Dask import)."""
+    mod = sys.modules.get("dask.array")
+    return mod is not None and isinstance(x, getattr(mod, "Array", ()))
+
+
+def is_cupy_array(x) -> bool:
+    """A CuPy array (by its type's module: no CuPy import)."""
+    return type(x).__module__.partition(".")[0] == "cupy"
+
+
+def is_given(initial) -> bool:
+    """Whether ``initial`` was given (not numreduce's or NumPy's no-value)."""
+    return initial is not NoValue and initial is not _NUMPY_NOVALUE
+
+
+def parse_out(out, nout: int):
+    """``out`` of a method with one output per ufunc output: None or a tuple
+    of ``nout`` entries (None or arrays) -> the tuple."""
+    if out is None:
+        return (None,) * nout
+    if type(out) is tuple:
+        if len(out) != nout:
+            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+        for o in out:
+            if o is not None and not isinstance(o, np.ndarray):
+                raise TypeError("return arrays must be of ArrayType")
+        return out
+    raise TypeError("'out' must be a tuple of arrays")
+
+
+def parse_initial(initial, nout: int):
+    """-> (mode, values): 0 = the loop's initials, 1 = none, 2 = given."""
+    if not is_given(initial):
+        return 0, None
+    if initial is None:
+        return 1, None
+    if isinstance(initial, tuple):
+        if len(initial) != nout:
+            raise ValueError(
+                "'initial' must be a scalar or a tuple with one entry per reduction "
+                f"output ({nout}), got length {len(initial)}"
+            )
+        if any(v is None for v in initial):
+            raise ValueError("entries of a tuple 'initial' cannot be None")
+        return 2, initial
+    return 2, (initial,) * nout
+
+
+def reduced_shape(shape, axes, keepdims: bool) -> tuple:
+    """The shape of a reduction of ``shape`` over ``axes``."""
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def axis_index(ax, ndim: int) -> int:
@@ -205,3 +291,190 @@ def finish_outs(outs, results) -> tuple:
             r = o
         final.append(r)
     return tuple(final)
+
+
+def out_pair(out, name: str) -> tuple:
+    """``out`` of a user function with two results: None, or a tuple of two
+    entries (arrays or None)."""
+    if out is None:
+        return (None, None)
+    if type(out) is not tuple or len(out) != 2:
+        raise TypeError(f"{name}: out must be a tuple of two arrays (or None entries), got "
+                        f"{type(out).__name__}")
+    return out
+
+
+def check_index_outs(outs, name: str) -> None:
+    """np.argmin's rule for ``out``: integer arrays that hold np.intp indices."""
+    for i, o in enumerate(outs):
+        if o is not None and not np.can_cast(o.dtype, np.intp, casting="safe"):
+            raise TypeError(f"{name}: cannot store indices in out[{i}] of dtype {o.dtype}")
+
+
+def dtype_arg(name, dtype):
+    """``np.dtype(dtype)``, or None; a TypeError naming ``dtype`` otherwise."""
+    if dtype is None:
+        return None
+    try:
+        return np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{name}: dtype={dtype!r} is not a data type") from e
+
+
+def ddof_arg(name, ddof):
+    """``ddof`` as a real scalar (np.var accepts floats and negative values);
+    TypeError for anything that is not a real number, ValueError for arrays."""
+    if isinstance(ddof, numbers.Real) and not isinstance(ddof, (np.ndarray, np.generic)):
+        return ddof if isinstance(ddof, (int, float)) else float(ddof)
+    if not isinstance(ddof, (np.ndarray, np.generic, list, tuple)):
+        raise TypeError(f"{name}: ddof must be a real number, got {ddof!r}")
+    arr = np.asarray(ddof)
+    if arr.ndim:
+        raise ValueError(f"{name}: ddof must be a scalar, got an array of shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: ddof must be a real number, got {ddof!r} (dtype {arr.dtype})")
+    return arr[()]
+
+
+# ---------------------------------------------------------------------------
+# scans: np.cumulative_sum's rules
+# ---------------------------------------------------------------------------
+
+def scan_axis(name, arr, axis):
+    """np.cumulative_sum's rules for an array (NumPy's, Dask's or CuPy's):
+    0-d input is 1-d, ``axis=None`` only for 1-d input, one integer axis ->
+    (arr, or its 1-d view for 0-d input; the axis index)."""
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if axis is None:
+        if arr.ndim > 1:
+            raise ValueError(f"{name}: for arrays which have more than one dimension "
+                             "``axis`` argument is required.")
+        axis = 0
+    return arr, axis_index(axis, arr.ndim)
+
+
+def include_initial_arg(name, include_initial) -> bool:
+    if not isinstance(include_initial, (bool, np.bool_)):
+        raise TypeError(f"{name}: include_initial must be True or False, got "
+                        f"{include_initial!r}")
+    return bool(include_initial)
+
+
+# ---------------------------------------------------------------------------
+# segments: reduceat's indices, segmented_reduce's slice bounds
+# ---------------------------------------------------------------------------
+
+def reduceat_bounds(indices, n: int, name: str, ufunc_name: str):
+    """``ufunc.reduceat``'s index rules -> (starts, stops), intp arrays:
+    segment i is [indices[i], indices[i+1]) where indices[i] < indices[i+1],
+    else just element indices[i]; the last runs to n.  The indices live on
+    the host for every backend."""
+    if isinstance(indices, np.ndarray):
+        if not np.can_cast(indices.dtype, np.intp, casting="safe"):
+            raise TypeError(f"{name}: 'indices' must be integers: cannot cast array data from "
+                            f"{indices.dtype!r} to {np.dtype(np.intp)!r} according to the rule "
+                            "'safe'")
+        idx = indices
+    else:
+        try:
+            idx = np.array(indices, dtype=np.intp)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{name}: 'indices' must be a 1-d sequence of integers: {e}") from None
+    if idx.ndim != 1:
+        raise ValueError(f"{name}: 'indices' must be 1-d, got {idx.ndim} dimensions")
+    idx = np.ascontiguousarray(idx, dtype=np.intp)
+    bad = np.flatnonzero((idx < 0) | (idx >= n))
+    if bad.size:
+        raise IndexError(f"index {int(idx[bad[0]])} out-of-bounds in "
+                         f"{ufunc_name}.reduceat [0, {n})")
+    stops = np.empty_like(idx)
+    if idx.size:
+        nxt = idx[1:]
+        stops[:-1] = np.where(idx[:-1] < nxt, nxt, idx[:-1] + 1)
+        stops[-1] = n
+    return idx, stops
+
+
+def slice_offsets(v, n: int, name: str, arg: str) -> np.ndarray:
+    """Slice bounds -> intp offsets in [0, n]: negative counts from the end,
+    out-of-range values clip, as ``slice(start, stop).indices(n)``."""
+    a = v if isinstance(v, np.ndarray) else np.asarray(v)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: '{arg}' must be 1-d, got {a.ndim} dimensions")
+    if a.size == 0:
+        return np.empty(0, dtype=np.intp)
+    if a.dtype.kind not in "iu":
+        if a.dtype == object:
+            try:  # Python ints too large for int64 still clip
+                vals = [operator.index(e) for e in a]
+            except TypeError:
+                vals = None
+            if vals is not None:
+                return np.array([min(max(e + n if e < 0 else e, 0), n) for e in vals],
+                                dtype=np.intp)
+        raise TypeError(f"{name}: '{arg}' must be integers (slice bounds), got dtype {a.dtype}")
+    if a.dtype.kind == "u":
+        return np.minimum(a, n).astype(np.intp)
+    a = a.astype(np.int64, copy=False)
+    return np.clip(np.where(a < 0, a + n, a), 0, n).astype(np.intp)
+
+
+# ---------------------------------------------------------------------------
+# group ids
+# ---------------------------------------------------------------------------
+
+def check_group_ids(dtype, shape, n: int, name: str) -> None:
+    """The group ids' dtype and shape rules (NumPy, Dask or CuPy ids alike):
+    1-d integers, one per element along the reduced axis."""
+    if dtype.kind not in "iu":
+        raise TypeError(f"{name}: 'group_ids' must be an array of integers, not of dtype "
+                        f"{dtype}")
+    if len(shape) != 1 or shape[0] != n:
+        raise ValueError(f"{name}: 'group_ids' must be 1-d with one id per element along the "
+                         f"reduced axis ({n}), got shape {shape}")
+
+
+def group_ids(ids, n: int, name: str):
+    """Host group ids -> (original ids array, intp ids): 1-d integers of length n."""
+    ids = np.asarray(ids)
+    if ids.size == 0 and ids.dtype.kind == "f":
+        ids = ids.astype(np.intp)  # [] (NumPy indexes with an empty list too)
+    check_group_ids(ids.dtype, ids.shape, n, name)
+    return ids, np.ascontiguousarray(ids, dtype=np.intp)
+
+
+def num_groups(num_groups, ids, name: str) -> int:
+    """``num_groups``: an integer >= 0, or None for ``max(ids) + 1`` (``ids``
+    an array with ``.size`` and ``.max()``, or None where it must be given)."""
+    if num_groups is None:
+        return int(ids.max()) + 1 if ids.size else 0
+    if isinstance(num_groups, (bool, np.bool_)):
+        raise TypeError(f"{name}: 'num_groups' must be an integer or None, not a bool")
+    try:
+        g = operator.index(num_groups)
+    except TypeError:
+        raise TypeError(f"{name}: 'num_groups' must be an integer or None, not "
+                        f"{type(num_groups).__name__}") from None
+    if g < 0:
+        raise ValueError(f"{name}: 'num_groups' must be >= 0, got {g}")
+    return g
+
+
+def bad_group_id(ids, g: int, name: str):
+    """The IndexError for the first id outside [0, g) (host ids)."""
+    k = int(np.flatnonzero((ids < 0) | (ids >= g))[0])
+    return IndexError(f"{name}: group_ids[{k}] = {ids[k]} is outside [0, num_groups) = "
+                      f"[0, {g})")
+
+
+def empty_group_error(name: str, k: int) -> ValueError:
+    """The ValueError for group ``k`` without elements and no start value."""
+    return ValueError(f"{name}: group {k} is empty and the reduction has no initial value "
+                      "(pass initial=..., or group_ids without empty groups)")
+
+
+def first_true(flags) -> int:
+    """The index of the first True of a 1-d host or device boolean array."""
+    return int(flags.nonzero()[0][0])
+

@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from . import _core
+from ._version import __version__
 
 HAVE_NATIVE_REDUCE: bool = bool(_core._HAVE_NATIVE_REDUCE)
 
@@ -26,8 +27,6 @@ def _simd_level() -> str:
 
 def config() -> dict:
     """The facts that ``show_config`` prints, as a dict."""
-    from . import __version__
-
     facts = {
         "numreduce": __version__,
         "numpy": np.__version__,

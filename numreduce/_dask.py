@@ -1,25 +1,20 @@
-"""numreduce on Dask arrays: one pass per chunk, a tree of merges, one graph.
+"""The Dask backend: numreduce's primitives as graphs over host blocks.
 
-``_dispatch.public_function`` routes a call whose array is a ``dask.array``
-``Array`` here (``is_dask_array`` looks in ``sys.modules``: numreduce never
-imports Dask itself).  Every function builds one tree reduction, the graph
-of ``dask.array.reduction`` (``_reduction``: Dask's own tree step, the block
-layer built here so that the block function is one shared key):
+``_dispatch`` routes a call whose array is a ``dask.array`` ``Array`` here
+(``_args.is_dask_array`` looks in ``sys.modules``: numreduce never imports
+Dask itself).  Every primitive has the NumPy backend's (``_host``) meaning
+and signature and runs ``_host``'s primitives on each block; the
+statistic's parts and finish come in as arguments.  A reduction is one tree
+reduction (``_dask_graph.reduction``): each block's partial states (chunk),
+the reduction's own merge over up to ``split_every`` states (combine), the
+last merge and the statistic's finish, packed into one structured array
+(aggregate), whose fields are the lazy outputs: computing them together
+reads every chunk once.  A scan is a chain of carries along the axis
+(``_dask_graph.scan_chain``).  The methods and statistics layers checked the
+arguments with the rules every backend shares, before any graph is built
+(docs/dask.md).
 
-* ``chunk``: numreduce's C++ reduction of one block into its partial state
-  (``reduce(ufunc, block, axis, keepdims=True)``; for argminmax the values
-  and global indices of the block's extrema);
-* ``combine``: the reduction's own ``merge`` folded over the states of up to
-  ``split_every`` blocks (``concatenate=False``: the states travel as dicts);
-* ``aggregate``: the last merge and the NumPy path's finish step (``M2 / (n -
-  ddof)``, ``m + log1p(t)``, ``s + e``), written into one structured array
-  with one field per output.
-
-The outputs are ``map_blocks`` views of that one structured result, so
-computing them together reads and reduces every chunk once.  The arguments
-are checked at graph-build time by running the NumPy path on a one-element
-(or, for empty input, the real empty) probe array: the same exceptions, and
-the result dtypes.  See docs/dask.md.
+Layer: backends (imports the rules layer, ``_host`` and ``_dask_graph``).
 """
 
 from __future__ import annotations
@@ -30,37 +25,39 @@ import warnings
 
 import numpy as np
 
-from . import _api, _core
-from ._args import axis_index, keepdims_flag, normalize_axes, where_mask
-from ._engine import NoValue, _parse_initial, _resolve, has_initials
-from ._dispatch import _is_dask_array as is_dask_array
-from ._methods import merge
+from . import _core, _host
+from ._args import (bad_group_id, check_group_ids, check_where, empty_group_error,
+                    group_ids as host_ids, is_dask_array, num_groups as host_num_groups,
+                    where_mask)
+from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
+from ._dtypes import has_identity, mask_initials, merge_descrs, resolve, seed_values
 
-__all__ = ["is_dask_array", "dispatch"]
+__all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "reduce", "scan",
+           "scan_output", "segments", "where"]
+
+name = "dask"
+arrays = "dask arrays"  # what the messages call this backend's arrays
+prefix = ""
+loops_check_start = False  # the start-value rules are checked before the graph
+quick_reduce = None  # no iterator-free path: every call builds a graph
+quick_arg = None
 
 
-def dispatch(qualname, arguments):
-    """The Dask implementation of public function `qualname`, called with
-    the bound `arguments`; a TypeError for the functions that have none."""
-    name = qualname.rsplit(".", 1)[-1]
-    handler = _HANDLERS.get(name)
-    if handler is None:
-        raise TypeError(f"{qualname}: dask arrays are not supported by this function; "
-                        "compute the array first (x.compute()) or apply the function per "
-                        "block (x.map_blocks)")
-    return handler(qualname, dict(arguments))
+def __getattr__(attr):
+    if attr == "xp":  # dask.array, imported on first use
+        import dask.array as da
+        return da
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 # ---------------------------------------------------------------------------
-# shared pieces
+# operands and their checks
 # ---------------------------------------------------------------------------
 
-def _as_dask(qualname, a, out=None):
+def asarray(a, what="the array", label="", qualname=""):
+    """The operand as a dask array of NumPy chunks."""
     import dask.array as da
 
-    if out is not None:
-        raise TypeError(f"{qualname}: out= is not supported for dask arrays (the results are "
-                        "lazy dask arrays); compute them and assign the values")
     x = a if is_dask_array(a) else da.asarray(a)
     meta = getattr(x, "_meta", None)
     if type(meta) is not np.ndarray:
@@ -70,230 +67,97 @@ def _as_dask(qualname, a, out=None):
     return x
 
 
+def array_code(x):
+    """``x`` without its empty chunks, for array code in dask.array (Dask's
+    where/reshape/concatenate trip over them)."""
+    if _known(x.shape) and x.size and any(0 in c for c in x.chunks):
+        x = x.rechunk(tuple(tuple(n for n in c if n) for c in x.chunks))
+    return x
+
+
 def _known(shape) -> bool:
     return not any(math.isnan(n) for n in shape)
 
 
-def _where(qualname, where, x):
+def nonempty(x) -> bool:
+    return _known(x.shape) and x.size > 0
+
+
+def axis_length(x, ax, what="the axis", qualname="", offsets=False):
+    """The length of axis ``ax``; ValueError where Dask does not know it."""
+    n = x.shape[ax]
+    if math.isnan(n):
+        if offsets:
+            raise ValueError(f"{qualname}: dask arrays with unknown chunk sizes are not "
+                             "supported (the global indices need the chunk offsets); call "
+                             "x.compute_chunk_sizes() first")
+        raise ValueError(f"{qualname}: {what} has unknown chunk sizes; call "
+                         "x.compute_chunk_sizes() first")
+    return n
+
+
+def where(where, shape, label="", qualname=""):
     """``where`` as a NumPy or dask boolean mask (None: no mask), checked
-    against ``x``'s shape as ``where_mask`` checks it."""
+    against ``shape`` as ``_args.where_mask`` checks it where both are known."""
     if where is True:
         return None
     if is_dask_array(where):
-        if not np.can_cast(where.dtype, np.bool_, casting="safe"):
-            raise TypeError(f"'where' must be a boolean array: cannot cast array data from "
-                            f"{where.dtype!r} to dtype('bool') according to the rule 'safe'")
+        check_where(where.dtype, (1,) * where.ndim)
         w = where.astype(bool) if where.dtype != bool else where
     else:
         w = where_mask(where)
-    if _known(x.shape) and _known(w.shape):
-        where_mask(np.broadcast_to(np.True_, w.shape), x.shape)  # the NumPy path's check
+    if _known(shape) and _known(w.shape):
+        where_mask(np.broadcast_to(np.True_, w.shape), shape)  # the NumPy path's check
     return w
 
 
-def _probe_array(x):
-    """The NumPy stand-in that checks the arguments at graph-build time: the
-    real (empty) array when ``x`` is empty, else one element per axis."""
-    if _known(x.shape) and math.prod(x.shape) == 0:
-        return np.zeros(x.shape, x.dtype)
-    return np.zeros((1,) * x.ndim, x.dtype)
+def _no_out(label):
+    return TypeError(f"{label}: out= is not supported for dask arrays (the results are lazy "
+                     "dask arrays); compute them and assign the values")
 
 
-def _probe_where(w, probe):
-    if w is None:
-        return True
-    if probe.size == 0 and _known(w.shape):
-        return np.broadcast_to(np.True_, w.shape)
-    return np.ones((1,) * w.ndim, bool)
+def parse_out(out, nout, label="", qualname=""):
+    if out is not None:
+        raise _no_out(qualname or label)
+    return (None,) * nout
 
 
-def _probe(func, arguments, array, x, w=None):
-    """Run the NumPy path on the probe: its exceptions now, its result dtypes."""
-    args = dict(arguments)
-    probe = _probe_array(x)
-    args[array] = probe
-    if "where" in args:
-        args["where"] = _probe_where(w, probe)
-    if "out" in args:
-        args["out"] = None
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        res = func(**args)
-    res = res if isinstance(res, tuple) else (res,)
-    return [np.asarray(r).dtype for r in res]
+def check_outs(outs, shape, label):
+    if any(o is not None for o in outs):
+        raise _no_out(label)
 
 
-def _flatten(parts):
-    """The states of a combine/aggregate step (nested lists, one level per
-    reduced axis, or one state), in block order; empty states dropped."""
-    if isinstance(parts, list):
-        out = []
-        for p in parts:
-            out.extend(_flatten(p))
-        return out
-    return [] if parts is None or parts.get("empty") else [parts]
+def check_dtypes(label, *dtypes):
+    """Result dtypes this backend cannot produce: none (the blocks are NumPy's)."""
 
 
-def _fold(merge_states, parts):
-    states = _flatten(parts)
-    if not states:
-        return {"empty": True}
-    acc = states[0]["s"]
-    for st in states[1:]:
-        acc = merge_states(acc, st["s"])
-    return {"empty": False, "s": acc}
+def into(results, outs):
+    return tuple(results)
 
 
-def _pack(results, out_dt):
-    results = [np.asarray(r) for r in results]
-    res = np.empty(np.broadcast_shapes(*(r.shape for r in results)), out_dt)
-    for i, r in enumerate(results):
-        res[f"f{i}"] = r
-    return res
+def host_indices(v, what, label):
+    return v
 
 
-def _field(block, i):
-    r = np.array(block[f"f{i}"])
-    return r[()] if r.ndim == 0 else r
+def foreign(qualname, method, ufunc, *args, **kwargs):
+    """A method of a ufunc the engine does not know: refused on dask arrays."""
+    what = getattr(ufunc, "__name__", ufunc)
+    if method == "reduce":
+        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                        f"ufuncs; for {what!r} use dask's own reductions (da.reduction or the "
+                        "ufunc's dask method)")
+    raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
+                    f"ufuncs, not {what!r}")
 
 
-def _chunk(block_state, out_dt, x_chunk, weights_chunk=None, axis=None, keepdims=True,
-           computing_meta=False):
-    if computing_meta:
-        return np.empty((0,) * np.ndim(x_chunk), out_dt)
-    return block_state(x_chunk, weights_chunk, axis)
-
-
-def _combine(merge_states, out_dt, parts, axis=None, keepdims=True, computing_meta=False):
-    if computing_meta:
-        return np.empty((0,) * np.ndim(parts), out_dt)
-    return _fold(merge_states, parts)
-
-
-def _squeeze(states, axis):
-    """The states without the reduced axes (keepdims=False)."""
-    if isinstance(states, tuple):
-        return tuple(_squeeze(s, axis) for s in states)
-    return np.squeeze(np.asarray(states), axis=axis)
-
-
-def _aggregate(merge_states, finish, out_dt, parts, axis=None, keepdims=False,
-               computing_meta=False):
-    if computing_meta:
-        return np.empty((0,) * max(np.ndim(parts) - (0 if keepdims else len(axis)), 0), out_dt)
-    st = _fold(merge_states, parts)
-    states = None if st["empty"] else st["s"]
-    if states is not None and not keepdims:
-        states = _squeeze(states, axis)
-    return _pack(finish(states), out_dt)
-
-
-_SPLIT_EVERY = 16
-
-
-def _apply_block(x_chunk, weights_chunk=None, axis=None, block_fn=None):
-    return block_fn(x_chunk, weights_chunk, axis=axis)
-
-
-def _tree_reduce_fn():
-    """Dask's own tree step of ``da.reduction`` (the merge tree over the
-    chunk states), where this Dask version has it; None otherwise."""
-    try:
-        from dask.array._reductions_generic import _tree_reduce
-    except ImportError:
-        try:
-            from dask.array.reductions import _tree_reduce
-        except ImportError:
-            return None
-    return _tree_reduce
-
-
-def _reduction(name, x, axes, keepdims, out_dt, block_state, merge_states, finish, w=None,
-               output_size=1):
-    """``da.reduction(..., concatenate=False)`` of the per-block states,
-    with one difference in the graph: the block function is one shared key
-    of the graph (a Delayed), a keyword argument of every block's task.  Each
-    block's task then has two dependencies, so Dask's linear fusion leaves
-    it alone instead of wrapping it and its source block into a fused
-    subgraph (run through ``_execute_subgraph``, which orders a small graph
-    per task: about 80 us of scheduler overhead per block, measured on
-    Dask 2026.8, more than the C++ work of a 1e6-element minmax).  The
-    merge tree is Dask's own (``split_every`` as in ``da.reduction``)."""
-    import dask
-    import dask.array as da
-    from dask.base import tokenize
-
-    ndim = x.ndim if keepdims else x.ndim - len(axes)
-    meta = np.empty((0,) * ndim, out_dt)
-    # dask.config's split_every where the user set one; else 16 states per
-    # merge task (the states are a few numbers per output element, so a
-    # flatter tree than Dask's default of 4 saves tasks, not memory)
-    split_every = dask.config.get("split_every", None) or _SPLIT_EVERY
-    chunk = functools.partial(_chunk, block_state, out_dt)
-    aggregate = functools.partial(_aggregate, merge_states, finish, out_dt)
-    combine = functools.partial(_combine, merge_states, out_dt)
-    tree_reduce = _tree_reduce_fn()
-    if tree_reduce is None:  # pragma: no cover - a Dask without the tree step
-        return da.reduction(x, chunk, aggregate, combine=combine, axis=axes,
-                            keepdims=keepdims, dtype=out_dt, concatenate=False, meta=meta,
-                            weights=w, name=f"numreduce-{name}", split_every=split_every,
-                            output_size=output_size)
-    inds = tuple(range(x.ndim))
-    args = [x, inds]
-    if w is not None:
-        wgt = da.asanyarray(w)
-        try:
-            wgt = da.broadcast_to(wgt, x.shape)
-        except ValueError:
-            raise ValueError(f"Weights with shape {wgt.shape} are not broadcastable to x with "
-                             f"shape {x.shape}") from None
-        if wgt.chunks != x.chunks:
-            # x's own chunks, empty ones included (blockwise's unification
-            # of different chunkings drops empty chunks, and the tree step
-            # then meets states it did not make)
-            wgt = wgt.rechunk(x.chunks)
-        args += [wgt, inds]
-    fn = dask.delayed(chunk, pure=True, traverse=False,
-                      name=f"numreduce-fn-{name}-{tokenize(chunk)}")
-    # (a keyword argument: a positional one without index would make
-    # blockwise unify the chunks, which drops empty chunks)
-    tmp = da.blockwise(_apply_block, inds, *args, axis=axes, block_fn=fn,
-                       token=f"numreduce-{name}", dtype=out_dt,
-                       meta=np.empty((0,) * x.ndim, out_dt))
-    tmp._chunks = tuple((output_size,) * len(c) if i in axes else c
-                        for i, c in enumerate(tmp.chunks))
-    res = tree_reduce(tmp, aggregate, axes, keepdims, out_dt, split_every, combine,
-                      name=f"numreduce-{name}", concatenate=False,
-                      reduced_meta=np.empty((0,) * x.ndim, out_dt))
-    if keepdims and output_size != 1:
-        res._chunks = tuple((output_size,) if i in axes else c
-                            for i, c in enumerate(tmp.chunks))
-    res._meta = meta
-    return res
-
-
-def _outputs(name, res, dtypes, ndim):
-    """The lazy outputs: views of the fields of the one structured result."""
-    return tuple(res.map_blocks(_field, i, dtype=dt, meta=np.empty((0,) * ndim, dt),
-                                token=f"numreduce-{name}-out{i}")
-                 for i, dt in enumerate(dtypes))
-
-
-def _build(name, x, axes, keepdims, dtypes, block_state, merge_states, finish, w=None):
-    """One reduction whose aggregate packs the outputs into a structured
-    array; the outputs are lazy views of its fields."""
-    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
-    ndim = x.ndim if keepdims else x.ndim - len(axes)
-    res = _reduction(name, x, axes, keepdims, out_dt, block_state, merge_states, finish, w)
-    return _outputs(name, res, dtypes, ndim)
-
-
-def _reduced_size(shape, axes):
-    return math.prod(shape[i] for i in axes)
+def at(ufunc, outs, indices, values, label, qualname=""):
+    raise TypeError(f"{qualname}: dask arrays are not supported by this function; compute "
+                    "the array first (x.compute()) or apply the function per block "
+                    "(x.map_blocks)")
 
 
 # ---------------------------------------------------------------------------
-# reduce (and minmax, nanminmax)
+# merges of states
 # ---------------------------------------------------------------------------
 
 def _ufunc_ref(ufunc):
@@ -302,8 +166,8 @@ def _ufunc_ref(ufunc):
     pickles, per task), or the ufunc itself for one registered through the
     C API by another package (its name need not be unique; it pickles by
     its module and name, so process and distributed workers import it)."""
-    name = ufunc.__name__
-    return name if getattr(_core, name, None) is ufunc else ufunc
+    uname = ufunc.__name__
+    return uname if getattr(_core, uname, None) is ufunc else ufunc
 
 
 def _ufunc(ref):
@@ -311,96 +175,38 @@ def _ufunc(ref):
     return getattr(_core, ref) if isinstance(ref, str) else ref
 
 
-def _keep_reduce(ufunc, block, axes, dtype=None, initial=NoValue, where=True):
-    """``reduce(ufunc, block, axes, keepdims=True)``; a whole block without
-    options through the engine's iterator-free full reduction (the path of
-    ``reduce(..., axis=None)``), reshaped."""
-    if (len(axes) == block.ndim and dtype is None and initial is NoValue
-            and where is True):
-        return tuple(np.reshape(r, (1,) * block.ndim)
-                     for r in _api.reduce(ufunc, block, axis=None))
-    return _api.reduce(ufunc, block, axis=axes, dtype=dtype, keepdims=True, initial=initial,
-                       where=where)
-
-
-def _reduce_state(ufunc, dtype, initial, identity, block, w, axes):
-    ufunc = _ufunc(ufunc)
-    if not identity and _reduced_size(block.shape, axes) == 0:
-        return {"empty": True}  # no initial: the block adds nothing
-    where = True if w is None else w
-    return {"empty": False, "s": _keep_reduce(ufunc, block, axes, dtype=dtype,
-                                              initial=initial, where=where)}
-
-
 _MERGE_LOOPS: dict = {}
 
 
-def _merge2(ufunc, a, b):
-    """``merge(ufunc, a, b)`` of two states of one graph.  The first pair of
-    each (ufunc, state dtypes) goes through the public ``merge`` (its checks
-    and errors) and leaves its loop resolution here; the next pairs of the
-    same dtypes and one shape call the core merge directly (2 us instead of
-    about 25 us a merge; a combine task folds up to ``split_every`` states).
-    Anything else (shapes that broadcast) takes the public ``merge``."""
+def merge_pair(ufunc, a, b):
+    """The merge of two states of one graph (tuples of one array or scalar
+    per output): the merge loop for their dtypes is resolved once per
+    (ufunc, dtypes) and kept (2 us a merge instead of about 25 us; a combine
+    task folds up to ``split_every`` states).  States that do not broadcast
+    together are a ValueError (the core merge's)."""
     a = tuple(np.asarray(s) for s in a)
     b = tuple(np.asarray(s) for s in b)
     nout = ufunc.nout
-    shape = a[0].shape if a else None
-    if len(a) != nout or len(b) != nout or any(s.shape != shape for s in a + b):
-        return merge(ufunc, a, b)
     key = (ufunc, tuple(s.dtype for s in a + b))
-    loop = _MERGE_LOOPS.get(key)
-    if loop is None:
-        res = merge(ufunc, a, b)
-        descrs = _resolve(ufunc, np.result_type(*a, *b), (None,) * nout, None, nout)
-        _MERGE_LOOPS[key] = (descrs[0], descrs[1])
-        return res
-    res = _core._merge(ufunc, a, b, (None,) * nout, loop[0], loop[1])
-    return tuple(r[()] if r.ndim == 0 else r for r in res)
+    descrs = _MERGE_LOOPS.get(key)
+    if descrs is None:
+        descrs = _MERGE_LOOPS[key] = merge_descrs(ufunc, [s.dtype for s in a],
+                                                  [s.dtype for s in b], nout,
+                                                  f"merge({ufunc.__name__})")[0]
+    return _host.merge(ufunc, a, b, (None,) * nout, descrs)
 
 
-def _merge_ufunc(ufunc, a, b):
-    return _merge2(_ufunc(ufunc), a, b)
+def _merge_ufunc(ref, a, b):
+    return merge_pair(_ufunc(ref), a, b)
 
 
-def _merge_parts(ufunc, a, b):
-    """merge of states made of one state per real part (complex data)."""
-    ufunc = _ufunc(ufunc)
-    return tuple(_merge2(ufunc, pa, pb) for pa, pb in zip(a, b))
+def _merge_parts(ref, a, b):
+    """merge of states made of one state per part (complex data)."""
+    ufunc = _ufunc(ref)
+    return tuple(merge_pair(ufunc, pa, pb) for pa, pb in zip(a, b))
 
 
-def _reduce_finish(name, dtypes, after, ref, seeds, states):
-    if states is None:
-        # only with unknown chunk sizes (known empty input fails at build time)
-        raise ValueError(f"zero-size array to reduction operation {name} which has no "
-                         "identity")
-    if seeds is not None:
-        states = _merge_seeds(_ufunc(ref), seeds, states)
-    res = tuple(np.asarray(s, dtype=dt) for s, dt in zip(states, dtypes))
-    if after is not None:
-        after(res)
-    return res
-
-
-def _nan_warning(res):
-    if any(np.isnan(r).any() for r in res):
-        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
-
-
-def _has_initials(ufunc, dt, dtype):
-    """Whether the loop that reduces `dt` data (with `dtype=`) has initials,
-    from the loop table (a ufunc registered through the C API too).  Where
-    the data's dtype has no loop of its own (a user function converts it
-    first: complex meanvar, ...), the ufunc is one of numreduce's, whose
-    loops all agree: only minimummaximum and fminfmax lack initials."""
-    try:
-        stream = _resolve(ufunc, np.dtype(dt), (None,) * ufunc.nout, dtype, ufunc.nout)[0]
-    except TypeError:
-        return ufunc not in (_core.minimummaximum, _core.fminfmax)
-    return has_initials(ufunc, stream)
-
-
-def _seeds_once(qualname, ufunc, initial, dtypes, has_init):
+def _seeds_once(qualname, ufunc, mode, initials, descrs, has_init):
     """The user's ``initial`` as one state (0-d arrays in the output dtypes),
     merged once into the merged block states -- or None where the blocks
     may take it themselves.  Every block seeded with ``initial`` counts it
@@ -409,13 +215,10 @@ def _seeds_once(qualname, ufunc, initial, dtypes, has_init):
     empty block its state; wrong for the others (a moments seed's count,
     a twosum seed's value, a maxsumexp seed's term).  Their blocks start
     from the ufunc's own initials (identities of its merge) instead."""
-    from ._segments import seed_values
-
-    mode, initials = _parse_initial(initial, ufunc.nout)
     if mode != 2:
         return None
-    seeds = seed_values(initials, [None, *dtypes], qualname)
-    twice = _merge2(ufunc, seeds, seeds)
+    seeds = seed_values(initials, descrs, qualname)
+    twice = merge_pair(ufunc, seeds, seeds)
     if all(np.asarray(t, dtype=sd.dtype).tobytes() == sd.tobytes()
            for t, sd in zip(twice, seeds)):
         return None
@@ -430,143 +233,83 @@ def _seeds_once(qualname, ufunc, initial, dtypes, has_init):
 def _merge_seeds(ufunc, seeds, states):
     """merge(ufunc, seeds, states): the seeds first, as a reduction's start."""
     shape = np.shape(states[0])
-    return _merge2(ufunc, tuple(np.broadcast_to(sd, shape) for sd in seeds), states)
+    return merge_pair(ufunc, tuple(np.broadcast_to(sd, shape) for sd in seeds), states)
 
 
-def _reduce(qualname, ufunc, func, arguments, array, after=None):
-    x = _as_dask(qualname, arguments[array], arguments.get("out"))
-    w = _where(qualname, arguments["where"], x)
-    dtypes = _probe(func, arguments, array, x, w)
-    axes = normalize_axes(arguments["axis"], x.ndim)
-    keepdims = keepdims_flag(arguments["keepdims"])
-    initial = arguments["initial"]
-    mode, _ = _parse_initial(initial, ufunc.nout)
-    dtype = arguments.get("dtype")
-    has_init = _has_initials(ufunc, x.dtype, dtype)
-    seeds = _seeds_once(qualname, ufunc, initial, dtypes, has_init)
+# ---------------------------------------------------------------------------
+# reduce
+# ---------------------------------------------------------------------------
+
+def _keep_reduce(ufunc, block, axes, descrs=None, mode=0, initials=None, mask=None,
+                 dtype=None):
+    """The block's states with ``keepdims=True``; a whole block without
+    options through the engine's iterator-free full reduction, reshaped."""
+    if len(axes) == block.ndim and mode == 0 and mask is None and dtype is None:
+        res = _host.quick_reduce(ufunc, block, None, False)
+        if res is not None:
+            return tuple(np.reshape(r, (1,) * block.ndim) for r in res)
+    if descrs is None:
+        return _host.reduce(ufunc, block, axes, True, parts=_one, dtype=dtype, mask=mask)[0]
+    return _host.reduce(ufunc, block, axes, True, descrs=descrs, mode=mode, initials=initials,
+                        mask=mask)
+
+
+def _one(xp, a):
+    return [a]
+
+
+def _reduce_state(ref, descrs, mode, initials, identity, block, w, axes):
+    ufunc = _ufunc(ref)
+    if not identity and math.prod(block.shape[i] for i in axes) == 0:
+        return {"empty": True}  # no start value: the block adds nothing
+    return {"empty": False, "s": _keep_reduce(ufunc, block, axes, descrs, mode, initials, w)}
+
+
+def _reduce_finish(uname, dtypes, finish, ref, seeds, states):
+    if states is None:
+        # only with unknown chunk sizes (known empty input fails at build time)
+        raise ValueError(f"zero-size array to reduction operation {uname} which has no "
+                         "identity")
     if seeds is not None:
-        initial = NoValue  # the blocks start from the ufunc's initials
-    identity = mode == 2 or mode == 0 and has_init
-    name, ref = ufunc.__name__, _ufunc_ref(ufunc)
-    return _build(name, x, axes, keepdims, dtypes,
-                  functools.partial(_reduce_state, ref, dtype, initial, identity),
+        states = _merge_seeds(_ufunc(ref), seeds, states)
+    res = tuple(np.asarray(s, dtype=dt) for s, dt in zip(states, dtypes))
+    return res if finish is None else finish(np, res)
+
+
+def _parts_state(ref, parts, dtype, accurate, block, w, axes):
+    ufunc = _ufunc(ref)
+    if accurate:
+        states = _host.reduce(ufunc, block, axes, True, parts=parts, mask=w, accurate=True)
+    else:
+        states = [_keep_reduce(ufunc, p, axes, mask=w, dtype=dtype) for p in parts(np, block)]
+    return {"empty": False, "s": tuple(tuple(s) for s in states)}
+
+
+def _parts_finish(finish, states):
+    return finish(np, list(states))
+
+
+def reduce(ufunc, x, axes, keepdims, *, descrs=None, outs=None, mode=0, initials=None,
+           mask=None, parts=None, dtype=None, finish=None, dtypes=None, accurate=False,
+           scalars=True, label="", qualname=""):
+    """``_host.reduce`` as one tree reduction (see the module docstring):
+    each block's states, merged pairwise, finished in the aggregate."""
+    ref = _ufunc_ref(ufunc)
+    if parts is not None:
+        return build(label, x, axes, keepdims, dtypes,
+                      functools.partial(_parts_state, ref, parts, dtype, accurate),
+                      functools.partial(_merge_parts, ref),
+                      functools.partial(_parts_finish, finish), mask)
+    has_init = has_identity(ufunc, x.dtype, dtype)
+    seeds = _seeds_once(qualname, ufunc, mode, initials, descrs, has_init)
+    block_mode, block_initials = (0, None) if seeds is not None else (mode, initials)
+    identity = mode == 2 or (mode == 0 and has_init)
+    return build(label, x, axes, keepdims, dtypes,
+                  functools.partial(_reduce_state, ref, descrs, block_mode, block_initials,
+                                    identity),
                   functools.partial(_merge_ufunc, ref),
-                  functools.partial(_reduce_finish, name, dtypes, after, ref, seeds), w)
-
-
-def _reduce_handler(qualname, arguments):
-    from ._engine import MULTI_OUTPUT, reduce
-
-    ufunc = arguments["ufunc"]
-    if ufunc not in MULTI_OUTPUT:
-        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
-                        f"ufuncs; for {getattr(ufunc, '__name__', ufunc)!r} use dask's own "
-                        "reductions (da.reduction or the ufunc's dask method)")
-    return _reduce(qualname, ufunc, reduce, arguments, "array")
-
-
-def _minmax_handler(qualname, arguments):
-    return _reduce(qualname, _core.minimummaximum, _api.minmax, arguments, "a")
-
-
-def _nanminmax_handler(qualname, arguments):
-    return _reduce(qualname, _core.fminfmax, _api.nanminmax, arguments, "a", _nan_warning)
-
-
-# ---------------------------------------------------------------------------
-# meanvar, meanstd, nanmeanvar
-# ---------------------------------------------------------------------------
-
-def _moments_state(name, ufunc, mean_dt, nan, block, w, axes):
-    ufunc = _ufunc(ufunc)
-    parts = _api._moment_parts(block, mean_dt, nan)
-    where = True if w is None else w
-    return {"empty": False,
-            "s": tuple(_api._moments(ufunc, p, axes, True, where)[1:] for p in parts)}
-
-
-def _moments_finish(mean_dt, var_dt, ddof, std, nan_dof, states):
-    count = states[0][0]
-    m2 = states[0][2] if len(states) == 1 else np.add(states[0][2], states[1][2])
-    return _api._finish_meanvar(count, [s[1] for s in states], m2, mean_dt, var_dt, ddof, std,
-                                nan_dof=nan_dof)
-
-
-def _meanvar_handler(name, std, nan):
-    func = getattr(_api, name)
-
-    def handler(qualname, arguments):
-        x = _as_dask(qualname, arguments["a"])
-        w = _where(qualname, arguments["where"], x)
-        dtypes = _probe(func, arguments, "a", x, w)
-        meta = np.empty((1,) * x.ndim, x.dtype)
-        ddof, mean_dt, var_dt, axis, ufunc = _api._meanvar_args(
-            name, meta, arguments["axis"], arguments["dtype"], arguments["ddof"], nan)
-        axes = normalize_axes(axis, x.ndim, scalar_rule=False)
-        keepdims = keepdims_flag(arguments["keepdims"])
-        nan_dof = nan and x.dtype.kind in "fc"
-        return _build(name, x, axes, keepdims, dtypes,
-                      functools.partial(_moments_state, name, ufunc.__name__, mean_dt, nan),
-                      functools.partial(_merge_parts, ufunc.__name__),
-                      functools.partial(_moments_finish, mean_dt, var_dt, ddof, std, nan_dof),
-                      w)
-
-    return handler
-
-
-# ---------------------------------------------------------------------------
-# logsumexp, fsum
-# ---------------------------------------------------------------------------
-
-def _lse_state(block, w, axes):
-    return {"empty": False,
-            "s": _keep_reduce(_core.maxsumexp, block, axes)}
-
-
-def _lse_finish(in_dtype, states):
-    return (_api._logsumexp_finish(states[0], states[1], in_dtype),)
-
-
-def _logsumexp_handler(qualname, arguments):
-    import dask.array as da
-
-    x = _as_dask(qualname, arguments["a"])
-    dtypes = _probe(_api.logsumexp, arguments, "a", x)
-    if x.dtype.kind == "c":
-        # SciPy's complex rules: the NumPy path's array code on dask arrays
-        # (several passes, as on NumPy; not the one-pass reduction), on x
-        # without its empty chunks (Dask's where/reshape/concatenate trip
-        # over them)
-        if _known(x.shape) and x.size and any(0 in c for c in x.chunks):
-            x = x.rechunk(tuple(tuple(n for n in c if n) for c in x.chunks))
-        return _api._logsumexp_complex(x, arguments["axis"], arguments["keepdims"], xp=da)
-    axes = normalize_axes(arguments["axis"], x.ndim)
-    keepdims = keepdims_flag(arguments["keepdims"])
-    return _build("logsumexp", x, axes, keepdims, dtypes, _lse_state,
-                  functools.partial(_merge_ufunc, "maxsumexp"),
-                  functools.partial(_lse_finish, x.dtype))[0]
-
-
-def _fsum_state(acc, rdt, block, w, axes):
-    return {"empty": False,
-            "s": tuple(_keep_reduce(_core.twosum, p, axes, dtype=acc)
-                       for p in _api._fsum_parts(block, rdt))}
-
-
-def _fsum_finish(rdt, states):
-    return (_api._fsum_assemble([_api._fsum_finish(s, e) for s, e in states], rdt),)
-
-
-def _fsum_handler(qualname, arguments):
-    x = _as_dask(qualname, arguments["a"])
-    dtypes = _probe(_api.fsum, arguments, "a", x)
-    acc, rdt = _api._fsum_dtype(x.dtype, arguments["dtype"])
-    axes = normalize_axes(arguments["axis"], x.ndim)
-    keepdims = keepdims_flag(arguments["keepdims"])
-    return _build("fsum", x, axes, keepdims, dtypes,
-                  functools.partial(_fsum_state, acc, rdt),
-                  functools.partial(_merge_parts, "twosum"),
-                  functools.partial(_fsum_finish, rdt))[0]
+                  functools.partial(_reduce_finish, ufunc.__name__, tuple(dtypes), finish, ref,
+                                    seeds), mask)
 
 
 # ---------------------------------------------------------------------------
@@ -602,17 +345,14 @@ def _arg_block(block, axis, skip, shape, state_dt, block_info=None):
             block = np.where(bad, np.zeros((), block.dtype), block)
     if axis is None:
         flat = block.reshape(-1)
-        lo, hi = _api.argminmax(flat) if not skip else _api.nanargminmax(flat)
         idx = []
-        for i in (lo, hi):
-            st_v = flat[i]
+        for i in _host.quick_arg(flat, skip):
             multi = np.unravel_index(i, block.shape)
             g = np.ravel_multi_index(tuple(m + s for m, s in zip(multi, start)), shape)
-            idx.append((st_v, g))
+            idx.append((flat[i], g))
         (st["vmin"], st["imin"]), (st["vmax"], st["imax"]) = idx
     else:
-        f = _api.nanargminmax if skip else _api.argminmax
-        lo, hi = f(block, axis=axis, keepdims=True)
+        lo, hi = _host.arg_reduce(block, axis, kshape, skip)
         st["vmin"] = np.take_along_axis(block, lo, axis)
         st["vmax"] = np.take_along_axis(block, hi, axis)
         st["imin"] = lo + start[axis]
@@ -656,58 +396,137 @@ def _arg_finish(skip, states):
     return (st["imin"].astype(np.intp), st["imax"].astype(np.intp))
 
 
-def _argminmax_handler(name, skip_nan):
-    func = getattr(_api, name)
-
-    def handler(qualname, arguments):
-        x = _as_dask(qualname, arguments["a"], arguments.get("out"))
-        dtypes = _probe(func, arguments, "a", x)
-        if not _known(x.shape):
-            raise ValueError(f"{qualname}: dask arrays with unknown chunk sizes are not "
-                             "supported (the global indices need the chunk offsets); call "
-                             "x.compute_chunk_sizes() first")
-        keepdims = keepdims_flag(arguments["keepdims"])
-        axis = arguments["axis"]
-        if x.ndim == 0:
-            x = x.reshape(1)
-            axis, keepdims = None, False
-        ax = None if axis is None else axis_index(axis, x.ndim)
-        skip = skip_nan and x.dtype.kind in "fc"
-        state_dt = np.dtype([("vmin", x.dtype), ("imin", np.int64), ("vmax", x.dtype),
-                             ("imax", np.int64)])
-        kchunks = tuple((1,) * len(c) if ax is None or i == ax else c
-                        for i, c in enumerate(x.chunks))
-        states = x.map_blocks(_arg_block, ax, skip, x.shape, state_dt, chunks=kchunks,
-                              dtype=state_dt, meta=np.empty((0,) * x.ndim, state_dt),
-                              token=f"numreduce-{name}-chunk")
-        axes = tuple(range(x.ndim)) if ax is None else (ax,)
-        return _build(name, states, axes, keepdims, dtypes, _arg_identity, _arg_merge,
-                      functools.partial(_arg_finish, skip))
-
-    return handler
+def _arg_state_dt(dt):
+    return np.dtype([("vmin", dt), ("imin", np.int64), ("vmax", dt), ("imax", np.int64)])
 
 
-_HANDLERS = {
-    "reduce": _reduce_handler,
-    "minmax": _minmax_handler,
-    "nanminmax": _nanminmax_handler,
-    "meanvar": _meanvar_handler("meanvar", std=False, nan=False),
-    "meanstd": _meanvar_handler("meanstd", std=True, nan=False),
-    "nanmeanvar": _meanvar_handler("nanmeanvar", std=False, nan=True),
-    "logsumexp": _logsumexp_handler,
-    "fsum": _fsum_handler,
-    "argminmax": _argminmax_handler("argminmax", skip_nan=False),
-    "nanargminmax": _argminmax_handler("nanargminmax", skip_nan=True),
-}
+def arg_reduce(x, ax, shape, skip, label="", qualname=""):
+    """(argmin, argmax) along ``ax`` (None: the flattened array) as one tree
+    reduction of (value, global index) states.  The global indices need the
+    chunk offsets along the reduced axes only (all axes for ``ax=None``)."""
+    if not _known(x.shape if ax is None else x.chunks[ax]):
+        raise ValueError(f"{qualname}: dask arrays with unknown chunk sizes are not "
+                         "supported (the global indices need the chunk offsets); call "
+                         "x.compute_chunk_sizes() first")
+    keepdims = len(shape) == x.ndim  # (a 0-d input arrives as its 1-d view)
+    state_dt = _arg_state_dt(x.dtype)
+    kchunks = tuple((1,) * len(c) if ax is None or i == ax else c
+                    for i, c in enumerate(x.chunks))
+    states = x.map_blocks(_arg_block, ax, skip, x.shape, state_dt, chunks=kchunks,
+                          dtype=state_dt, meta=np.empty((0,) * x.ndim, state_dt),
+                          token=f"numreduce-{label}-chunk")
+    axes = tuple(range(x.ndim)) if ax is None else (ax,)
+    return build(label, states, axes, keepdims, [np.dtype(np.intp)] * 2, _arg_identity,
+                  _arg_merge, functools.partial(_arg_finish, skip))
 
 
 # ---------------------------------------------------------------------------
-# grouped reductions: reduce_by_group, group_minmax, group_meanvar,
-# group_logsumexp, group_fsum (one da.reduction over the group axis, whose
-# output has num_groups entries there: output_size)
+# scans: per block, the NumPy backend's scan; then along the axis a chain of
+# carries (the state of every element before the block: merge of the
+# previous carry and the previous block's last slice), merged into each
+# block's running states
 # ---------------------------------------------------------------------------
 
-def _group_ids_1d(w_block, block, axis):
+def _scan_block(ref, axis, descrs, block):
+    u = _ufunc(ref)
+    return _host.scan(u, block, axis, descrs=descrs, outs=(None,) * u.nout)
+
+
+def _merge_packed(ref, nout, a, b):
+    """merge of two packed (structured) blocks of running states."""
+    return pack(merge_pair(_ufunc(ref), unpack(a, nout), unpack(b, nout)), b.dtype)
+
+
+def _scan_graph(ufunc, x, ax, descrs):
+    ref = _ufunc_ref(ufunc)
+    return scan_chain(x, ax, struct(descrs[1:]), "accumulate",
+                      functools.partial(_scan_block, ref, ax, descrs),
+                      functools.partial(_merge_packed, ref, ufunc.nout))
+
+
+def _finish_block(finish, k, counts, *blocks):
+    """Output ``k`` of a scan's finish on one block of the parts' states
+    (``counts``: the number of states of each part)."""
+    states, i = [], 0
+    for c in counts:
+        states.append(tuple(blocks[i:i + c]))
+        i += c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the statistic warns at the call, once
+        return np.asarray(finish(np, states)[k])
+
+
+def scan(ufunc, x, ax, *, descrs=None, outs=None, parts=None, finish=None, dtype=None,
+         dtypes=None, label="", qualname=""):
+    """``_host.scan`` along ``ax`` as blocks and a chain of carries; a
+    statistic's ``finish`` blockwise, one map_blocks per output."""
+    import dask.array as da
+
+    if parts is None:
+        return _scan_graph(ufunc, x, ax, descrs)
+    states = [_scan_graph(ufunc, p, ax, resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype,
+                                                ufunc.nout))
+              for p in parts(da, x)]
+    flat = [s for st in states for s in st]
+    counts = tuple(len(st) for st in states)
+    return tuple(da.map_blocks(_finish_block, finish, k, counts, *flat, dtype=dt)
+                 for k, dt in enumerate(dtypes))
+
+
+def scan_output(values, ax, rdt, out, include_initial, initial):
+    """A scan's result in dtype ``rdt``, after ``initial`` along ``ax`` with
+    ``include_initial`` (``out`` is refused before)."""
+    import dask.array as da
+
+    values = values.astype(rdt, copy=False)
+    if not include_initial:
+        return values
+    shape = tuple(1 if i == ax else n for i, n in enumerate(values.shape))
+    chunks = tuple((1,) if i == ax else c for i, c in enumerate(values.chunks))
+    head = da.full(shape, initial, dtype=rdt, chunks=chunks)
+    return da.concatenate([head, values], axis=ax)
+
+
+# ---------------------------------------------------------------------------
+# grouped reductions: one tree reduction over the group axis, whose output
+# has num_groups entries there (output_size)
+# ---------------------------------------------------------------------------
+
+def group_ids(gids, num_groups, n, label, qualname=""):
+    """(group ids, num_groups): a dask ``group_ids`` (its dtype and shape
+    checked now, its values per block) needs ``num_groups``; NumPy ids are
+    checked now, out-of-range ids included."""
+    if is_dask_array(gids):
+        check_group_ids(gids.dtype, gids.shape, n, label)
+        if num_groups is None:
+            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
+                             "array (the result's length must be known to build the graph)")
+        return gids, host_num_groups(num_groups, None, label)
+    _, ids_p = host_ids(gids, n, label)
+    g = host_num_groups(num_groups, ids_p, label)
+    if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
+        raise bad_group_id(ids_p, g, label)
+    return ids_p, g
+
+
+def _ids_along(ids, chunks):
+    """The group ids as a dask array chunked as the group axis."""
+    import dask.array as da
+
+    if is_dask_array(ids):
+        return ids.rechunk((chunks,))
+    return da.from_array(ids, chunks=(chunks,))
+
+
+def _check_no_empty(ids, g, label):
+    """A group without elements and no start value: the NumPy path's
+    ValueError, at graph-build time (NumPy ids)."""
+    empty = np.bincount(ids, minlength=g) == 0
+    if empty.any():
+        raise empty_group_error(label, int(np.flatnonzero(empty)[0]))
+
+
+def _group_ids_1d(w_block, axis):
     """The block's 1-d group ids from their broadcast block (None where the
     block is empty across the group axis, which hides them)."""
     if w_block.size == 0:
@@ -716,242 +535,104 @@ def _group_ids_1d(w_block, block, axis):
                                               for i in range(w_block.ndim))], dtype=np.intp)
 
 
-def _group_state(ufunc, g, initial, fill, dtype, parts, masked, block, w, axes):
-    from ._groups import _reduce_by_group
-
-    ufunc = _ufunc(ufunc)
+def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, masked, label,
+                 block, w, axes):
+    ufunc = _ufunc(ref)
     axis = axes[0]
-    mask = True
+    mask = None
     if masked:  # the where mask rides in the ids' sign: id where selected, -1 - id where not
         mask = w >= 0
         w = np.where(mask, w, -1 - w)
-    ids = _group_ids_1d(w, block, axis)
+    ids = _group_ids_1d(w, axis)
     counts = None if ids is None else np.bincount(ids, minlength=g)
     if ids is None:
         ids = np.zeros(block.shape[axis], np.intp)  # the block has no elements
-    init = initial if fill is None else fill
-    states = tuple(_reduce_by_group(ufunc, p, ids, g, axis=axis, dtype=dtype, initial=init,
-                                    where=mask)
-                   for p in parts(block))
+    if fill is not None:  # groups the block lacks start from the fill values
+        mode, initials, seeded = 2, fill, True
+    if parts is None:
+        states = (_host.group_reduce(ufunc, block, axis, ids, g, descrs=descrs, mode=mode,
+                                     initials=initials, mask=mask, seeded=seeded,
+                                     label=label),)
+    else:
+        states = tuple(_host.group_reduce(ufunc, block, axis, ids, g, mode=mode,
+                                          initials=initials, mask=mask, seeded=seeded,
+                                          parts=parts, dtype=dtype, label=label))
     return {"empty": False, "s": (states, counts)}
 
 
-def _merge_groups(ufunc, a, b):
+def _merge_groups(ref, a, b):
     counts = b[1] if a[1] is None else a[1] if b[1] is None else a[1] + b[1]
-    return _merge_parts(ufunc, a[0], b[0]), counts
+    return _merge_parts(ref, a[0], b[0]), counts
 
 
-def _group_finish(name, check_empty, finish, dtypes, states):
+def _group_finish(label, check_empty, finish, ref, seeds, dtypes, states):
     parts, counts = states
     # counts None: an output block with no elements across the group axis
     # (the empty groups are then found at build time or by the other blocks)
     if check_empty and counts is not None and (counts == 0).any():
-        k = int(np.flatnonzero(counts == 0)[0])
-        raise ValueError(f"{name}: group {k} is empty and the reduction has no initial "
-                         "value (pass initial=..., or group_ids without empty groups)")
-    return tuple(np.asarray(r, dtype=dt) for r, dt in zip(finish(dtypes, parts), dtypes))
+        raise empty_group_error(label, int(np.flatnonzero(counts == 0)[0]))
+    if seeds is not None:  # the user's initial, merged once into every group
+        parts = (_merge_seeds(_ufunc(ref), seeds, parts[0]), *parts[1:])
+    res = parts[0] if finish is None else finish(np, list(parts))
+    return tuple(np.asarray(r, dtype=dt) for r, dt in zip(res, dtypes))
 
 
-def _one_part(block):
-    return [block]
-
-
-def _real_parts(work, block):
-    """block (NumPy or dask), or its real and imaginary parts, converted to
-    `work` where that is long double."""
-    parts = [block.real, block.imag] if block.dtype.kind == "c" else [block]
-    return [p.astype(work, copy=False) for p in parts] if work.itemsize > 8 else parts
-
-
-def _states_finish(dtypes, parts):
-    return tuple(np.asarray(s, dtype=dt) for s, dt in zip(parts[0], dtypes))
-
-
-def _seeded_finish(ref, seeds, finish, dtypes, parts):
-    """finish() after the user's initial merged once into every group."""
-    return finish(dtypes, [_merge_seeds(_ufunc(ref), seeds, parts[0]), *parts[1:]])
-
-
-def _group_meanvar_finish(mean_dt, var_dt, ddof, dtypes, parts):
-    count = parts[0][0]
-    m2 = parts[0][2] if len(parts) == 1 else np.add(parts[0][2], parts[1][2])
-    return _api._finish_meanvar(count, [p[1] for p in parts], m2, mean_dt, var_dt, ddof,
-                                std=False)
-
-
-def _group_lse_finish(in_dtype, dtypes, parts):
-    return (_api._logsumexp_finish(parts[0][0], parts[0][1], in_dtype),)
-
-
-def _group_fsum_finish(dtypes, parts):
-    return (_api._fsum_finish(*parts[0]),)
-
-
-def _dask_ids(qualname, label, gids, num_groups, n, chunks, empty_label):
-    """(group ids as a dask array chunked as the group axis, num_groups),
-    with the NumPy path's checks (messages naming `label`): a dask
-    `group_ids` needs `num_groups`; NumPy ids are checked now, out-of-range
-    ids and, with `empty_label`, empty groups (the reduction has no start
-    value for them)."""
+def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initials=None,
+                 mask=None, seeded=True, parts=None, dtype=None, finish=None, dtypes=None,
+                 label="", qualname=""):
+    """``_host.group_reduce`` as one tree reduction over the group axis:
+    each block's states of every group (the groups it lacks: the ufunc's
+    initials, or the fill values of a ufunc without them, with their counts
+    to find empty groups), merged blockwise."""
     import dask.array as da
 
-    from ._groups import _bad_id, _group_ids, _num_groups, check_group_ids
-
-    if is_dask_array(gids):
-        check_group_ids(gids.dtype, gids.shape, n, label)
-        if num_groups is None:
-            raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
-                             "array (the result's length must be known to build the graph)")
-        return gids.rechunk((chunks,)), _num_groups(num_groups, None, label)
-    _, ids_p = _group_ids(gids, n, label)
-    g = _num_groups(num_groups, ids_p, label)
-    if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
-        raise _bad_id(ids_p, g, label)
-    if empty_label is not None:
-        empty = np.bincount(ids_p, minlength=g) == 0
-        if empty.any():  # the NumPy path's error, at graph-build time
-            raise ValueError(f"{empty_label}: group {int(np.flatnonzero(empty)[0])} is empty "
-                             "and the reduction has no initial value (pass initial=..., or "
-                             "group_ids without empty groups)")
-    return da.from_array(ids_p, chunks=(chunks,)), g
-
-
-def _grouped(qualname, func, arguments, array, ufunc, finish, parts=_one_part,
-             dtype=None, identity_needed=False):
-    """The Dask graph of one grouped reduction over the group axis."""
-    import dask.array as da
-
-    from ._dispatch import _mask_initials
-
-    name = qualname.rsplit(".", 1)[-1]
-    x = _as_dask(qualname, arguments[array], arguments.get("out"))
-    if x.ndim == 0:
-        raise ValueError(f"{qualname}: the array must be at least 1-d")
-    axis = axis_index(arguments["axis"], x.ndim)
-    n = x.shape[axis]
-    if math.isnan(n):
-        raise ValueError(f"{qualname}: the group axis has unknown chunk sizes; call "
-                         "x.compute_chunk_sizes() first")
-    w = _where(qualname, arguments.get("where", True), x)
-    gids = arguments["group_ids"]
-    if (is_dask_array(gids) and identity_needed and _known(x.shape) and x.size == 0
-            and _known(gids.shape) and gids.ndim == 1):
+    ref = _ufunc_ref(ufunc)
+    has_init = has_identity(ufunc, x.dtype, dtype)
+    identity_needed = mode == 0 and not has_init
+    if (is_dask_array(ids) and identity_needed and _known(x.shape) and x.size == 0
+            and _known(ids.shape)):
         # no elements, so no block sees the ids: compute them (not the data)
         # for the NumPy path's empty-group check
-        gids = gids.compute()
-    empty_check = identity_needed and arguments.get("initial", NoValue) is NoValue
-    ids, g = _dask_ids(qualname, qualname, gids, arguments["num_groups"], n, x.chunks[axis],
-                       name if empty_check else None)
-    # the probe: every group present once along the axis
-    args = dict(arguments)
-    shape = tuple(g if i == axis else 1 for i in range(x.ndim))
-    args[array] = np.zeros(shape, x.dtype)
-    args["group_ids"] = np.arange(g, dtype=np.intp)
-    args["num_groups"] = g
-    args["axis"] = axis
-    if "out" in args:
-        args["out"] = None
-    if w is not None:  # a mask, so that the NumPy path's where= rules raise now
-        args["where"] = np.ones(shape, bool)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        res = func(**args)
-    dtypes = [np.asarray(r).dtype for r in (res if isinstance(res, tuple) else (res,))]
-    initial = arguments.get("initial", NoValue)
-    u = _ufunc(ufunc)
-    seeds = _seeds_once(qualname, u, initial, dtypes,
-                        _has_initials(u, x.dtype, dtype)) if initial is not NoValue else None
+        ids = np.asarray(ids.compute(), dtype=np.intp)
+    if identity_needed and not is_dask_array(ids):
+        _check_no_empty(ids, g, label)
+    seeds = _seeds_once(qualname, ufunc, mode, initials, descrs, has_init)
     if seeds is not None:  # the blocks start from the ufunc's initials
-        initial = NoValue
-        finish = functools.partial(_seeded_finish, ufunc, seeds, finish)
+        mode, initials = 0, None
+    block_seeded = mode == 2 or (mode == 0 and has_init)
     fill = None
-    check_empty = False
-    if identity_needed and initial is NoValue:
+    if identity_needed:
         stream = x.dtype if dtype is None else np.dtype(dtype)
-        fill = _mask_initials(_ufunc(ufunc), stream)
+        fill = mask_initials(ufunc, stream)
         if fill is None:  # a ufunc registered through the C API, without initials
-            raise TypeError(f"{qualname}: {_ufunc(ufunc).__name__} has no initial values, so "
-                            "the state of a group that a dask block lacks cannot be "
+            raise TypeError(f"{qualname}: {ufunc.__name__} has no initial values, so the "
+                            "state of a group that a dask block lacks cannot be "
                             "represented; pass initial=..., or reduce a NumPy array")
-        check_empty = True
     # the ids along the group axis, new length-1 axes elsewhere (indexing,
     # not reshape, which Dask mishandles with empty chunks)
-    ids_b = ids[tuple(slice(None) if i == axis else None for i in range(x.ndim))]
+    ids_d = _ids_along(ids, x.chunks[ax])
+    ids_b = ids_d[tuple(slice(None) if i == ax else None for i in range(x.ndim))]
     ids_b = da.broadcast_to(ids_b, x.shape, chunks=x.chunks)
-    if w is not None:
-        wb = da.broadcast_to(da.asanyarray(w), x.shape).rechunk(x.chunks)
+    if mask is not None:
+        wb = da.broadcast_to(da.asanyarray(mask), x.shape).rechunk(x.chunks)
         ids_b = da.where(wb, ids_b, -1 - ids_b)
-    return _build_grouped(name, x, axis, g, dtypes, ids_b,
-                          functools.partial(_group_state, ufunc, g, initial, fill, dtype, parts,
-                                            w is not None),
-                          functools.partial(_merge_groups, ufunc),
-                          functools.partial(_group_finish, name, check_empty, finish, dtypes))
+    dtypes = tuple(dtypes)
+    res = reduction(label, x, (ax,), True, struct(dtypes),
+                     functools.partial(_group_state, ref, g, descrs if parts is None else None,
+                                       mode, initials, block_seeded, fill, parts, dtype,
+                                       mask is not None, label),
+                     functools.partial(_merge_groups, ref),
+                     functools.partial(_group_finish, label, identity_needed, finish, ref,
+                                       seeds, dtypes),
+                     ids_b, output_size=g)
+    return outputs(label, res, dtypes, x.ndim)
 
 
-def _build_grouped(name, x, axis, g, dtypes, ids_b, block_state, merge_states, finish):
-    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
-    res = _reduction(name, x, (axis,), True, out_dt, block_state, merge_states, finish, ids_b,
-                     output_size=g)
-    return _outputs(name, res, dtypes, x.ndim)
-
-
-def _reduce_by_group_handler(qualname, arguments):
-    from ._engine import MULTI_OUTPUT
-    from ._groups import reduce_by_group
-
-    ufunc = arguments["ufunc"]
-    if ufunc not in MULTI_OUTPUT:
-        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
-                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
-    data = arguments["array"]
-    no_identity = not _has_initials(ufunc, getattr(data, "dtype", None) or np.asarray(data).dtype,
-                                    arguments["dtype"])
-    return _grouped(qualname, reduce_by_group, arguments, "array", _ufunc_ref(ufunc),
-                    _states_finish, dtype=arguments["dtype"],
-                    identity_needed=no_identity and arguments["initial"] is NoValue)
-
-
-def _group_minmax_handler(qualname, arguments):
-    from ._groups import group_minmax
-
-    return _grouped(qualname, group_minmax, arguments, "a", "minimummaximum", _states_finish,
-                    identity_needed=arguments["initial"] is NoValue)
-
-
-def _group_meanvar_handler(qualname, arguments):
-    from ._groups import group_meanvar
-
-    x = arguments["a"]
-    meta = np.empty((1,) * x.ndim, x.dtype)
-    ddof = _api._ddof_arg("group_meanvar", arguments["ddof"])
-    mean_dt, var_dt = _api._result_dtype("group_meanvar", meta.dtype, arguments["dtype"])
-    return _grouped(qualname, group_meanvar, arguments, "a", "moments",
-                    functools.partial(_group_meanvar_finish, mean_dt, var_dt, ddof),
-                    parts=functools.partial(_real_parts, np.finfo(mean_dt).dtype))
-
-
-def _group_logsumexp_handler(qualname, arguments):
-    from ._groups import group_logsumexp
-
-    return _grouped(qualname, group_logsumexp, arguments, "a", "maxsumexp",
-                    functools.partial(_group_lse_finish, arguments["a"].dtype))
-
-
-def _group_fsum_handler(qualname, arguments):
-    from ._groups import group_fsum
-
-    return _grouped(qualname, group_fsum, arguments, "a", "twosum", _group_fsum_finish)
-
-
-# ---------------------------------------------------------------------------
-# group_argminmax: per block, the NumPy path's group_argminmax over the
-# groups the block has (global indices, -1 for the others); the states,
+# group_argminmax: per block, the NumPy backend's group (argmin, argmax) over
+# the groups the block has (global indices, -1 for the others); the states,
 # num_groups entries per block, merged by argminmax's own rule (_arg_merge)
-# ---------------------------------------------------------------------------
 
-def _group_arg_block(block, ids, g=0, state_dt=None, label="", block_info=None):
-    from ._groups import _bad_id, group_argminmax
-
+def _group_arg_block(block, ids, g=0, state_dt=None, descrs=None, label="", block_info=None):
     st = np.zeros(g, state_dt)
     st["imin"] = st["imax"] = -1
     if block_info is None or block.size == 0:  # meta, or no element
@@ -959,70 +640,55 @@ def _group_arg_block(block, ids, g=0, state_dt=None, label="", block_info=None):
     start = block_info[0]["array-location"][0][0]
     ids = np.asarray(ids, dtype=np.intp)
     if ((ids < 0) | (ids >= g)).any():
-        raise _bad_id(np.concatenate([np.zeros(start, np.intp), ids]), g, label)
+        raise bad_group_id(np.concatenate([np.zeros(start, np.intp), ids]), g, label)
     present = np.flatnonzero(np.bincount(ids, minlength=g))
     local = np.full(g, -1, np.intp)
     local[present] = np.arange(present.size)
-    lo, hi = group_argminmax(block, local[ids], present.size)
+    lo, hi = _host.group_arg(block, local[ids], present.size, descrs, label=label)
     st["vmin"][present], st["imin"][present] = block[lo], lo + start
     st["vmax"][present], st["imax"][present] = block[hi], hi + start
     return st
 
 
-def _group_arg_finish(name, states):
+def _group_arg_finish(label, states):
     imin, imax = states["imin"], states["imax"]
     if (imin < 0).any():
-        k = int(np.flatnonzero(imin < 0)[0])
-        raise ValueError(f"{name}: group {k} is empty and the reduction has no initial "
-                         "value (pass initial=..., or group_ids without empty groups)")
+        raise empty_group_error(label, int(np.flatnonzero(imin < 0)[0]))
     return imin.astype(np.intp), imax.astype(np.intp)
 
 
-def _group_argminmax_handler(qualname, arguments):
+def group_arg(x, ids, g, descrs, label="", qualname=""):
+    """(argmin, argmax) of every group of 1-d ``x`` as one tree reduction of
+    (value, global index) states per group."""
     import dask.array as da
 
-    from ._groups import group_argminmax
-
-    x = _as_dask(qualname, arguments["a"])
-    if x.ndim != 1:
-        raise ValueError(f"group_argminmax: 'a' must be 1-d, got shape {x.shape}")
-    n = x.shape[0]
-    if math.isnan(n):
-        raise ValueError(f"{qualname}: dask arrays with unknown chunk sizes are not "
-                         "supported (the global indices need the chunk offsets); call "
-                         "x.compute_chunk_sizes() first")
-    name = "reduce_by_group(minimummaximum)"  # the NumPy path's messages
-    ids, g = _dask_ids(qualname, name, arguments["group_ids"], arguments["num_groups"], n,
-                       x.chunks[0], name)
-    # the probe: the dtype's loop (TypeError now), every group present once
-    group_argminmax(np.zeros(g, x.dtype), np.arange(g), g)
-    state_dt = np.dtype([("vmin", x.dtype), ("imin", np.int64), ("vmax", x.dtype),
-                         ("imax", np.int64)])
-    states = da.map_blocks(_group_arg_block, x, ids, g=g, state_dt=state_dt, label=name,
+    if not is_dask_array(ids):
+        _check_no_empty(ids, g, label)
+    state_dt = _arg_state_dt(x.dtype)
+    states = da.map_blocks(_group_arg_block, x, _ids_along(ids, x.chunks[0]), g=g,
+                           state_dt=state_dt, descrs=descrs, label=label,
                            chunks=((g,) * len(x.chunks[0]),), dtype=state_dt,
-                           meta=np.empty((0,), state_dt), token="numreduce-group_argminmax-chunk")
+                           meta=np.empty((0,), state_dt),
+                           token="numreduce-group_argminmax-chunk")
     dtypes = [np.dtype(np.intp)] * 2
-    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
-    res = _reduction("group_argminmax", states, (0,), True, out_dt, _arg_identity, _arg_merge,
-                     functools.partial(_group_arg_finish, name), output_size=g)
-    return _outputs("group_argminmax", res, dtypes, 1)
+    res = reduction("group_argminmax", states, (0,), True, struct(dtypes), _arg_identity,
+                     _arg_merge, functools.partial(_group_arg_finish, label), output_size=g)
+    return outputs("group_argminmax", res, dtypes, 1)
 
 
 # ---------------------------------------------------------------------------
-# reduceat, segmented_reduce: one tree reduction over the segment axis, each
-# block reducing its own pieces of the segments (output_size = the number of
-# segments); a piece a block lacks is absent from its state, not an identity,
-# so ufuncs without initials merge exactly too
+# segments: one tree reduction over the segment axis, each block reducing
+# its own pieces of the segments (output_size = the number of segments); a
+# piece a block lacks is absent from its state, not an identity, so ufuncs
+# without initials merge exactly too
 # ---------------------------------------------------------------------------
 
-def _seg_state(ufunc, lo, hi, dtype, initial, block, w, axes):
+def _seg_state(ref, lo, hi, descrs, mode, seeds, block, w, axes):
     """The block's pieces of every segment: (states, present) with the
     segment axis of length nseg, present[s] where the block holds at least
     one element of segment s.  `w` carries each element's position along the
     axis (its sign the where mask: pos where selected, -1 - pos where not)."""
-    from ._segments import segmented_reduce
-
-    u = _ufunc(ufunc)
+    u = _ufunc(ref)
     axis = axes[0]
     m = block.shape[axis]
     nseg = lo.shape[0]
@@ -1036,11 +702,9 @@ def _seg_state(ufunc, lo, hi, dtype, initial, block, w, axes):
     l_lo = np.clip(lo - b0, 0, m)
     l_hi = np.clip(hi - b0, 0, m)
     present = l_hi > l_lo
-    where = True if w.size == 0 or w.min() >= 0 else w >= 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the NumPy path's own warnings come at the finish
-        part = segmented_reduce(u, block, l_lo[present], l_hi[present], axis=axis, dtype=dtype,
-                                initial=initial, where=where)
+    mask = None if w.size == 0 or w.min() >= 0 else w >= 0
+    part = _host.segments(u, block, axis, l_lo[present], l_hi[present], descrs=descrs,
+                          outs=(None,) * u.nout, mode=mode, seeds=seeds, mask=mask)
     shape = tuple(nseg if i == axis else n for i, n in enumerate(block.shape))
     idx = [slice(None)] * block.ndim
     idx[axis] = present
@@ -1052,14 +716,14 @@ def _seg_state(ufunc, lo, hi, dtype, initial, block, w, axes):
     return {"empty": False, "s": (tuple(states), present)}
 
 
-def _seg_merge(ufunc, axis, a, b):
+def _seg_merge(ref, axis, a, b):
     (sa, pa), (sb, pb) = a, b
     both = pa & pb
     out = []
     take = [slice(None)] * sa[0].ndim
     take[axis] = both
     take = tuple(take)
-    merged = _merge2(_ufunc(ufunc), tuple(x[take] for x in sa), tuple(x[take] for x in sb)) \
+    merged = merge_pair(_ufunc(ref), tuple(x[take] for x in sa), tuple(x[take] for x in sb)) \
         if both.any() else None
     shape = [1] * sa[0].ndim
     shape[axis] = -1
@@ -1072,14 +736,14 @@ def _seg_merge(ufunc, axis, a, b):
     return tuple(out), pa | pb
 
 
-def _seg_finish(ufunc, axis, dtypes, empty_state, seeds, states):
+def _seg_finish(ref, axis, dtypes, empty_state, seeds, states):
     """Absent segments (no element anywhere) take the empty state (the
     ufunc's initials, or the seed); the seed is merged once into the others
     where the blocks did not start from it."""
     if states is None:
         raise ValueError("numreduce: a segment reduction met no block (unknown chunk sizes?)")
     st, present = states
-    u = _ufunc(ufunc)
+    u = _ufunc(ref)
     if seeds is not None and present.any():
         take = [slice(None)] * st[0].ndim
         take[axis] = present
@@ -1095,293 +759,44 @@ def _seg_finish(ufunc, axis, dtypes, empty_state, seeds, states):
                  for x, e, dt in zip(st, empty_state, dtypes))
 
 
-def _segments_dask(qualname, kind, arguments):
+def segments(ufunc, x, ax, starts, stops, *, descrs, outs=None, mode=0, seeds=None,
+             initials=None, mask=None, seeded=True, dtype=None, kind="segments", label="",
+             qualname=""):
+    """``_host.segments`` as one tree reduction over the segment axis."""
     import dask.array as da
 
-    from ._args import one_axis
-    from ._engine import MULTI_OUTPUT, _parse_out
-    from ._segments import _offsets, check_segments, reduceat_bounds
-
-    ufunc = arguments["ufunc"]
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
-                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
-    x = _as_dask(qualname, arguments["array"], arguments.get("out"))
-    name = f"{kind}({ufunc.__name__})"
-    ax = one_axis(arguments["axis"], x, name, f"{kind} on")
-    n = x.shape[ax]
-    if math.isnan(n):
-        raise ValueError(f"{qualname}: the segment axis has unknown chunk sizes; call "
-                         "x.compute_chunk_sizes() first")
-    if kind == "reduceat":
-        lo, hi = reduceat_bounds(arguments["indices"], n, name, ufunc.__name__)
-        initial, where = NoValue, True
-    else:
-        lo = _offsets(arguments["starts"], n, name, "starts")
-        hi = _offsets(arguments["stops"], n, name, "stops")
-        if lo.shape != hi.shape:
-            raise ValueError(f"{name}: 'starts' and 'stops' must have the same length, got "
-                             f"{lo.shape[0]} and {hi.shape[0]}")
-        initial, where = arguments["initial"], arguments["where"]
-    w = _where(qualname, where, x)
-    mode, initials = _parse_initial(initial, nout)
-    dtype = arguments["dtype"]
-    descrs, _ = check_segments(ufunc, nout, name, x.dtype, x.shape, ax, lo, hi, dtype,
-                               _parse_out(None, nout), mode, initials, w is not None)
+    nout = ufunc.nout
     dtypes = list(descrs[1:])
-    has_init = _has_initials(ufunc, x.dtype, dtype)
-    seeds = _seeds_once(qualname, ufunc, initial, dtypes, has_init)
-    block_initial = NoValue if seeds is not None else initial
+    has_init = has_identity(ufunc, x.dtype, dtype)
+    once = _seeds_once(qualname, ufunc, mode, initials, descrs, has_init)
+    block_mode, block_seeds = (0, None) if once is not None else (mode, seeds)
     # the state of a segment with no element: the seed, or the ufunc's initials
-    # (a ufunc without them has none: check_segments refused empty segments)
+    # (a ufunc without them has none: the methods layer refused empty segments)
     if mode == 2:
-        from ._segments import seed_values
-        empty_state = seed_values(initials, descrs, name)
+        empty_state = seeds
     elif mode == 0 and has_init:
-        empty_state = _api.reduce(ufunc, np.zeros(0, descrs[0]), axis=0)
+        empty_state = _host.reduce(ufunc, np.zeros(0, descrs[0]), (0,), False, descrs=descrs,
+                                   outs=(None,) * nout)
     else:
         empty_state = tuple(np.zeros((), dt) for dt in dtypes)  # never used
-    if n == 0:  # no element: every segment is empty (check_segments allowed it)
-        shape = x.shape[:ax] + (lo.shape[0],) + x.shape[ax + 1:]
-        chunks = x.chunks[:ax] + ((lo.shape[0],),) + x.chunks[ax + 1:]
+    n = x.shape[ax]
+    if n == 0:  # no element: every segment is empty (the checks allowed it)
+        shape = x.shape[:ax] + (starts.shape[0],) + x.shape[ax + 1:]
+        chunks = x.chunks[:ax] + ((starts.shape[0],),) + x.chunks[ax + 1:]
         return tuple(da.broadcast_to(np.asarray(e, dtype=dt), shape, chunks=chunks)
                      for e, dt in zip(empty_state, dtypes))
     # positions along the axis (the block offsets), the where mask in their sign
     pos = da.arange(n, chunks=(x.chunks[ax],), dtype=np.int64)
     pos = da.broadcast_to(pos[tuple(slice(None) if i == ax else None for i in range(x.ndim))],
                           x.shape, chunks=x.chunks)
-    if w is not None:
-        wb = da.broadcast_to(da.asanyarray(w), x.shape).rechunk(x.chunks)
+    if mask is not None:
+        wb = da.broadcast_to(da.asanyarray(mask), x.shape).rechunk(x.chunks)
         pos = da.where(wb, pos, -1 - pos)
     ref = _ufunc_ref(ufunc)
-    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
-    res = _reduction(kind, x, (ax,), True, out_dt,
-                     functools.partial(_seg_state, ref, lo, hi, dtype, block_initial),
+    res = reduction(kind, x, (ax,), True, struct(dtypes),
+                     functools.partial(_seg_state, ref, starts, stops, descrs, block_mode,
+                                       block_seeds),
                      functools.partial(_seg_merge, ref, ax),
-                     functools.partial(_seg_finish, ref, ax, dtypes, empty_state, seeds),
-                     pos, output_size=lo.shape[0])
-    return _outputs(kind, res, dtypes, x.ndim)
-
-
-def _reduceat_handler(qualname, arguments):
-    return _segments_dask(qualname, "reduceat", arguments)
-
-
-def _segmented_reduce_handler(qualname, arguments):
-    return _segments_dask(qualname, "segmented_reduce", arguments)
-
-
-# ---------------------------------------------------------------------------
-# accumulate (and cumminmax, nancumminmax): per block, the NumPy path's
-# accumulate; then along the axis a chain of carries (the state of every
-# element before the block: merge of the previous carry and the previous
-# block's last slice), merged into each block's running states
-# ---------------------------------------------------------------------------
-
-def _acc_block(block, ufunc, axis, dtype, out_dt):
-    from ._methods import accumulate
-
-    res = accumulate(_ufunc(ufunc), block, axis=axis, dtype=dtype)
-    return _pack(res, out_dt)
-
-
-def _unpack(block, nout):
-    return tuple(block[f"f{i}"] for i in range(nout))
-
-
-def _carry_step(ufunc, axis, nout, carry, prev):
-    """The carry into a block: `carry` (into the previous block; None for
-    the first) merged with the previous block's last running state."""
-    if prev.shape[axis] == 0:
-        return carry
-    idx = [slice(None)] * prev.ndim
-    idx[axis] = slice(-1, None)
-    last = prev[tuple(idx)]
-    if carry is None:
-        return last
-    merged = merge(_ufunc(ufunc), _unpack(carry, nout), _unpack(last, nout))
-    return _pack(merged, prev.dtype)
-
-
-def _apply_carry(ufunc, nout, carry, block):
-    if carry is None or block.size == 0:
-        return block
-    c = tuple(np.broadcast_to(f, block.shape) for f in _unpack(carry, nout))
-    return _pack(merge(_ufunc(ufunc), c, _unpack(block, nout)), block.dtype)
-
-
-def _accumulate_graph(qualname, ufunc, x, ax, dtype, dtypes):
-    import dask.array as da
-    from dask.base import tokenize
-    from dask.highlevelgraph import HighLevelGraph
-
-    ref, nout = _ufunc_ref(ufunc), ufunc.nout
-    out_dt = np.dtype([(f"f{i}", dt) for i, dt in enumerate(dtypes)])
-    meta = np.empty((0,) * x.ndim, out_dt)
-    acc = x.map_blocks(_acc_block, ref, ax, dtype, out_dt, dtype=out_dt, meta=meta,
-                       token="numreduce-accumulate-block")
-    token = tokenize(acc, ref, ax)
-    name, carry = f"numreduce-accumulate-{token}", f"numreduce-accumulate-carry-{token}"
-    dsk = {}
-    for idx in np.ndindex(*x.numblocks):
-        i = idx[ax]
-        if i == 0:
-            dsk[(name,) + idx] = (acc.name,) + idx
-            continue
-        prev = idx[:ax] + (i - 1,) + idx[ax + 1:]
-        dsk[(carry,) + idx] = (_carry_step, ref, ax, nout,
-                               (carry,) + prev if i > 1 else None, (acc.name,) + prev)
-        dsk[(name,) + idx] = (_apply_carry, ref, nout, (carry,) + idx, (acc.name,) + idx)
-    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[acc])
-    res = da.Array(graph, name, chunks=acc.chunks, dtype=out_dt, meta=meta)
-    return _outputs("accumulate", res, dtypes, x.ndim)
-
-
-def _accumulate_handler(qualname, arguments):
-    from ._args import one_axis
-    from ._engine import MULTI_OUTPUT
-    from ._methods import accumulate
-
-    ufunc = arguments["ufunc"]
-    if ufunc not in MULTI_OUTPUT:
-        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
-                        f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r}")
-    x = _as_dask(qualname, arguments["array"], arguments.get("out"))
-    ax = one_axis(arguments["axis"], x, f"accumulate({ufunc.__name__})", "accumulate on")
-    dtypes = _probe(accumulate, arguments, "array", x)
-    return _accumulate_graph(qualname, ufunc, x, ax, arguments["dtype"], dtypes)
-
-
-def _cum_minmax_handler(ufunc_name, func_name):
-    def handler(qualname, arguments):
-        from . import _cumulative
-
-        x = _as_dask(qualname, arguments["x"], arguments.get("out"))
-        x, ax = _cumulative.scan_axis(func_name, x, arguments["axis"])
-        # the probe (x is positional-only): the NumPy path's errors now, its dtypes
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            res = getattr(_cumulative, func_name)(_probe_array(x), axis=ax,
-                                                  dtype=arguments["dtype"])
-        dtypes = [np.asarray(r).dtype for r in res]
-        return _accumulate_graph(qualname, getattr(_core, ufunc_name), x, ax,
-                                 arguments["dtype"], dtypes)
-
-    return handler
-
-
-def _lcse_finish(rdt, mx, t):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (mx + np.log1p(t)).astype(rdt)
-
-
-def _cfsum_finish(rdt, *states):
-    """cumfsum's block: s + e of each part's twosum states (s, e) -- one
-    part, or the real and imaginary parts of complex data -- as the NumPy
-    path assembles them."""
-    sums = [np.asarray(_api._fsum_finish(s, e)) for s, e in zip(states[::2], states[1::2])]
-    if len(sums) == 1:
-        return sums[0].astype(rdt, copy=False)
-    z = np.empty(sums[0].shape, dtype=rdt)
-    z.real, z.imag = sums
-    return z
-
-
-def _cmv_finish(mean_dt, var_dt, ddof, which, count, *parts):
-    """cummeanvar's block: the NumPy path's finish of (count, mean, M2) of
-    each part (one, or the real and imaginary parts: M2 summed)."""
-    means, m2s = parts[::2], parts[1::2]
-    m2 = m2s[0] if len(m2s) == 1 else np.add(m2s[0], m2s[1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the NumPy path warns at the call, once
-        res = _api._finish_meanvar(count, list(means), m2, mean_dt, var_dt, ddof, False,
-                                   warn_dof=False)
-    return np.asarray(res[which])
-
-
-def _cum_finished_handler(func_name):
-    """logcumsumexp, cumfsum, cummeanvar on dask: the states of the NumPy
-    path's accumulate on dask, finished blockwise as the NumPy path
-    finishes them (include_initial: the initial slice first).  Complex
-    cumfsum / cummeanvar accumulate the real and imaginary parts apart (two
-    scans over the same chunks, as the NumPy path's two accumulates);
-    complex logcumsumexp is refused (its complex rules are not a real
-    scan)."""
-    def handler(qualname, arguments):
-        import dask.array as da
-
-        from . import _cumulative
-
-        x = _as_dask(qualname, arguments["x"], arguments.get("out"))
-        if x.dtype.kind == "c" and func_name == "logcumsumexp":
-            raise TypeError(f"{qualname}: complex dask arrays are not supported (complex "
-                            "logcumsumexp is not a real scan); compute a NumPy array")
-        x, ax = _cumulative.scan_axis(func_name, x, arguments["axis"])
-        kw = {k: v for k, v in arguments.items() if k not in ("x", "out")}
-        kw["axis"] = ax
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")  # the probe: errors now, result dtypes
-            probe = getattr(_cumulative, func_name)(_probe_array(x), **kw)
-        rdts = [np.asarray(r).dtype for r in (probe if isinstance(probe, tuple) else (probe,))]
-        if func_name == "logcumsumexp":
-            mx, t = _accumulate_graph(qualname, _core.maxsumexp, x, ax, None,
-                                      _accumulate_dtypes(_core.maxsumexp, x, ax, None))
-            res = [da.map_blocks(_lcse_finish, rdts[0], mx, t, dtype=rdts[0])]
-            initial = -np.inf
-        elif func_name == "cumfsum":
-            acc, _ = _api._fsum_dtype(x.dtype, arguments["dtype"], func_name)
-            states = []
-            for p in _real_parts(np.dtype(np.float64), x):
-                states += _accumulate_graph(qualname, _core.twosum, p, ax, acc,
-                                            _accumulate_dtypes(_core.twosum, p, ax, acc))
-            res = [da.map_blocks(_cfsum_finish, rdts[0], *states, dtype=rdts[0])]
-            initial = 0
-        else:  # cummeanvar
-            ddof = _api._ddof_arg(func_name, arguments["ddof"])
-            work = np.finfo(rdts[0]).dtype
-            parts, count = [], None
-            for p in _real_parts(work, x):  # (long double work: the parts converted)
-                c, m, q = _accumulate_graph(qualname, _core.moments, p, ax, None,
-                                            _accumulate_dtypes(_core.moments, p, ax, None))
-                count = c if count is None else count
-                parts += [m, q]
-            n = x.shape[ax]
-            if not math.isnan(n) and 0 < n <= ddof and _known(x.shape) and x.size:
-                warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
-            res = [da.map_blocks(_cmv_finish, rdts[0], rdts[1], ddof, k, count, *parts,
-                                 dtype=rdts[k]) for k in (0, 1)]
-            return tuple(res)
-        if arguments.get("include_initial"):
-            shape = tuple(1 if i == ax else n for i, n in enumerate(x.shape))
-            chunks = tuple((1,) if i == ax else c for i, c in enumerate(x.chunks))
-            head = da.full(shape, initial, dtype=rdts[0], chunks=chunks)
-            res = [da.concatenate([head, res[0]], axis=ax)]
-        return res[0]
-
-    return handler
-
-
-def _accumulate_dtypes(ufunc, x, ax, dtype):
-    from ._methods import accumulate
-
-    return [r.dtype for r in accumulate(ufunc, np.zeros((1,) * x.ndim, x.dtype), axis=ax,
-                                        dtype=dtype)]
-
-
-_HANDLERS.update({
-    "reduce_by_group": _reduce_by_group_handler,
-    "group_minmax": _group_minmax_handler,
-    "group_meanvar": _group_meanvar_handler,
-    "group_logsumexp": _group_logsumexp_handler,
-    "group_fsum": _group_fsum_handler,
-    "group_argminmax": _group_argminmax_handler,
-    "reduceat": _reduceat_handler,
-    "segmented_reduce": _segmented_reduce_handler,
-    "accumulate": _accumulate_handler,
-    "cumminmax": _cum_minmax_handler("minimummaximum", "cumminmax"),
-    "nancumminmax": _cum_minmax_handler("fminfmax", "nancumminmax"),
-    "logcumsumexp": _cum_finished_handler("logcumsumexp"),
-    "cumfsum": _cum_finished_handler("cumfsum"),
-    "cummeanvar": _cum_finished_handler("cummeanvar"),
-})
+                     functools.partial(_seg_finish, ref, ax, dtypes, empty_state, once),
+                     pos, output_size=starts.shape[0])
+    return outputs(kind, res, dtypes, x.ndim)

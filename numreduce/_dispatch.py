@@ -14,8 +14,11 @@ type overriding ``__array_function__``         NEP 18: ``type(x).__array_functio
                                                ``func``; ``TypeError`` when all
                                                return ``NotImplemented``
 ``__array_ufunc__ = None``                     ``TypeError``
-``dask.array.Array``                           lazy dask arrays, one pass per
-                                               chunk (``numreduce/_dask.py``)
+``dask.array.Array``                           the Dask backend: lazy dask
+                                               arrays, one pass per chunk
+                                               (``numreduce/_dask.py``)
+CuPy arrays (every operand)                    the CuPy backend
+                                               (``numreduce/_cupy.py``)
 ``np.ma.MaskedArray``                          mask -> ``where`` (or a neutral
                                                fill), results masked where
                                                nothing was left, as ``np.ma``
@@ -31,33 +34,42 @@ anything else (lists, scalars, pandas)         ``np.asarray``; an object-dtype
 The wrapped function's ``_implementation`` is the policy without the NEP 18
 step, which ``ndarray.__array_function__`` calls when a subclass defers to it
 (``super().__array_function__``), as for NumPy's own functions.
+
+The policy's outcome is a backend: every public function is one statistic
+or method of ``_stats`` / ``_methods``, called as ``f(backend, qualname,
+**arguments)`` with ``_host`` (NumPy), ``_dask`` or ``_cupy``.  Adding a
+backend is one module of primitives and one line in ``_policy``.
+
+Layer: dispatch (imports the layers below it; docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import warnings
 
 import numpy as np
 
-from . import _core
-from ._args import axis_index
+from . import _host
+from ._args import axis_index, is_cupy_array, is_dask_array, is_given
+from ._dtypes import mask_initials
 
-__all__ = ["public_function", "cupy_operands_call", "masked_where", "masked_moments", "masked_fill", "masked_arg",
-           "masked_refuse"]
+__all__ = ["masked_arg", "masked_fill", "masked_moments", "masked_refuse", "masked_where",
+           "operands_backend", "public_function"]
 
 _ndarray = np.ndarray
 _MaskedArray = np.ma.MaskedArray
 _ND_ARRAY_FUNCTION = np.ndarray.__array_function__
 _ND_ARRAY_UFUNC = np.ndarray.__array_ufunc__
-_NOVALUES = {getattr(np, "_NoValue", None)}
 
 
-def public_function(masked, array="a", wrap_scalars=True, passthrough=None):
-    """Decorator: the array-type policy for one public function.
+def public_function(stat, masked, array="a", wrap_scalars=True, passthrough=None):
+    """Decorator: the array-type policy for one public function, whose
+    signature and docstring the decorated function gives (its body is not
+    used).
 
+    stat          the statistic or method, ``stat(backend, qualname, **arguments)``
     masked        handler for ``np.ma.MaskedArray`` input (``masked_*`` below)
     array         name of the array parameter (``reduce``'s is ``array``)
     wrap_scalars  a full reduction of a subclass gives a 0-d subclass array
@@ -67,11 +79,12 @@ def public_function(masked, array="a", wrap_scalars=True, passthrough=None):
                   apply their own dispatch)
     """
 
-    def decorate(impl):
-        sig = inspect.signature(impl)
+    def decorate(face):
+        sig = inspect.signature(face)
         names = list(sig.parameters)
         pos = names.index(array)
-        qualname = f"numreduce.{impl.__name__}"
+        qualname = f"numreduce.{face.__name__}"
+        impl = functools.partial(stat, _host, qualname)  # impl(**arguments): NumPy
         kinds = {p.kind for p in sig.parameters.values()}
         if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
             raise TypeError(f"public_function: {qualname} has *args or **kwargs")
@@ -80,44 +93,30 @@ def public_function(masked, array="a", wrap_scalars=True, passthrough=None):
             raise TypeError(f"public_function: {qualname} has positional-only parameters "
                             f"after {array!r}")
         # the policy and the handlers call impl(**arguments)
-        policy = functools.partial(_policy, _by_keyword(impl, sig), sig, array, qualname,
-                                   masked, wrap_scalars)
-        public = _make_entry(impl, sig, names[:pos + 1], names[pos + 1:], array, policy,
-                             passthrough)
-        functools.update_wrapper(public, impl)
+        policy = functools.partial(_policy, stat, impl, sig, array, qualname, masked,
+                                   wrap_scalars)
+        public = _make_entry(face.__name__, stat, qualname, sig, names[:pos + 1],
+                             names[pos + 1:], array, policy, passthrough)
+        functools.update_wrapper(public, face)
         public.__signature__ = sig
+        public._statistic = stat
         # ndarray.__array_function__ calls func._implementation(*args, **kwargs).
-        public._implementation = functools.wraps(impl)(
+        public._implementation = functools.wraps(face)(
             lambda *args, **kwargs: policy(public, False, args, kwargs))
         return public
 
     return decorate
 
 
-def _by_keyword(impl, sig):
-    """``impl`` callable as ``impl(**arguments)`` (what the policy and the
-    masked handlers do): positional-only parameters (``x, /``) are passed
-    positionally."""
-    posonly = [n for n, p in sig.parameters.items() if p.kind is inspect.Parameter.POSITIONAL_ONLY]
-    if not posonly:
-        return impl
-
-    @functools.wraps(impl)
-    def call(**arguments):
-        args = [arguments.pop(n) for n in posonly]
-        return impl(*args, **arguments)
-
-    return call
-
-
-def _make_entry(impl, sig, head, tail, array, policy, passthrough):
+def _make_entry(fname, stat, qualname, sig, head, tail, array, policy, passthrough):
     """The entry function, generated with the function's own signature so
     that the plain-ndarray call forwards its arguments positionally (no
     *args/**kwargs repacking): one `type(a) is np.ndarray` test (and `out is
     None`) is all the policy costs there."""
     params = sig.parameters
     P = inspect.Parameter
-    ns = {"_ndarray": _ndarray, "_impl": impl, "_policy": policy, "_passthrough": passthrough}
+    ns = {"_ndarray": _ndarray, "_stat": stat, "_host": _host, "_qualname": qualname,
+          "_policy": policy, "_passthrough": passthrough}
     # the function's own markers: "/" after the positional-only parameters,
     # "*" before the keyword-only ones (passed on by keyword)
     header, call, prev = [], [], P.POSITIONAL_ONLY
@@ -140,19 +139,13 @@ def _make_entry(impl, sig, head, tail, array, policy, passthrough):
     if passthrough is not None:
         fast = f"({fast}) or _passthrough({head[0]})"
     call = ", ".join(call)
-    src = (f"def {impl.__name__}({', '.join(header)}):\n"
+    src = (f"def {fname}({', '.join(header)}):\n"
            f"    if {fast}:\n"
-           f"        return _impl({call})\n"
-           f"    return _policy({impl.__name__}, True, ({', '.join(head)},),\n"
+           f"        return _stat(_host, _qualname, {call})\n"
+           f"    return _policy({fname}, True, ({', '.join(head)},),\n"
            f"                   {{{', '.join(f'{n!r}: {n}' for n in tail)}}})\n")
     exec(src, ns)  # noqa: S102 - generated from the function's own signature
-    return ns[impl.__name__]
-
-
-def _is_dask_array(x) -> bool:
-    """A ``dask.array.Array`` (looked up in ``sys.modules``: no Dask import)."""
-    mod = sys.modules.get("dask.array")
-    return mod is not None and isinstance(x, getattr(mod, "Array", ()))
+    return ns[fname]
 
 
 def _overrides(x) -> bool:
@@ -160,7 +153,8 @@ def _overrides(x) -> bool:
     return f is not None and f is not _ND_ARRAY_FUNCTION
 
 
-def _policy(impl, sig, array, qualname, masked, wrap_scalars, public, nep18, args, kwargs):
+def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep18, args,
+            kwargs):
     bound = sig.bind(*args, **kwargs)  # a wrong call raises TypeError here, as impl would
     bound.apply_defaults()
     arguments = bound.arguments
@@ -170,13 +164,13 @@ def _policy(impl, sig, array, qualname, masked, wrap_scalars, public, nep18, arg
     relevant = (a,) + tuple(o for o in outs if o is not None)
     relevant += _cupy_operands(arguments)  # CuPy accumulators, ids, masks (else nothing)
 
-    if _is_dask_array(a):
+    if is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
         # before NEP 18, whose dask implementation would compute the array
         from . import _dask
-        return _dask.dispatch(qualname, arguments)
-    if any(_is_cupy(x) for x in relevant):  # CuPy arrays: numreduce.cupy (GPU)
-        return _cupy_call(qualname, arguments, relevant)
+        return stat(_dask, qualname, **arguments)
+    if any(is_cupy_array(x) for x in relevant):  # CuPy arrays: the GPU backend
+        return stat(_cupy_backend(qualname, relevant), qualname, **arguments)
     if nep18 and any(_overrides(x) for x in relevant):
         return _array_function(public, qualname, relevant, args, kwargs)
     for x in relevant:
@@ -342,29 +336,6 @@ def _out_data(out):
     return tuple(o.view(_ndarray) if isinstance(o, _MaskedArray) else o for o in out)
 
 
-def _mask_initials(ufunc, dtype):
-    """Initials that let `where` stand for the mask, or None where the
-    reduction's own initials do (moments, maxsumexp, twosum).
-
-    minimummaximum: np.ma's fill values (np.ma.minimum_fill_value /
-    maximum_fill_value: +-inf, the integer extremes, ...); fminfmax: NaN (NaT),
-    which fmin/fmax skip, so that an all-NaN slice stays NaN (np.nanmin's
-    rule), else the fill values."""
-    if ufunc is _core.fminfmax and dtype.kind in "fcmM":
-        nan = np.array("NaT" if dtype.kind in "mM" else np.nan, dtype=dtype)[()]
-        return (nan, nan)
-    if ufunc in (_core.minimummaximum, _core.fminfmax) and dtype.kind in "mM":
-        # the int64 extremes but NaT (NumPy < 2.1's maximum_fill_value is NaT,
-        # which would propagate)
-        i64 = np.iinfo(np.int64)
-        return tuple(np.array(v).astype(dtype)[()] for v in (i64.max, i64.min + 1))
-    if ufunc in (_core.minimummaximum, _core.fminfmax):
-        probe = np.empty(0, dtype)
-        return tuple(np.array(f).astype(dtype)[()] for f in
-                     (np.ma.minimum_fill_value(probe), np.ma.maximum_fill_value(probe)))
-    return None
-
-
 def _quiet(impl, arguments):
     """Run `impl`, holding back its warnings (empty slices that the mask
     emptied are masked, not warned about)."""
@@ -385,15 +356,10 @@ def _replay(caught, results, masks):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def _not_given(x):
-    from ._engine import NoValue
-    return x is NoValue or any(x is v for v in _NOVALUES)
-
-
 def masked_where(ufunc=None):
     """Handler for minmax / nanminmax / reduce: the mask becomes `where`
     (and-ed with the user's `where`), `initial` defaults to
-    ``_mask_initials``; every output is masked where no element was left.
+    ``_dtypes.mask_initials``; every output is masked where no element was left.
     ``ufunc=None`` takes the `ufunc` argument (reduce)."""
 
     def handler(impl, qualname, array, arguments, m):
@@ -403,13 +369,13 @@ def masked_where(ufunc=None):
         arguments[array] = data
         user_where = arguments["where"]
         arguments["where"] = keep
-        if _not_given(arguments["initial"]) and data.size == 0:
+        if not is_given(arguments["initial"]) and data.size == 0:
             # np.ma.min of an empty array raises as np.min does: nothing to
             # mask, so the function's own rules (no initial: ValueError)
             arguments["where"] = True if user_where is True else keep
-        elif _not_given(arguments["initial"]):
+        elif not is_given(arguments["initial"]):
             dt = data.dtype if arguments.get("dtype") is None else np.dtype(arguments["dtype"])
-            initials = _mask_initials(u, dt)
+            initials = mask_initials(u, dt)
             if initials is not None:
                 arguments["initial"] = initials
         outs = _outs(impl, arguments, u.nout, qualname)
@@ -522,46 +488,40 @@ def masked_refuse(hint):
 
 
 # ---------------------------------------------------------------------------
-# CuPy arrays (numreduce.cupy): detected by the type's module name, so that
-# numreduce never imports CuPy itself.  Every operand must then be a CuPy
-# array: mixed NumPy/CuPy inputs are a TypeError (no silent host round trip).
+# CuPy arrays: detected by the type's module name, so that numreduce never
+# imports CuPy itself.  Every operand must then be a CuPy array: mixed
+# NumPy/CuPy inputs are a TypeError (no silent host round trip).
 # ---------------------------------------------------------------------------
 
-def _is_cupy(x) -> bool:
-    return type(x).__module__.partition(".")[0] == "cupy"
+# Python and NumPy scalars go with CuPy arrays (the backend uploads them:
+# at(outs, idx, 1.0) with CuPy accumulators, minmax(3.0, out=<CuPy arrays>)).
+_SCALARS = (bool, int, float, complex, np.generic)
 
 
-def _cupy_call(qualname, arguments, relevant):
+def _cupy_backend(qualname, relevant):
+    """The CuPy backend for operands of which some are CuPy arrays: every
+    other one must be a scalar (TypeError otherwise); ImportError with what
+    is missing (CuPy, a GPU)."""
     others = [type(x).__name__ for x in relevant
-              if not _is_cupy(x) and not isinstance(x, _SCALARS)]
+              if not is_cupy_array(x) and not isinstance(x, _SCALARS)]
     if others:
         raise TypeError(f"{qualname}: mixed CuPy and non-CuPy arrays ({', '.join(others)}); "
                         "move every operand to the same device first (cupy.asarray / .get())")
-    from . import cupy as nr_cupy  # ImportError with what is missing (CuPy, a GPU)
-    func = nr_cupy.FUNCTIONS.get(qualname.rpartition(".")[2])
-    if func is None:
-        raise TypeError(f"{qualname} has no GPU implementation for CuPy arrays yet "
-                        "(numreduce.cupy; see docs/gpu.md)")
-    return func(**arguments)
+    from . import _cupy
+    return _cupy
 
 
-def cupy_operands_call(qualname, arguments, tuples):
-    """For the functions whose operands are tuples of arrays (``merge``'s
-    states and ``out``): where any entry is a CuPy array, ``(result,)`` of
-    the GPU implementation (every entry must then be a CuPy array or a
-    scalar: TypeError otherwise); else None (the NumPy path goes on)."""
+def operands_backend(qualname, arguments, tuples):
+    """The backend of a function whose operands are tuples of arrays
+    (``merge``'s states and ``out``): CuPy where any entry is a CuPy array,
+    else NumPy."""
     relevant = []
     for key in tuples:
         v = arguments.get(key)
         relevant += [x for x in (v if isinstance(v, (tuple, list)) else (v,)) if x is not None]
-    if not any(_is_cupy(x) for x in relevant):
-        return None
-    return (_cupy_call(qualname, arguments, tuple(relevant)),)
-
-
-# Python and NumPy scalars go with CuPy arrays (numreduce.cupy uploads them:
-# at(outs, idx, 1.0) with CuPy accumulators, minmax(3.0, out=<CuPy arrays>)).
-_SCALARS = (bool, int, float, complex, np.generic)
+    if not any(is_cupy_array(x) for x in relevant):
+        return _host
+    return _cupy_backend(qualname, tuple(relevant))
 
 
 def _cupy_operands(arguments):
@@ -573,6 +533,6 @@ def _cupy_operands(arguments):
     for key in ("outs", "group_ids", "where", "indices", "starts", "stops"):
         v = arguments.get(key)
         for x in (tuple(v) if key == "outs" and isinstance(v, (tuple, list)) else (v,)):
-            if _is_cupy(x):
+            if is_cupy_array(x):
                 found.append(x)
     return tuple(found)

@@ -1,191 +1,205 @@
-"""The ufunc methods NumPy lacks for multi-output ufuncs (issue 11).
+"""The methods layer: ``reduce``, ``accumulate``, ``merge``, ``reduceat``,
+``segmented_reduce``, ``reduce_by_group`` and ``at`` for multi-output
+ufuncs, once for every backend.
 
-``merge`` (combine partial states) and ``accumulate`` (prefix reductions)
-run on the engine through each loop's merge loop and scan loop, found in the
-loop table like ``reduce``'s; argument checks reuse
-the shared validators of ``numreduce._args`` and the dtype resolution of
-``numreduce._engine`` and run before anything is written.
+Each method is its argument checks -- the rules layer's (``_args``,
+``_dtypes``) and the backend's own (``be.asarray``, ``be.parse_out``,
+``be.check_outs``, ``be.where``: what a NumPy, Dask or CuPy operand must
+be) -- all before anything is written, then one primitive of the backend
+``be`` (``_host``, ``_dask``, ``_cupy``).  ``qualname`` is the public
+function's name (``numreduce.reduce``), for the backends' messages.
+
+Layer: methods (imports the rules layer; backends come in as arguments).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from . import _core
-from ._args import check_out_dtypes, check_outs, finish_outs, one_axis, work_outs
-from ._dispatch import cupy_operands_call, masked_refuse, public_function
-from ._engine import MULTI_OUTPUT, _parse_out, _resolve, _resolve_outs
+from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, normalize_axes,
+                    one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
+from ._dtypes import (MULTI_OUTPUT, multi_output, pieces_start, reduce_start,
+                      resolve_outs, seed_values)
 
-__all__ = ["accumulate", "merge"]
+__all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
+           "segmented_reduce"]
 
 
-def _multi_output(ufunc, method: str) -> int:
+def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=False,
+           initial=NoValue, where=True, finish=None, label=None):
+    """``ufunc.reduce`` for the engine's ufuncs on backend ``be``.  A plain
+    ndarray without options takes the backend's quick path first (no
+    argument handling); any other ufunc goes to ``be.foreign``.
+    ``finish(xp, states)``: a statistic's last step (nanminmax's warning);
+    ``label``: the name of the graph or kernel (default: the ufunc's)."""
     nout = MULTI_OUTPUT.get(ufunc)
+    if keepdims is not False and keepdims is not True:
+        keepdims = keepdims_flag(keepdims)
+    if (nout is not None and type(array) is np.ndarray and out is None and dtype is None
+            and where is True and initial is NoValue and be.quick_reduce is not None):
+        res = be.quick_reduce(ufunc, array, axis, keepdims)
+        if res is not None:
+            return res if finish is None else finish(np, res)
     if nout is None:
-        what = getattr(ufunc, "__name__", type(ufunc).__name__)
-        raise TypeError(f"{method}() expects one of numreduce's multi-output ufuncs "
-                        f"(minimummaximum, fminfmax, moments, nanmoments, maxsumexp, twosum) "
-                        f"or one registered through numreduce's C API, got {what!r}")
-    return nout
+        return be.foreign(qualname, "reduce", ufunc, array, axis=axis, dtype=dtype, out=out,
+                          keepdims=keepdims, initial=initial, where=where)
+    # Every check below runs before the backend writes anything.
+    name = ufunc.__name__
+    scalars = out is not Ellipsis
+    outs = be.parse_out(None if out is Ellipsis else out, nout, name, qualname)
+    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                             qualname)
+    axes = normalize_axes(axis, arr.ndim)
+    mode, initials = parse_initial(initial, nout)
+    mask = None if where is True else be.where(where, arr.shape, name, qualname)
+    if out is not None and out is not Ellipsis:
+        be.check_outs(outs, reduced_shape(arr.shape, axes, keepdims), name)
+    descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    if not be.loops_check_start:
+        reduce_start(ufunc, descrs, mode, mask is not None, arr.shape, axes)
+    return be.reduce(ufunc, arr, axes, keepdims, descrs=descrs, outs=outs, mode=mode,
+                     initials=initials, mask=mask, dtype=dtype, finish=finish,
+                     dtypes=descrs[1:], scalars=scalars, label=label or name,
+                     qualname=qualname)
 
 
-def _states(states, nout: int, name: str, arg: str) -> tuple:
-    if not isinstance(states, (tuple, list)):
-        raise TypeError(f"{name}: '{arg}' must be a tuple with one array per ufunc output "
-                        f"({nout}), not {type(states).__name__}")
-    if len(states) != nout:
-        raise ValueError(f"{name}: '{arg}' must have one entry per ufunc output ({nout}), got "
-                         f"{len(states)}")
-    if any(isinstance(s, np.ma.MaskedArray) for s in states):
-        raise TypeError(f"{name}: masked arrays are not supported in '{arg}' (the mask would "
-                        "be ignored); merge the states of the unmasked data")
-    return tuple(np.asarray(s) for s in states)
-
-
-def merge(ufunc, states_a, states_b, out=None):
-    """Combine two partial reduction states elementwise, with broadcasting.
-
-    ``states_a`` and ``states_b`` are what ``numreduce.reduce(ufunc, ...)``
-    returns: tuples with one array (or scalar) per ufunc output -- (min, max)
-    for ``minimummaximum``/``fminfmax``, (count, mean, M2) for
-    ``moments``/``nanmoments``, (max, sum of exp(x - max) - 1) for ``maxsumexp``,
-    (sum, error) for ``twosum``.  The result is the state of the union,
-    through the reduction's own ``combine``::
-
-        merge(u, reduce(u, a[:k]), reduce(u, a[k:])) == reduce(u, a)
-
-    exactly for the order reductions, within the reduction's accuracy bound
-    for the others (docs/accuracy.md).
-
-    Parameters
-    ----------
-    ufunc : one of numreduce's multi-output ufuncs
-    states_a, states_b : tuple of array_like
-        One entry per output; all ``2 * nout`` arrays broadcast together.
-        They are cast (safely) to the accumulator dtype that
-        ``reduce(ufunc, ...)`` gives for their common dtype.
-    out : tuple of (ndarray or None), optional
-        One entry per output, of exactly the broadcast shape, writeable (it
-        may be ``states_a`` itself: ``merge(u, s, part, out=s)`` updates a
-        running state in place).  Results are cast into it as by ``reduce``.
-
-    Returns
-    -------
-    tuple
-        One array per output (NumPy scalars for 0-d results without ``out``).
-
-    Examples
-    --------
-    >>> import numpy as np, numreduce as nr
-    >>> a = np.array([3., 1., 4., 1., 5., 9., 2., 6.])
-    >>> nr.merge(nr.minimummaximum, nr.reduce(nr.minimummaximum, a[:3]),
-    ...          nr.reduce(nr.minimummaximum, a[3:]))
-    (np.float64(1.0), np.float64(9.0))
-    >>> n, mean, m2 = nr.merge(nr.moments, nr.reduce(nr.moments, a[:4]),
-    ...                        nr.reduce(nr.moments, a[4:]))
-    >>> float(n), float(mean), float(m2 / n)     # np.mean(a), np.var(a)
-    (8.0, 3.875, 6.609375)
-    """
-    on_gpu = cupy_operands_call("numreduce.merge", {"ufunc": ufunc, "states_a": states_a,
-                                                    "states_b": states_b, "out": out},
-                                ("states_a", "states_b", "out"))
-    if on_gpu is not None:  # CuPy states: numreduce.cupy.merge (no host round trip)
-        return on_gpu[0]
-    nout = _multi_output(ufunc, "merge")
+def merge(be, qualname, ufunc, states_a, states_b, out=None):
+    """combine(states_a, states_b) elementwise, with broadcasting."""
+    nout = multi_output(ufunc, "merge")
     name = f"merge({ufunc.__name__})"
-    a = _states(states_a, nout, name, "states_a")
-    b = _states(states_b, nout, name, "states_b")
-    outs = _parse_out(out, nout)
+    a = be.states(states_a, nout, name, "states_a")
+    b = be.states(states_b, nout, name, "states_b")
+    outs = be.parse_out(out, nout, name, qualname)
     try:
         shape = np.broadcast_shapes(*(s.shape for s in a + b))
     except ValueError:
         raise ValueError(f"{name}: the states do not broadcast together: states_a shapes "
                          f"{[s.shape for s in a]}, states_b shapes {[s.shape for s in b]}"
                          ) from None
-    if any(o is not None for o in outs):
-        check_outs(outs, shape, name)
-    try:
-        common = np.result_type(*a, *b)
-        descrs = _resolve(ufunc, common, (None,) * nout, None, nout)
-    except TypeError as e:
-        raise TypeError(f"{name}: no merge loop for states of dtypes "
-                        f"{[str(s.dtype) for s in a]} and {[str(s.dtype) for s in b]}: {e}"
-                        ) from e
-    acc = descrs[1]
-    if not np.can_cast(common, acc, casting="safe"):
-        raise TypeError(f"{name}: states of dtype {common} cannot be cast safely to the "
-                        f"accumulator dtype {acc}")
+    be.check_outs(outs, shape, name)
+    descrs = be.merge_descrs(ufunc, [s.dtype for s in a], [s.dtype for s in b], nout, name)
     check_out_dtypes(outs, descrs[1:], name)
-    res = _core._merge(ufunc, a, b, outs, descrs[0], acc)
-    if out is None:
-        res = tuple(r[()] if r.ndim == 0 else r for r in res)
-    return res
+    return be.merge(ufunc, a, b, outs, descrs, label=name)
 
 
-@public_function(masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly"),
-                 array="array", passthrough=lambda ufunc: ufunc not in MULTI_OUTPUT)
-def accumulate(ufunc, array, axis=0, dtype=None, out=None):
-    """``ufunc.accumulate`` for multi-output ufuncs: every output's running
-    reduction along one axis, in one pass.
-
-    Element ``i`` along ``axis`` of output ``k`` is
-    ``reduce(ufunc, array[..., :i+1, ...], axis)[k]`` -- for
-    ``minimummaximum`` the running minimum and maximum
-    (``np.minimum.accumulate``, ``np.maximum.accumulate``), for ``moments``
-    the running (count, mean, M2).  Any other ``np.ufunc`` is passed through
-    to its own ``accumulate``.
-
-    Parameters
-    ----------
-    ufunc : np.ufunc
-    array : array_like
-        At least 1-d.
-    axis : int, default 0
-        One axis (``None`` only for 1-d input, as in NumPy).
-    dtype : dtype, optional
-        Loop dtype for every output, as for ``reduce``.
-    out : tuple of (ndarray or None), optional
-        One entry per output, of exactly ``array``'s shape, writeable, no two
-        sharing memory.  Results are cast into it as by ``reduce``; an ``out``
-        that overlaps ``array`` is fine (computed into a temporary first).
-
-    Returns
-    -------
-    tuple of ndarray
-        One array of ``array``'s shape per output.
-
-    Examples
-    --------
-    >>> import numpy as np, numreduce as nr
-    >>> lo, hi = nr.accumulate(nr.minimummaximum, np.array([3, 1, 4, 1, 5, 0, 9]))
-    >>> lo, hi
-    (array([3, 1, 1, 1, 1, 0, 0]), array([3, 3, 4, 4, 5, 5, 9]))
-    >>> n, mean, m2 = nr.accumulate(nr.moments, np.array([1., 2., 3., 4.]))
-    >>> mean                               # running np.mean
-    array([1. , 1.5, 2. , 2.5])
-    >>> m2 / n                             # running np.var
-    array([0.        , 0.25      , 0.66666667, 1.25      ])
-    """
+def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
+    """``ufunc.accumulate`` for the engine's ufuncs: every output's running
+    reduction along one axis; any other ufunc goes to ``be.foreign``."""
     nout = MULTI_OUTPUT.get(ufunc)
     if nout is None:
-        if not isinstance(ufunc, np.ufunc):
-            raise TypeError(f"accumulate() expects a numpy ufunc, got {type(ufunc).__name__}")
-        return ufunc.accumulate(array, axis=axis, dtype=dtype, out=out)
+        return be.foreign(qualname, "accumulate", ufunc, array, axis=axis, dtype=dtype,
+                          out=out)
     # Every check below runs before anything is written.
     name = f"accumulate({ufunc.__name__})"
-    outs = _parse_out(out, nout)
-    arr = np.asarray(array)
+    outs = be.parse_out(out, nout, name, qualname)
+    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                             qualname)
     ax = one_axis(axis, arr, name, "accumulate on")
-    if any(o is not None for o in outs):
-        check_outs(outs, arr.shape, name)
-    descrs = _resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    if out is not None:
+        be.check_outs(outs, arr.shape, name)
+    descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    return be.scan(ufunc, arr, ax, descrs=descrs, outs=outs, dtype=dtype, dtypes=descrs[1:],
+                   label=name, qualname=qualname)
 
-    # The scan loop wants C-contiguous, aligned, native blocks (outer, n, inner).
-    x = np.require(arr.astype(descrs[0], copy=False), requirements=["C", "A"])
-    shape = arr.shape
-    outer, n, inner = math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:])
-    res = work_outs(outs, descrs[1:], shape, x)
-    _core._accumulate(ufunc, x, tuple(res), outer, n, inner)
-    return finish_outs(outs, res)
+
+def reduceat(be, qualname, ufunc, array, indices, axis=0, dtype=None, out=None):
+    """``ufunc.reduceat`` for the engine's ufuncs (its index rules); any
+    other ufunc goes to ``be.foreign``."""
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        return be.foreign(qualname, "reduceat", ufunc, array, indices, axis=axis, dtype=dtype,
+                          out=out)
+    # Every check below runs before anything is written.
+    name = f"reduceat({ufunc.__name__})"
+    outs = be.parse_out(out, nout, name, qualname)
+    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                             qualname)
+    ax = one_axis(axis, arr, name, "reduceat on")
+    n = be.axis_length(arr, ax, "the segment axis", qualname)
+    lo, hi = reduceat_bounds(be.host_indices(indices, "indices", name), n, name,
+                             ufunc.__name__)
+    return _segments(be, qualname, ufunc, nout, name, arr, ax, lo, hi, dtype, outs, "reduceat")
+
+
+def segmented_reduce(be, qualname, ufunc, array, starts, stops, axis=0, dtype=None, out=None,
+                     initial=NoValue, where=True):
+    """Reductions of the segments [starts[i], stops[i]) of one axis
+    (slice-bound offsets: negative from the end, clipped)."""
+    nout = multi_output(ufunc, "segmented_reduce")
+    # Every check below runs before anything is written.
+    name = f"segmented_reduce({ufunc.__name__})"
+    outs = be.parse_out(out, nout, name, qualname)
+    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                             qualname)
+    ax = one_axis(axis, arr, name, "segmented_reduce on")
+    n = be.axis_length(arr, ax, "the segment axis", qualname)
+    lo = slice_offsets(be.host_indices(starts, "starts", name), n, name, "starts")
+    hi = slice_offsets(be.host_indices(stops, "stops", name), n, name, "stops")
+    if lo.shape != hi.shape:
+        raise ValueError(f"{name}: 'starts' and 'stops' must have the same length, got "
+                         f"{lo.shape[0]} and {hi.shape[0]}")
+    mode, initials = parse_initial(initial, nout)
+    return _segments(be, qualname, ufunc, nout, name, arr, ax, lo, hi, dtype, outs,
+                     "segmented_reduce", mode, initials, where)
+
+
+def _segments(be, qualname, ufunc, nout, name, arr, ax, starts, stops, dtype, outs, kind,
+              mode=0, initials=None, where=True):
+    """The checks of a segment reduction against its segments (out, dtype,
+    initial, where), then the backend's segment loop."""
+    mask = None if where is True else be.where(where, arr.shape, name, qualname)
+    if any(o is not None for o in outs):
+        be.check_outs(outs, arr.shape[:ax] + (starts.shape[0],) + arr.shape[ax + 1:], name)
+    descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    seeds = seed_values(initials, descrs, name) if mode == 2 else None
+
+    def first_empty():
+        empty = np.flatnonzero(stops <= starts)
+        if not empty.size:
+            return None
+        s = int(empty[0])
+        return f"segment {s} ([{int(starts[s])}:{int(stops[s])}] along axis {ax})"
+
+    seeded = pieces_start(ufunc, descrs, mode, mask is not None, name, empty=first_empty)
+    return be.segments(ufunc, arr, ax, starts, stops, descrs=descrs, outs=outs, mode=mode,
+                       seeds=seeds, initials=initials, mask=mask, seeded=seeded, dtype=dtype,
+                       kind=kind, label=name, qualname=qualname)
+
+
+def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis=0,
+                    dtype=None, out=None, initial=NoValue, where=True, parts=None,
+                    stream=None, finish=None, dtypes=None, label=None):
+    """One reduction per group along one axis.  ``parts(xp, block)`` and
+    ``finish(xp, states)``: a grouped statistic's parts (the real and
+    imaginary parts of complex data), the dtype of those parts (``stream``;
+    default the data's) and last step; ``dtypes`` its result dtypes (then
+    ``out`` is None)."""
+    nout = multi_output(ufunc, "reduce_by_group")
+    # Every check below runs before anything is written.
+    name = f"reduce_by_group({ufunc.__name__})"
+    outs = be.parse_out(out, nout, name, qualname)
+    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                             qualname)
+    ax = one_axis(axis, arr, name, "group")
+    n = be.axis_length(arr, ax, "the group axis", qualname)
+    ids, g = be.group_ids(group_ids, num_groups, n, name, qualname)
+    mode, initials = parse_initial(initial, nout)
+    mask = None if where is True else be.where(where, arr.shape, name, qualname)
+    if out is not None:
+        be.check_outs(outs, arr.shape[:ax] + (g,) + arr.shape[ax + 1:], name)
+    descrs = resolve_outs(ufunc, arr.dtype if stream is None else stream, outs, dtype,
+                          nout, name)
+    seeded = pieces_start(ufunc, descrs, mode, mask is not None, name, prefix=True)
+    return be.group_reduce(ufunc, arr, ax, ids, g, descrs=descrs, outs=outs, mode=mode,
+                           initials=initials, mask=mask, seeded=seeded, parts=parts,
+                           dtype=dtype, finish=finish,
+                           dtypes=descrs[1:] if dtypes is None else dtypes,
+                           label=label or name, qualname=qualname)
+
+
+def at(be, qualname, ufunc, outs, indices, values):
+    """``ufunc.at`` in place: repeated indices accumulate."""
+    nout = multi_output(ufunc, "at")
+    name = f"at({ufunc.__name__})"
+    outs = inplace_outs(outs, nout, name)
+    return be.at(ufunc, outs, indices, values, name, qualname)

@@ -73,7 +73,7 @@ def _argminmax_call(a, axis, skipna):
 
 def _fill_call(a, axis, func, fill, skipna, **kwargs):
     if skipna and a.dtype.kind in "fc":
-        from ._dask import is_dask_array
+        from ._args import is_dask_array
         if is_dask_array(a):
             import dask.array as da
             a = da.where(da.isnan(a), fill, a)

@@ -284,9 +284,9 @@ def test_accumulate_errors_before_writing(call, exc, match):
 def test_docstring_examples():
     import doctest
 
-    import numreduce._methods
+    import numreduce._api
 
-    result = doctest.testmod(numreduce._methods, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(numreduce._api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 
@@ -335,7 +335,7 @@ def test_cumminmax_signature_rules():
 def test_cumminmax_docstring_examples():
     import doctest
 
-    import numreduce._cumulative
+    import numreduce._api
 
-    result = doctest.testmod(numreduce._cumulative, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(numreduce._api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -9,8 +9,6 @@ import pytest
 
 import numreduce
 import numreduce._api
-import numreduce._engine
-import numreduce._groups
 
 PKG = pathlib.Path(numreduce.__file__).parent
 
@@ -43,7 +41,7 @@ def test_multi_output_ufuncs_are_registered_for_reduce():
         assert numreduce._core._MULTI_OUTPUT[u] == u.nout
 
 
-@pytest.mark.parametrize("module", [numreduce._api, numreduce._engine, numreduce._groups])
+@pytest.mark.parametrize("module", [numreduce._api])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0

@@ -479,10 +479,13 @@ def test_public_function_keyword_only_and_positional_only():
 
     calls = []
 
-    @public_function(masked_refuse("hint"), array="x")
-    def toy(x, /, y=1, *, axis=None, out=None):
+    def toy_statistic(be, qualname, x, y=1, *, axis=None, out=None):
         calls.append((type(x), y, axis))
-        return np.asarray(x) + y
+        return be.asarray(x) + y
+
+    @public_function(toy_statistic, masked_refuse("hint"), array="x")
+    def toy(x, /, y=1, *, axis=None, out=None):
+        """A toy public function."""
 
     assert str(inspect.signature(toy)) == "(x, /, y=1, *, axis=None, out=None)"
     np.testing.assert_array_equal(toy(np.ones(2), 2, axis=5), [3.0, 3.0])
@@ -496,15 +499,15 @@ def test_public_function_keyword_only_and_positional_only():
     with pytest.raises(TypeError, match="masked"):
         toy(np.ma.masked_array([1.0]))
     with pytest.raises(TypeError, match="positional-only"):
-        public_function(masked_refuse("h"), array="x")(lambda x, y, /: None)
+        public_function(toy_statistic, masked_refuse("h"), array="x")(lambda x, y, /: None)
 
 
 def test_docstring_examples():
     import doctest
 
-    import numreduce._cumulative
+    import numreduce._api
 
-    result = doctest.testmod(numreduce._cumulative, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(numreduce._api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 8 and result.failed == 0
 
 

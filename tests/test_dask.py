@@ -264,6 +264,36 @@ def test_unknown_chunk_sizes():
         dask.compute(*nr.minmax(empty), **SYNC)
 
 
+
+@pytest.mark.parametrize("f, np_pair", [
+    (nr.argminmax, (np.argmin, np.argmax)),
+    (nr.nanargminmax, (np.nanargmin, np.nanargmax)),
+])
+def test_argminmax_unknown_chunks_off_the_reduced_axis(f, np_pair):
+    """The global indices need the chunk offsets along the reduced axis
+    only: unknown chunk sizes elsewhere (a boolean row selection) work, as
+    for da.argmin; along the reduced axis (or every axis for axis=None)
+    they are a ValueError."""
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal((40, 9))
+    a[3, 4] = np.nan
+    x = da.from_array(a, chunks=(7, 4))
+    keep = a[:, 0] > 0
+    y = x[x[:, 0] > 0]
+    assert all(math.isnan(n) for n in y.chunks[0])
+    for kw in ({"axis": 1}, {"axis": -1, "keepdims": True}):
+        lo, hi = f(y, **kw)
+        got = dask.compute(lo, hi, **SYNC)
+        ref = tuple(g(a[keep], axis=1, keepdims=kw.get("keepdims", False)) for g in np_pair)
+        for g, r in zip(got, ref):
+            assert g.dtype == np.intp and g.shape == r.shape
+            np.testing.assert_array_equal(g, r)
+        ref_da = da.argmin(y, axis=1).compute(**SYNC)  # Dask's own works there too
+        np.testing.assert_array_equal(ref_da, np.argmin(a[keep], axis=1))
+    for kw in ({"axis": 0}, {}):
+        with pytest.raises(ValueError, match="unknown chunk sizes"):
+            f(y, **kw)
+
 # ---------------------------------------------------------------------------
 # NumPy's answers where Dask's own reductions differ (issue 12's examples)
 # ---------------------------------------------------------------------------
@@ -378,7 +408,7 @@ def test_graph_merge_same_as_public_merge(ufunc, dtype):
     """The combine tasks' merge (the core merge once the first pair resolved
     the loop) gives bit for bit what the public nr.merge gives, over many
     states, and the public merge's errors stay."""
-    from numreduce._dask import _merge2
+    from numreduce._dask import merge_pair as _merge2
 
     rng = np.random.default_rng(11)
     a = (rng.standard_normal((40, 6)) * 50).astype(dtype)

@@ -187,7 +187,7 @@ def test_engine_core_refuses_size1_out_axis_itself():
     """The C++ engine checks the out shape too (its NpyIter marks the reduced
     axes NPY_ITER_REDUCTION_AXIS(-1)), not only the Python half."""
     outs = (np.full(1, 7.0), None)
-    descrs = nr._engine._resolve(MM, A12.dtype, outs, None, 2)
+    descrs = nr._dtypes.resolve(MM, A12.dtype, outs, None, 2)
     with pytest.raises(ValueError, match=r"out\[0\] has shape \(1,\), but the result has shape "
                                          r"\(4,\)"):
         nr._core._reduce(MM, A12, outs, None, (0,), 2, (np.inf, -np.inf), descrs)

@@ -329,8 +329,8 @@ def test_registered_ufunc_without_initials_follows_reduce_rules(ext):
     lo, hi = nr.reduce(ext.range, a, axis=1)
     np.testing.assert_array_equal(lo, a.min(1))
     np.testing.assert_array_equal(hi, a.max(1))
-    assert not nr._engine.has_initials(ext.range, np.dtype(np.float64))
-    assert nr._engine.has_initials(ext.sumsq, np.dtype(np.float64))
+    assert not nr._dtypes.has_initials(ext.range, np.dtype(np.float64))
+    assert nr._dtypes.has_initials(ext.sumsq, np.dtype(np.float64))
     with pytest.raises(ValueError, match="identity"):
         nr.reduce(ext.range, np.empty((0, 2)), axis=0)
     with pytest.raises(ValueError, match="identity"):

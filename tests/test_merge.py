@@ -293,7 +293,7 @@ def test_streaming_example_in_docs(tmp_path, monkeypatch):
 def test_docstring_examples():
     import doctest
 
-    import numreduce._methods
+    import numreduce._api
 
-    result = doctest.testmod(numreduce._methods, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(numreduce._api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

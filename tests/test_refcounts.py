@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import numreduce as nr
-from numreduce._engine import MULTI_OUTPUT, _resolve
+from numreduce._dtypes import MULTI_OUTPUT, resolve as _resolve
 
 N_CALLS = 1000
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import numreduce as nr
-import numreduce._segments
+import numreduce._api
 
 from helpers import ALL_DTYPES, INT_DTYPES, arrays
 
@@ -432,7 +432,7 @@ def test_segmented_out_overlap_threads_and_masked():
 
 
 def test_docstring_examples():
-    result = doctest.testmod(numreduce._segments, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(numreduce._api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

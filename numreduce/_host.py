@@ -1,0 +1,550 @@
+"""The NumPy backend: array primitives on host memory through the C++ core.
+
+A backend knows arrays, not statistics (docs/architecture.md).  Every
+primitive here gets arguments that the methods and statistics layers
+already checked (``_args``, ``_dtypes``), and runs one of the engine's
+loops -- reduction, merge, scan, segment, scatter, arg-reduce -- found in
+the C++ loop table, so that nothing is written before every check passed.
+The Dask backend (``_dask``) runs these same primitives on each block; the
+CuPy backend (``_cupy``) has the same interface on the device.
+
+Primitives (the interface every backend implements; docs/architecture.md):
+
+``asarray``, ``where``, ``parse_out``, ``check_outs``, ``check_dtypes``,
+``group_ids``, ``states``, ``axis_length``, ``host_indices``
+    operands as this backend's arrays, and its own checks of them (masks,
+    outputs, group ids, merge states, result dtypes it cannot make)
+``reduce``
+    the states of one reduction over ``axes`` -- of the array, or of each
+    of its ``parts`` (the real and imaginary parts of complex data) -- then
+    a statistic's ``finish(xp, states)``
+``merge``, ``scan``, ``segments``, ``group_reduce``, ``at``
+    the methods' loops (``scan`` and ``group_reduce`` with parts and finish
+    too); ``scan_output`` a scan's result with ``include_initial``
+``arg_reduce``, ``group_arg``
+    (argmin, argmax) along one axis, and per group
+``into``, ``foreign``
+    results into ``out``; the methods of ufuncs the engine does not know
+``quick_reduce``, ``quick_arg``
+    the NumPy backend's paths of the plain call, before any argument
+    handling (None on the other backends)
+
+Layer: backends (imports the rules layer and ``_core``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _core
+from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, finish_outs,
+                    group_ids as _group_ids, is_given, normalize_axes, num_groups,
+                    parse_out as _parse_out, where_mask, work_outs)
+from ._dtypes import at_descrs, merge_descrs as _merge_descrs, multi_output, resolve
+
+__all__ = ["GroupIds", "arg_reduce", "array_code", "asarray", "at", "axis_length",
+           "check_dtypes", "check_outs", "foreign", "group_arg", "group_ids", "group_reduce",
+           "host_indices", "into", "merge", "merge_descrs", "merge_states", "nonempty",
+           "parse_out", "quick_arg", "quick_reduce", "reduce", "scan", "scan_output",
+           "segments", "states", "where"]
+
+name = "numpy"
+xp = np
+arrays = "NumPy arrays"  # what the messages call this backend's arrays
+prefix = ""  # the messages' prefix (numreduce.cupy's: "numreduce.cupy.")
+loops_check_start = True  # the engine's loops raise reduce's start-value errors
+
+
+def asarray(x, what="the array", label="", qualname=""):
+    """The operand as a NumPy array (array_like input converted)."""
+    return np.asarray(x)
+
+
+def array_code(a):
+    """``a`` ready for array code in ``xp`` (the complex logsumexp)."""
+    return a
+
+
+def where(where, shape, label="", qualname=""):
+    """``where`` as a boolean mask broadcastable to ``shape``, or None."""
+    return where_mask(where, shape)
+
+
+def parse_out(out, nout, label="", qualname=""):
+    """A method's ``out``: None or a tuple of ``nout`` ndarrays (or None)."""
+    return (None,) * nout if out is None else _parse_out(out, nout)
+
+
+def check_outs(outs, shape, label):
+    """The given ``out`` entries: ndarrays of exactly the result's shape,
+    writeable, no two sharing memory (``_args.check_outs``)."""
+    if any(o is not None for o in outs):
+        _check_outs(outs, shape, label)
+
+
+def check_dtypes(label, *dtypes):
+    """Result dtypes this backend cannot produce: none on the host."""
+
+
+def into(results, outs):
+    """The results as returned: each given ``out`` receives its result
+    (cast as ufunc.reduce casts into ``out``), 0-d results as scalars."""
+    final = []
+    for o, r in zip(outs, results):
+        if o is not None:
+            if r is not o:
+                np.copyto(o, r, casting="unsafe")
+            r = o
+        elif isinstance(r, np.ndarray) and r.ndim == 0:
+            r = r[()]
+        final.append(r)
+    return tuple(final)
+
+
+def nonempty(a):
+    return a.size > 0
+
+
+def axis_length(a, ax, what="", qualname="", offsets=False):
+    """The length of axis ``ax`` (known on the host)."""
+    return a.shape[ax]
+
+
+def host_indices(v, what, label):
+    """Offsets or indices, on the host already."""
+    return v
+
+
+class GroupIds(NamedTuple):
+    """Checked host group ids: as intp for the scatter loop, and as given
+    (for the messages: a uint64 id beyond intp)."""
+    intp: np.ndarray
+    given: np.ndarray
+
+
+def group_ids(ids, num_groups_, n, label, qualname=""):
+    """Checked host group ids (their values are checked by the scatter loop)
+    and the number of groups."""
+    given, ids_p = _group_ids(ids, n, label)
+    return GroupIds(ids_p, given), num_groups(num_groups_, given, label)
+
+
+def _ids(ids):
+    """(intp ids, ids as given) of ``GroupIds`` or of intp ids."""
+    return tuple(ids) if isinstance(ids, GroupIds) else (ids, ids)
+
+
+def states(states_, nout, label, arg):
+    """merge's operands: a tuple of ``nout`` arrays (masked arrays refused)."""
+    if not isinstance(states_, (tuple, list)):
+        raise TypeError(f"{label}: '{arg}' must be a tuple with one array per ufunc output "
+                        f"({nout}), not {type(states_).__name__}")
+    if len(states_) != nout:
+        raise ValueError(f"{label}: '{arg}' must have one entry per ufunc output ({nout}), got "
+                         f"{len(states_)}")
+    if any(isinstance(s, np.ma.MaskedArray) for s in states_):
+        raise TypeError(f"{label}: masked arrays are not supported in '{arg}' (the mask would "
+                        "be ignored); merge the states of the unmasked data")
+    return tuple(np.asarray(s) for s in states_)
+
+
+def merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label):
+    return _merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label)[0]
+
+
+def foreign(qualname, method, ufunc, *args, **kwargs):
+    """A method of a ufunc the engine does not know: NumPy's own (reduce,
+    accumulate, reduceat), else the engine's TypeError."""
+    if method in ("reduce", "accumulate", "reduceat"):
+        if not isinstance(ufunc, np.ufunc):
+            raise TypeError(f"{method}() expects a numpy ufunc, got {type(ufunc).__name__}")
+        if method == "reduce" and not is_given(kwargs.get("initial")):
+            kwargs.pop("initial")
+        return getattr(ufunc, method)(*args, **kwargs)
+    multi_output(ufunc, method)  # raises
+
+
+# ---------------------------------------------------------------------------
+# reduce
+# ---------------------------------------------------------------------------
+
+def quick_reduce(ufunc, array, axis, keepdims):
+    """``reduce`` of a plain ndarray without options (no out, dtype, where or
+    initial) through the iterator-free C++ paths, before any argument
+    handling; None where they do not apply (the general path then checks
+    the arguments and raises the proper errors)."""
+    if not keepdims and (axis is None or (array.ndim == 1 and type(axis) is int
+                                          and axis in (0, -1))):
+        return _core._reduce_all(ufunc, array)
+    if array.ndim >= 2 and array.flags.c_contiguous and axis is not None:
+        try:
+            axes = normalize_axes(axis, array.ndim)
+        except (TypeError, ValueError, IndexError):
+            return None  # let the general path raise the proper error
+        if 0 < len(axes) < array.ndim:
+            return _plain(ufunc, array, axes, keepdims)
+    return None
+
+
+def _plain(ufunc, array, axes, keepdims):
+    """A reduction without options through the iterator-free C++ paths: the
+    whole array, the leading axes of a C-contiguous array (axis=0 of a 2-D
+    array: the column-blocked path) or its trailing axes (one loop call per
+    row); None where none applies (each path returns None too when the
+    array is not plain native data of the layout it handles)."""
+    ndim = array.ndim
+    k = len(axes)
+    if k == ndim:
+        if keepdims or type(array) is not np.ndarray:
+            return None
+        return _core._reduce_all(ufunc, array)
+    if ndim < 2 or k == 0 or not array.flags.c_contiguous:
+        return None
+    axes = sorted(axes)
+    if axes == list(range(k)):
+        kept = array.shape[k:]
+        res = _core._reduce_rows(ufunc, array.reshape(math.prod(array.shape[:k]), math.prod(kept)))
+        shape = (1,) * k + kept if keepdims else kept
+    elif axes == list(range(ndim - k, ndim)):
+        kept = array.shape[:ndim - k]
+        res = _core._reduce_trailing(ufunc, array.reshape(math.prod(kept),
+                                                          math.prod(array.shape[ndim - k:])))
+        shape = kept + (1,) * k if keepdims else kept
+    else:
+        return None
+    if res is None:
+        return None
+    return tuple(r.reshape(shape) for r in res)
+
+
+def _engine(ufunc, arr, axes, keepdims, descrs, outs, mode, initials, mask, scalars=True):
+    """The engine's reduce on NpyIter with the registered loops: results in
+    ``outs`` where given (keepdims: their views without the reduced axes)."""
+    core_outs = tuple(o if o is None else o.squeeze(axis=axes) for o in outs) if keepdims \
+        else outs
+    results = _core._reduce(ufunc, arr, core_outs, mask, axes, mode, initials, descrs)
+    if keepdims:
+        results = tuple(o if o is not None else np.expand_dims(r, axes)
+                        for r, o in zip(results, outs))
+    else:
+        results = tuple(o if o is not None else r for r, o in zip(results, outs))
+    if scalars:
+        results = tuple(r[()] if o is None and r.ndim == 0 else r for r, o in zip(results, outs))
+    return results
+
+
+def _reduce_one(ufunc, x, axes, keepdims, dtype=None, mask=None):
+    """The states of one part (no out, no initial): the C++ fast paths, or
+    the engine with the loop resolved for the part's dtype."""
+    if dtype is None and mask is None and type(x) is np.ndarray:
+        res = _plain(ufunc, x, axes, keepdims)
+        if res is not None:
+            return res
+    descrs = resolve(ufunc, x.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
+    return _engine(ufunc, x, axes, keepdims, descrs, (None,) * ufunc.nout, 0, None, mask)
+
+
+def _accurate(ufunc, a, axes, keepdims, where):
+    """(count, mean, M2) over `axes`, always through one of the moments'
+    blocked two-pass paths: the leading axes of C-ordered data go to the
+    column-parallel row-block path; otherwise the reduced axes are moved last
+    and the data made contiguous, aligned and native (a copy only where it is
+    not already; np.var makes an n-sized temporary too).  Strided
+    accumulators would fall back to Welford's update, which loses accuracy on
+    data with a large offset (see docs/accuracy.md)."""
+    if where is not None:
+        where = np.broadcast_to(where, a.shape)
+    leading = tuple(range(len(axes)))
+    if (axes and where is None and sorted(axes) == list(leading) and len(axes) < a.ndim
+            and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
+        # Leading axes of C-ordered data (axis=0 of a 2-D array): the engine's
+        # column-parallel blocked two-pass, no copy.
+        return _reduce_one(ufunc, a, leading, keepdims)
+    if axes:
+        rest = [i for i in range(a.ndim) if i not in axes]
+        order = rest + sorted(axes)
+        lead = tuple(a.shape[i] for i in rest)
+        b = np.require(a.transpose(order), dtype=a.dtype.newbyteorder("="),
+                       requirements=["C", "A"])
+        flat = lead + (math.prod(a.shape[i] for i in axes),)
+        b = b.reshape(flat)
+        if where is not None:
+            where = np.ascontiguousarray(where.transpose(order)).reshape(flat)
+        states = _reduce_one(ufunc, b, (b.ndim - 1,), False, mask=where)
+        if keepdims:
+            states = tuple(np.expand_dims(r, axes) for r in states)
+        return states
+    return _reduce_one(ufunc, a, (), keepdims, mask=where)
+
+
+def reduce(ufunc, x, axes, keepdims, *, descrs=None, outs=None, mode=0, initials=None,
+           mask=None, parts=None, dtype=None, finish=None, dtypes=None, accurate=False,
+           scalars=True, label="", qualname=""):
+    """The states of ``ufunc`` reduced over ``axes`` (normalised), then
+    ``finish(np, states)`` where given.
+
+    Without ``parts``: one reduction of ``x`` with the resolved loop
+    ``descrs``, into ``outs`` (None entries: new arrays), started from the
+    loop's initials (``mode`` 0), none (1) or ``initials`` (2), over the
+    elements ``mask`` selects; ``finish`` gets the tuple of states.  With
+    ``parts(np, x)``: the list of real arrays to reduce (the real and
+    imaginary parts of complex data), each with the loop for its dtype and
+    ``dtype=``; ``finish`` gets the list of their state tuples.
+    ``accurate``: the moments' blocked two-pass layout (``_accurate``).
+    ``dtypes`` (the results' dtypes) is for lazy backends; ``scalars``:
+    0-d results without ``out`` as NumPy scalars.  Without ``finish`` the
+    states (a tuple, or with ``parts`` a list of tuples) are returned."""
+    if parts is None:
+        states = _engine(ufunc, x, axes, keepdims, descrs, outs or (None,) * ufunc.nout, mode,
+                         initials, mask, scalars)
+        return states if finish is None else finish(np, states)
+    if accurate:
+        states = [_accurate(ufunc, p, axes, keepdims, mask) for p in parts(np, x)]
+    else:
+        states = [_reduce_one(ufunc, p, axes, keepdims, dtype, mask) for p in parts(np, x)]
+    return states if finish is None else finish(np, states)
+
+
+# ---------------------------------------------------------------------------
+# merge, scan, segments, groups, at
+# ---------------------------------------------------------------------------
+
+def merge_states(ufunc, a, b, outs, descrs):
+    """combine(a, b) of two tuples of state arrays (checked, broadcastable),
+    in the loop ``descrs`` (stream, accumulators)."""
+    return _core._merge(ufunc, a, b, outs, descrs[0], descrs[1])
+
+
+def merge(ufunc, a, b, outs, descrs, label=""):
+    """``merge_states`` as the method returns it: 0-d results as scalars
+    where no ``out`` was given."""
+    res = merge_states(ufunc, a, b, outs, descrs)
+    if all(o is None for o in outs):
+        res = tuple(r[()] if r.ndim == 0 else r for r in res)
+    return res
+
+
+def _block3(arr, ax, dt):
+    """C-contiguous, aligned, native data in the stream dtype, and its
+    (outer, n, inner) layout around axis ``ax``."""
+    x = np.require(arr.astype(dt, copy=False), requirements=["C", "A"])
+    shape = arr.shape
+    return x, (math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:]))
+
+
+def scan(ufunc, x, ax, *, descrs=None, outs=None, parts=None, finish=None, dtype=None,
+         dtypes=None, label="", qualname=""):
+    """Every output's running reduction along ``ax`` (the scan loop).
+    Without ``parts``: into ``outs`` (may overlap ``x``: computed into a
+    temporary first).  With ``parts(np, x)``: each part's scan with the loop
+    for its dtype and ``dtype=``, then ``finish(np, states)``."""
+    if parts is None:
+        if outs is None:
+            outs = (None,) * ufunc.nout
+        arr, (outer, n, inner) = _block3(x, ax, descrs[0])
+        res = work_outs(outs, descrs[1:], x.shape, arr)
+        _core._accumulate(ufunc, arr, tuple(res), outer, n, inner)
+        states = finish_outs(outs, res)
+        return states if finish is None else finish(np, states)
+    states = []
+    for p in parts(np, x):
+        d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
+        arr, (outer, n, inner) = _block3(p, ax, d[0])
+        res = tuple(np.empty(p.shape, dtype=dt) for dt in d[1:])
+        _core._accumulate(ufunc, arr, res, outer, n, inner)
+        states.append(res)
+    return states if finish is None else finish(np, states)
+
+
+def scan_output(values, ax, rdt, out, include_initial, initial):
+    """A scan's result: ``values`` (one array) in a new array of dtype
+    ``rdt`` or in ``out`` (checked), after ``initial`` along ``ax`` with
+    ``include_initial``."""
+    if out is None and not include_initial and values.dtype == rdt:
+        return values  # a new array already
+    shape = list(values.shape)
+    shape[ax] += include_initial
+    res = np.empty(tuple(shape), dtype=rdt) if out is None else out
+    body = res
+    if include_initial:
+        head = [slice(None)] * res.ndim
+        head[ax] = slice(0, 1)
+        res[tuple(head)] = initial
+        head[ax] = slice(1, None)
+        body = res[tuple(head)]
+    np.copyto(body, values, casting="unsafe")  # complex into a real out: ComplexWarning
+    return res
+
+
+def segments(ufunc, x, ax, starts, stops, *, descrs, outs, mode=0, seeds=None, mask=None,
+             label="", **unused):
+    """Every segment [starts[s], stops[s]) of axis ``ax`` reduced (the
+    segment loop; checked offsets on the host)."""
+    arr, (outer, n, inner) = _block3(x, ax, descrs[0])
+    if mask is not None:
+        mask = np.require(np.broadcast_to(mask, x.shape), requirements=["C", "A"])
+    shape = x.shape[:ax] + (starts.shape[0],) + x.shape[ax + 1:]
+    res = work_outs(outs, descrs[1:], shape, arr, mask)
+    _core._segments(ufunc, arr, mask, tuple(res), outer, n, inner, starts, stops, mode, seeds)
+    return finish_outs(outs, res)
+
+
+def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initials=None,
+                 mask=None, seeded=True, parts=None, dtype=None, finish=None, dtypes=None,
+                 label="", qualname=""):
+    """One reduction per group along ``ax`` (the scatter loop): ``ids`` intp
+    in [0, g) (IndexError otherwise), every group started from the loop's
+    initials (``seeded``), ``initials`` (``mode`` 2) or its first element;
+    a group without elements and no start value is a ValueError.  With
+    ``parts``: each part grouped with the loop for its dtype and
+    ``dtype=``, then ``finish(np, states)``."""
+    if parts is not None:
+        states = []
+        for p in parts(np, x):
+            d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
+            states.append(group_reduce(ufunc, p, ax, ids, g, descrs=d, mode=mode,
+                                       initials=initials, mask=mask, seeded=seeded,
+                                       label=label))
+        return states if finish is None else finish(np, states)
+    if outs is None:
+        outs = (None,) * ufunc.nout
+    ids, given = _ids(ids)
+    shape = x.shape[:ax] + (g,) + x.shape[ax + 1:]
+    arr, (outer, n, inner) = _block3(x, ax, descrs[0])
+    if mask is not None:
+        mask = np.ascontiguousarray(np.broadcast_to(mask, x.shape))
+    if mode == 2:
+        accs = tuple(np.full(shape, v, dtype=d) for v, d in zip(initials, descrs[1:]))
+        seen = None
+    else:
+        accs = tuple(np.empty(shape, dtype=d) for d in descrs[1:])
+        seen = np.zeros(shape, dtype=np.uint8)
+    if arr.size == 0 and n > 0 and ((ids < 0) | (ids >= g)).any():
+        raise bad_group_id(given, g, label)  # no element for the engine to check the ids on
+    bad = _core._scatter(ufunc, arr, ids, mask, accs, seen, outer, n, inner, g)
+    if bad >= 0:
+        raise bad_group_id(given, g, label)
+    if not seeded:
+        # As np.minimum.reduce: an empty slice raises even where the result
+        # is empty (shape (0, 0) over axis 0); where= is refused before.
+        if outer * inner:
+            empty = (seen == 0).reshape(outer, g, inner).any(axis=(0, 2))
+        else:
+            empty = np.bincount(ids, minlength=g) == 0
+        if empty.any():
+            raise empty_group_error(label, int(np.flatnonzero(empty)[0]))
+    states = finish_outs(outs, accs)
+    return states if finish is None else finish(np, states)
+
+
+def at(ufunc, outs, indices, values, label, qualname=""):
+    """``ufunc.at`` in place: ``outs`` checked ndarrays; NumPy's indexing
+    rules give the slot of every indexed element."""
+    for i, o in enumerate(outs):
+        if not isinstance(o, np.ndarray):
+            raise TypeError(f"{label}: outs[{i}] must be an ndarray (updated in place), not "
+                            f"{type(o).__name__}")
+        if isinstance(o, np.ma.MaskedArray):
+            raise TypeError(f"{label}: outs[{i}] is a masked array (the mask would be "
+                            "ignored); pass np.ma.getdata(m)")
+    shape = outs[0].shape
+    _check_outs(outs, shape, label)
+    vals = np.asarray(values)
+    size = math.prod(shape)
+    # ufunc.at's index rules are NumPy's indexing rules: index a map of flat
+    # positions (IndexError, negative indices, tuples, slices, booleans).
+    idx = None
+    if len(shape) == 1 and not isinstance(indices, tuple):
+        cand = np.asarray(indices)
+        if cand.dtype.kind in "iu" and cand.ndim == 1:
+            idx = cand.astype(np.intp)  # a copy: negative indices are resolved below
+            if idx.size and (((cand < -size) | (cand >= size)).any()):
+                k = int(np.flatnonzero((cand < -size) | (cand >= size))[0])
+                raise IndexError(f"{label}: index {cand[k]} is out of bounds for axis 0 with "
+                                 f"size {size}")
+            idx[idx < 0] += size
+    if idx is None:
+        idx = np.arange(size, dtype=np.intp).reshape(shape)[indices]
+    idx_shape = np.shape(idx)
+    try:
+        vals = np.broadcast_to(vals, idx_shape)
+    except ValueError:
+        raise ValueError(f"{label}: 'values' of shape {vals.shape} does not broadcast to the "
+                         f"indexed shape {idx_shape}") from None
+    descrs = at_descrs(ufunc, vals.dtype, [o.dtype for o in outs], ufunc.nout, label)
+    ids = np.ascontiguousarray(idx, dtype=np.intp).reshape(-1)
+    x = np.ascontiguousarray(vals, dtype=descrs[0]).reshape(-1)
+    if any(np.may_share_memory(x, o) for o in outs):
+        x = x.copy()  # read every value before any accumulator changes
+    accs = []
+    for o, d in zip(outs, descrs[1:]):
+        direct = o.dtype == d and o.flags.c_contiguous and o.flags.aligned
+        accs.append(o.reshape(-1) if direct else np.ascontiguousarray(o, dtype=d).reshape(-1))
+    bad = _core._scatter(ufunc, x, ids, None, tuple(accs), None, 1, x.size, 1, size)
+    if bad >= 0:  # pragma: no cover - the ids come from NumPy's indexing
+        raise IndexError(f"{label}: index {ids[bad]} is out of bounds")
+    for o, r in zip(outs, accs):
+        if r.base is not o and r is not o:
+            np.copyto(o, r.reshape(shape), casting="unsafe")
+
+
+# ---------------------------------------------------------------------------
+# argmin / argmax
+# ---------------------------------------------------------------------------
+
+def _arg_rows(rows, skip_nan):
+    """(argmin, argmax) per row of a 2-D array; -1 (NaN-skipping, all NaN)
+    raises as NumPy does."""
+    lo, hi = _core._argminmax(rows, skip_nan)
+    if skip_nan and ((lo < 0).any() or (hi < 0).any()):
+        raise ValueError("All-NaN slice encountered")
+    return lo, hi
+
+
+def arg_reduce(a, ax, shape, skip_nan, label="", qualname=""):
+    """(argmin, argmax) of ``a`` along axis ``ax`` (None: the flattened
+    array), as intp arrays of ``shape``; the first occurrence wins ties, the
+    first NaN both (``skip_nan``: NaNs skipped, an all-NaN slice raises)."""
+    if ax is None:
+        rows = a.reshape(1, -1)
+    else:
+        moved = np.moveaxis(a, ax, -1)
+        rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+    if rows.shape[1] >= 64 and rows.strides[1] != rows.itemsize:
+        # Strided rows (a reduction over a leading axis) step element by
+        # element; one contiguous copy lets every row take the vector kernels
+        # (np.argmin copies likewise).
+        rows = np.ascontiguousarray(rows)
+    lo, hi = _arg_rows(rows, skip_nan)
+    return lo.reshape(shape), hi.reshape(shape)
+
+
+def quick_arg(a, skip_nan):
+    """(argmin, argmax) of a non-empty 1-d array, as scalars (the common call)."""
+    lo, hi = _arg_rows(a.reshape(1, -1), skip_nan)
+    return lo[0], hi[0]
+
+
+def group_arg(a, ids, g, descrs, label="", qualname=""):
+    """(argmin, argmax) of every group of 1-d ``a``: the index of each
+    group's first minimum and maximum (NaN propagating as in np.argmin).
+    Two passes: each group's (min, max), then the first position equal to
+    it (a NaN extreme matching the group's first NaN).  A group without
+    elements is a ValueError."""
+    lo, hi = group_reduce(_core.minimummaximum, a, 0, ids, g, descrs=descrs, seeded=False,
+                          label=label)
+    ids = _ids(ids)[0]
+    pos = np.arange(a.shape[0], dtype=np.intp)
+    out = []
+    for ext in (lo, hi):
+        e = ext[ids]
+        hit = a == e
+        if a.dtype.kind in "fcmM":
+            hit |= np.isnan(e) & np.isnan(a)
+        first = np.full(g, a.shape[0], dtype=np.intp)
+        np.minimum.at(first, ids[hit], pos[hit])
+        out.append(first)
+    return tuple(out)

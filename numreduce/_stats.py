@@ -1,0 +1,544 @@
+"""The statistics layer: each user function's meaning, written once for
+every backend.
+
+A statistic is its plan -- the argument checks and result dtypes of the
+rules layer (``_args``, ``_dtypes``), no probe array -- the reduction it
+asks the backend ``be`` for (a method of ``_methods``, or ``be.reduce`` /
+``be.scan`` of its parts), and its finish: a function ``f(xp, states)``
+that runs on one block of host or device arrays (``xp`` is ``numpy`` or
+``cupy``; on Dask every block of the merged states).  The finishes, the
+complex-parts glue (real and imaginary parts reduced apart, their M2
+summed) and the parts are module-level functions bound with
+``functools.partial``, so that Dask tokenizes and pickles them cheaply.
+
+``be`` is a backend module (``_host``, ``_dask``, ``_cupy``); ``qualname``
+the public function's name (``numreduce.meanvar``), for its messages.
+
+Layer: statistics (imports the rules layer and the methods layer).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+
+from . import _core
+from . import _methods as methods
+from ._args import (NoValue, axis_index, check_index_outs, check_out_dtypes, ddof_arg,
+                    include_initial_arg, keepdims_flag, normalize_axes, out_pair, scan_axis)
+from ._dtypes import (cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype, logsumexp_dtype,
+                      meanvar_dtypes, moments_ufunc, real_dtype, resolve, resolve_outs,
+                      sum_dtype)
+
+__all__ = ["argminmax", "cumfsum", "cummeanvar", "cumminmax", "fsum", "group_argminmax",
+           "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax", "logcumsumexp",
+           "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax", "nancumminmax",
+           "nanmeanvar", "nanminmax", "STATISTICS"]
+
+
+# ---------------------------------------------------------------------------
+# parts: the real arrays a statistic reduces, per block
+# ---------------------------------------------------------------------------
+
+def one_part(xp, a):
+    """The array itself, as the one part."""
+    return [a]
+
+
+def real_parts(work, xp, a):
+    """``a``, or the real and imaginary parts of complex ``a``; converted to
+    the real dtype ``work`` where that is long double."""
+    parts = [a.real, a.imag] if a.dtype.kind == "c" else [a]
+    return [p.astype(work, copy=False) for p in parts] if work.itemsize > 8 else parts
+
+
+def moment_parts(mean_dt, nan, xp, a):
+    """The real arrays whose moments the meanvar family reduces: ``a``, or
+    the real and imaginary parts of complex data (NaN-skipping: an element
+    whose real *or* imaginary part is NaN is NaN in both parts, so both skip
+    it, as np.nanmean); in long double where the ``dtype=`` precision is
+    long double."""
+    if a.dtype.kind == "c":
+        parts = [a.real, a.imag]
+        if nan:
+            bad = xp.isnan(a)
+            if bool(bad.any()):
+                parts = [xp.where(bad, np.nan, p) for p in parts]
+    else:
+        parts = [a]
+    work = real_dtype(mean_dt)
+    if work.itemsize > 8:
+        # dtype=longdouble (or long double data): accumulate in long double
+        parts = [p.astype(work, copy=False) for p in parts]
+    return parts
+
+
+def fsum_parts(rdt, xp, a):
+    """The real arrays fsum sums: ``a`` (object data cast to the dtype=), or
+    the real and imaginary parts of complex data."""
+    if a.dtype.kind == "O":
+        a = a.astype(rdt)  # the element cast np.sum(a, dtype=...) makes
+    return [a.real, a.imag] if a.dtype.kind == "c" else [a]
+
+
+def parts_dtype(in_dtype, work=None):
+    """The dtype of the parts of ``in_dtype`` data (``real_parts``)."""
+    if work is not None and work.itemsize > 8:
+        return work
+    return real_dtype(in_dtype) if in_dtype.kind == "c" else in_dtype
+
+
+# ---------------------------------------------------------------------------
+# finishes: f(xp, ..., states) on one block of host or device arrays
+# ---------------------------------------------------------------------------
+
+def _out(xp, r):
+    """A 0-d NumPy result as a NumPy scalar (NumPy's reductions' convention)."""
+    return r[()] if xp is np and r.ndim == 0 else r
+
+
+def make_complex(xp, re, im, dt):
+    """The complex array re + i im of dtype dt (no arithmetic on the parts:
+    1j * inf would be NaN + inf j)."""
+    res = xp.empty(re.shape, dtype=dt)
+    res.real[...] = re
+    res.imag[...] = im
+    return res
+
+
+def fsum_pair(xp, s, e):
+    """s + e of twosum states (the sum where it is not finite or exact)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        res = xp.where(xp.isfinite(s) & (e != 0), s + e, s)
+    return res.astype(s.dtype, copy=False)
+
+
+def finish_fsum(rdt, xp, states):
+    """fsum's result from the twosum states of its parts (``fsum_parts``)."""
+    sums = [fsum_pair(xp, s, e) for s, e in states]
+    if rdt is None:
+        res = sums[0]
+    elif len(sums) == 2:
+        res = make_complex(xp, sums[0], sums[1], rdt)
+    else:
+        res = sums[0].astype(rdt, copy=False)
+    return (_out(xp, res),)
+
+
+def finish_logsumexp(rdt, xp, states):
+    """m + log1p(t) of maxsumexp states, in the result dtype ``rdt``."""
+    mx, t = states[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = mx + xp.log1p(t)
+        # +inf max: t counts the other infinities, log1p(t) is finite; -inf
+        # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
+    return (_out(xp, res.astype(rdt, copy=False)),)
+
+
+def finish_meanvar(mean_dt, var_dt, ddof, std, nan_dof, warn_dof, xp, states):
+    """(mean, var or std) from the moments (count, mean, M2) of each part
+    (the real and imaginary parts of complex data: the means apart, M2
+    summed, so var is np.var's mean of |z - mean|**2).  NumPy's warnings:
+    an empty slice, and (``warn_dof``) no degrees of freedom -- np.nanvar's
+    message (``nan_dof``) ends with a period and gives NaN, not inf, where
+    ddof >= count."""
+    count = states[0][0]
+    m2 = states[0][2] if len(states) == 1 else states[0][2] + states[1][2]
+    if bool((count == 0).any()):
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
+    dof = xp.maximum(count - ddof, 0)
+    if warn_dof and bool((dof <= 0).any()):
+        warnings.warn("Degrees of freedom <= 0 for slice" + ("." if nan_dof else ""),
+                      RuntimeWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = [xp.where(count > 0, st[1], np.nan) for st in states]
+        var = m2 / dof
+        if nan_dof:  # np.nanvar: NaN (not inf) where ddof >= count
+            var = xp.where(dof > 0, var, np.nan)
+        if std:
+            var = xp.sqrt(var)
+    if len(means) == 2:
+        re, im = means
+        with np.errstate(invalid="ignore"):
+            # np.mean divides the complex sum by the count as a complex
+            # number: an inf or NaN in one part makes the other NaN (inf * 0)
+            re, im = re + im * 0, im - re * 0
+        mean = make_complex(xp, re, im, mean_dt)
+    else:
+        mean = means[0].astype(mean_dt, copy=False)
+    return _out(xp, mean), _out(xp, var.astype(var_dt, copy=False))
+
+
+def finish_nan_warning(xp, states):
+    """nanminmax's finish: the states, with np.nanmin's warning for an
+    all-NaN slice."""
+    if any(bool(xp.isnan(r).any()) for r in states):
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
+    return states
+
+
+def finish_logcumsumexp(xp, states):
+    """m + log1p(t) of the running maxsumexp states."""
+    mx, t = states[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # -inf max: t >= -1 and -inf + log1p(t) stays -inf; +inf max: t
+        # counts the other infinities, log1p(t) is finite; NaN: NaN.
+        t = xp.log1p(t)
+        return (mx + t,)
+
+
+def finish_cumfsum(rdt, xp, states):
+    """s + e of each part's running twosum states, the parts of complex
+    data assembled into one complex array."""
+    sums = [fsum_pair(xp, s, e) for s, e in states]
+    if len(sums) == 2:
+        return (make_complex(xp, sums[0], sums[1], np.result_type(rdt, np.complex64)),)
+    return (sums[0],)
+
+
+STATISTICS: dict = {}
+
+
+def statistic(f):
+    """Register a user function's statistic (numreduce.<name> -> f)."""
+    STATISTICS[f.__name__] = f
+    return f
+
+
+# ---------------------------------------------------------------------------
+# min and max
+# ---------------------------------------------------------------------------
+
+@statistic
+def minmax(be, qualname, a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
+    return methods.reduce(be, qualname, _core.minimummaximum, a, axis, None, out, keepdims,
+                          initial, where)
+
+
+@statistic
+def nanminmax(be, qualname, a, axis=None, out=None, keepdims=False, initial=NoValue,
+              where=True):
+    return methods.reduce(be, qualname, _core.fminfmax, a, axis, None, out, keepdims, initial,
+                          where, finish_nan_warning)
+
+
+def _argminmax(be, qualname, name, a, axis, keepdims, out, nan):
+    """(argmin, argmax) along one axis (None: the flattened array), np.argmin's rules."""
+    a = be.asarray(a, "the array", name, qualname)
+    skip = nan and a.dtype.kind in "fc"  # np.nanargmin skips NaNs of inexact dtypes only
+    if (out is None and axis is None and keepdims is False and be.quick_arg is not None
+            and a.ndim == 1 and a.size):
+        return be.quick_arg(a, skip)  # the common call, without the bookkeeping below
+    keepdims = keepdims_flag(keepdims)
+    zero_d = a.ndim == 0
+    if zero_d:
+        a = a.reshape(1)  # NumPy treats a 0-d array as 1-d here (axis 0 / -1 / None)
+    if axis is None:
+        ax, shape = None, (1,) * a.ndim if keepdims else ()
+    else:
+        ax = axis_index(axis, a.ndim)
+        shape = tuple(1 if i == ax else n for i, n in enumerate(a.shape)) if keepdims \
+            else tuple(n for i, n in enumerate(a.shape) if i != ax)
+    if zero_d:
+        shape = ()
+    outs = out_pair(out, name)
+    if out is not None:
+        be.check_outs(outs, shape, name)
+        check_index_outs(outs, name)
+    n = a.size if ax is None else a.shape[ax]
+    if n == 0:
+        # NumPy's message (np.argmin and np.nanargmin alike).
+        raise ValueError("attempt to get argmin of an empty sequence")
+    res = be.arg_reduce(a, ax, shape, skip, label=name, qualname=qualname)
+    return be.into(res, outs)
+
+
+@statistic
+def argminmax(be, qualname, a, axis=None, keepdims=False, out=None):
+    return _argminmax(be, qualname, "argminmax", a, axis, keepdims, out, False)
+
+
+@statistic
+def nanargminmax(be, qualname, a, axis=None, keepdims=False, out=None):
+    return _argminmax(be, qualname, "nanargminmax", a, axis, keepdims, out, True)
+
+
+# ---------------------------------------------------------------------------
+# mean and variance
+# ---------------------------------------------------------------------------
+
+def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
+    """The meanvar family: dtype and ddof checks (before any work), then one
+    moments reduction per real part, finished by ``finish_meanvar``."""
+    a = be.asarray(a, "the array", name, qualname)
+    ddof = ddof_arg(name, ddof)
+    mean_dt, var_dt = meanvar_dtypes(name, a.dtype, dtype, nan)
+    be.check_dtypes(name, mean_dt, var_dt)
+    if nan and a.ndim == 0 and type(axis) is int and axis in (0, -1):
+        axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
+    ufunc = moments_ufunc(a.dtype, nan)
+    # np.mean / np.var validate the axis against the array (no 0-d special
+    # case as ufunc.reduce has).
+    axes = normalize_axes(axis, a.ndim, scalar_rule=False)
+    keepdims = keepdims_flag(keepdims)
+    mask = be.where(where, a.shape, name, qualname)
+    nan_dof = nan and a.dtype.kind in "fc"  # np.nanvar is np.var for other data
+    return be.reduce(ufunc, a, axes, keepdims, mask=mask,
+                     parts=functools.partial(moment_parts, mean_dt, nan),
+                     finish=functools.partial(finish_meanvar, mean_dt, var_dt, ddof, std,
+                                              nan_dof, True),
+                     dtypes=(mean_dt, var_dt), accurate=True, label=name, qualname=qualname)
+
+
+@statistic
+def meanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    return _meanvar(be, qualname, "meanvar", a, axis, dtype, ddof, keepdims, where, False)
+
+
+@statistic
+def meanstd(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    return _meanvar(be, qualname, "meanstd", a, axis, dtype, ddof, keepdims, where, True)
+
+
+@statistic
+def nanmeanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+    return _meanvar(be, qualname, "nanmeanvar", a, axis, dtype, ddof, keepdims, where, False,
+                    nan=True)
+
+
+# ---------------------------------------------------------------------------
+# log-sum-exp and compensated sums
+# ---------------------------------------------------------------------------
+
+@statistic
+def logsumexp(be, qualname, a, axis=None, keepdims=False):
+    a = be.asarray(a, "the array", "logsumexp", qualname)
+    if a.dtype.kind == "c":
+        # SciPy's complex rules: several array passes (not the one-pass
+        # reduction), in the backend's array namespace
+        return logsumexp_complex(be.xp, be.array_code(a), axis, keepdims)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{be.prefix}logsumexp: unsupported dtype {a.dtype}")
+    axes = normalize_axes(axis, a.ndim)
+    keepdims = keepdims_flag(keepdims)
+    rdt = logsumexp_dtype(a.dtype)
+    return be.reduce(_core.maxsumexp, a, axes, keepdims, parts=one_part,
+                     finish=functools.partial(finish_logsumexp, rdt), dtypes=(rdt,),
+                     label="logsumexp", qualname=qualname)[0]
+
+
+def logsumexp_complex(xp, arr, axis, keepdims):
+    """scipy.special.logsumexp's meaning for complex data, in array
+    operations of ``xp`` (NumPy, Dask or CuPy): shift by the (last) element
+    of largest real part, sum the others' exp, log1p; where that is not
+    finite, log(sum(exp(a))) directly (C99 complex exp/log decide the
+    inf/NaN cases); the imaginary part wrapped into (-pi, pi]."""
+    arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
+    normalize_axes(axis, arr.ndim)  # the real path's axis rules and errors
+    keepdims = keepdims_flag(keepdims)
+    # the result shape of the real path: np.sum's
+    shape = np.sum(np.empty(arr.shape, np.int8), axis=axis, keepdims=keepdims).shape
+    a = arr.reshape(1) if arr.ndim == 0 else arr
+    ax = None if axis is None else axis
+    if arr.ndim == 0 and axis is not None:
+        ax = normalize_axes(axis, 1, scalar_rule=False)
+    dt = a.dtype
+    if a.size == 0:
+        res = xp.full(shape, complex(-np.inf, 0.0), dtype=dt)
+        return res[()] if res.ndim == 0 and xp is np else res
+    with np.errstate(all="ignore"):
+        direct = xp.log(xp.sum(xp.exp(a), axis=ax, keepdims=True))
+        re = a.real
+        top = xp.max(re, axis=ax, keepdims=True)
+        # the last element whose real part is the maximum (none for a NaN
+        # maximum: then every element is "chosen", as in SciPy; the result
+        # is not finite and the direct formula decides)
+        idx = xp.where(re == top, xp.arange(a.size).reshape(a.shape), -1)
+        chosen = idx == xp.max(idx, axis=ax, keepdims=True)
+        shift = xp.sum(xp.where(chosen, a, 0), axis=ax, keepdims=True, dtype=dt)
+        count = xp.sum(chosen, axis=ax, keepdims=True, dtype=dt)
+        rest = xp.where(chosen, xp.asarray(-np.inf, dtype=dt), a)
+        s = xp.sum(xp.exp(rest - shift), axis=ax, keepdims=True, dtype=dt)
+        s = xp.where(s == 0, s, s / count)
+        out = xp.log1p(s) + xp.log(count) + shift
+        out = xp.where(xp.isfinite(out), out, direct)
+        im = out.imag
+        wrapped = -((-im + np.pi) % (2 * np.pi) - np.pi)
+        im = xp.where(xp.abs(im) < np.pi, im, wrapped)
+        out = out.real + im.astype(dt) * 1j
+    res = xp.asarray(out, dtype=dt).reshape(shape)
+    return res[()] if res.ndim == 0 and xp is np else res
+
+
+@statistic
+def fsum(be, qualname, a, axis=None, dtype=None, keepdims=False):
+    a = be.asarray(a, "the array", "fsum", qualname)
+    acc, rdt = fsum_dtypes(a.dtype, dtype)
+    be.check_dtypes("fsum", rdt)
+    axes = normalize_axes(axis, a.ndim)
+    keepdims = keepdims_flag(keepdims)
+    return be.reduce(_core.twosum, a, axes, keepdims, parts=functools.partial(fsum_parts, rdt),
+                     dtype=acc, finish=functools.partial(finish_fsum, rdt),
+                     dtypes=(sum_dtype(a.dtype) if rdt is None else rdt,), label="fsum",
+                     qualname=qualname)[0]
+
+
+# ---------------------------------------------------------------------------
+# cumulative functions: np.cumulative_sum's signature and rules
+# ---------------------------------------------------------------------------
+
+def _scan_input(be, qualname, name, x, axis):
+    return scan_axis(name, be.asarray(x, "x", name, qualname), axis)
+
+
+@statistic
+def cumminmax(be, qualname, x, axis=None, dtype=None, out=None):
+    arr, ax = _scan_input(be, qualname, "cumminmax", x, axis)
+    return methods.accumulate(be, qualname, _core.minimummaximum, arr, axis=ax, dtype=dtype,
+                              out=out)
+
+
+@statistic
+def nancumminmax(be, qualname, x, axis=None, dtype=None, out=None):
+    arr, ax = _scan_input(be, qualname, "nancumminmax", x, axis)
+    return methods.accumulate(be, qualname, _core.fminfmax, arr, axis=ax, dtype=dtype,
+                              out=out)
+
+
+def _scan_out(be, name, arr, ax, rdt, out, include_initial):
+    """``out`` of a one-output scan, checked before any work: of the
+    result's shape (one longer along ``ax`` with ``include_initial``), a
+    dtype the result casts into."""
+    if out is None:
+        return
+    shape = list(arr.shape)
+    shape[ax] += include_initial
+    be.check_outs((out,), tuple(shape), name)
+    check_out_dtypes((out,), (rdt,), name)
+
+
+@statistic
+def logcumsumexp(be, qualname, x, axis=None, dtype=None, out=None, include_initial=False):
+    name = "logcumsumexp"
+    arr, ax = _scan_input(be, qualname, name, x, axis)
+    include_initial = include_initial_arg(name, include_initial)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name}: unsupported input dtype {arr.dtype} (need bool, integer or "
+                        f"floating point; complex {be.arrays} are not supported: complex "
+                        "logcumsumexp is not a real scan)")
+    rdt = logcumsumexp_dtype(name, arr.dtype, dtype)
+    _scan_out(be, name, arr, ax, rdt, out, include_initial)
+    acc = resolve(_core.maxsumexp, arr.dtype, (None, None), None, 2)[1]
+    values = be.scan(_core.maxsumexp, arr, ax, parts=one_part, finish=finish_logcumsumexp,
+                     dtypes=(acc,), label=name, qualname=qualname)[0]
+    return be.scan_output(values, ax, rdt, out, include_initial, -np.inf)
+
+
+@statistic
+def cumfsum(be, qualname, x, axis=None, dtype=None, out=None, include_initial=False):
+    name = "cumfsum"
+    arr, ax = _scan_input(be, qualname, name, x, axis)
+    include_initial = include_initial_arg(name, include_initial)
+    acc, rdt = cumfsum_dtypes(name, arr.dtype, dtype)
+    be.check_dtypes(name, rdt)
+    _scan_out(be, name, arr, ax, rdt, out, include_initial)
+    values = be.scan(_core.twosum, arr, ax, parts=functools.partial(fsum_parts, rdt),
+                     dtype=acc, finish=functools.partial(finish_cumfsum, rdt), dtypes=(rdt,),
+                     label=name, qualname=qualname)[0]
+    return be.scan_output(values, ax, rdt, out, include_initial, 0)
+
+
+@statistic
+def cummeanvar(be, qualname, x, axis=None, dtype=None, ddof=0, out=None):
+    name = "cummeanvar"
+    arr, ax = _scan_input(be, qualname, name, x, axis)
+    ddof = ddof_arg(name, ddof)
+    mean_dt, var_dt = meanvar_dtypes(name, arr.dtype, dtype)
+    be.check_dtypes(name, mean_dt, var_dt)
+    outs = (None, None)
+    if out is not None:
+        outs = out_pair(out, name)
+        be.check_outs(outs, arr.shape, name)
+        check_out_dtypes(outs, (mean_dt, var_dt), name)
+    n = arr.shape[ax]
+    if 0 < n <= ddof and be.nonempty(arr):
+        # one warning, as np.var of the whole slice, not one per prefix
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    res = be.scan(_core.moments, arr, ax, parts=functools.partial(real_parts,
+                                                                   real_dtype(mean_dt)),
+                  finish=functools.partial(finish_meanvar, mean_dt, var_dt, ddof, False, False,
+                                           False),
+                  dtypes=(mean_dt, var_dt), label=name, qualname=qualname)
+    return be.into(res, outs)
+
+
+# ---------------------------------------------------------------------------
+# grouped statistics
+# ---------------------------------------------------------------------------
+
+@statistic
+def group_minmax(be, qualname, a, group_ids, num_groups=None, axis=0, out=None,
+                 initial=NoValue, where=True):
+    return methods.reduce_by_group(be, qualname, _core.minimummaximum, a, group_ids,
+                                   num_groups, axis=axis, out=out, initial=initial,
+                                   where=where)
+
+
+@statistic
+def group_meanvar(be, qualname, a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0,
+                  where=True):
+    name = "group_meanvar"
+    a = be.asarray(a, "the array", name, qualname)
+    ddof = ddof_arg(name, ddof)
+    mean_dt, var_dt = meanvar_dtypes(name, a.dtype, dtype)
+    be.check_dtypes(name, mean_dt, var_dt)
+    work = real_dtype(mean_dt)
+    return methods.reduce_by_group(
+        be, qualname, _core.moments, a, group_ids, num_groups, axis=axis, where=where,
+        parts=functools.partial(real_parts, work), stream=parts_dtype(a.dtype, work),
+        finish=functools.partial(finish_meanvar, mean_dt, var_dt, ddof, False, False, True),
+        dtypes=(mean_dt, var_dt), label=name)
+
+
+def _real_data(be, qualname, name, a):
+    a = be.asarray(a, "the array", name, qualname)
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: unsupported dtype {a.dtype} (need bool, integer or "
+                        "floating point)")
+    return a
+
+
+@statistic
+def group_logsumexp(be, qualname, a, group_ids, num_groups=None, axis=0):
+    name = "group_logsumexp"
+    a = _real_data(be, qualname, name, a)
+    rdt = logsumexp_dtype(a.dtype)
+    return methods.reduce_by_group(be, qualname, _core.maxsumexp, a, group_ids, num_groups,
+                                   axis=axis, parts=one_part,
+                                   finish=functools.partial(finish_logsumexp, rdt),
+                                   dtypes=(rdt,), label=name)[0]
+
+
+@statistic
+def group_fsum(be, qualname, a, group_ids, num_groups=None, axis=0):
+    name = "group_fsum"
+    a = _real_data(be, qualname, name, a)
+    return methods.reduce_by_group(be, qualname, _core.twosum, a, group_ids, num_groups,
+                                   axis=axis, parts=one_part,
+                                   finish=functools.partial(finish_fsum, None),
+                                   dtypes=(sum_dtype(a.dtype),), label=name)[0]
+
+
+@statistic
+def group_argminmax(be, qualname, a, group_ids, num_groups=None):
+    name = "group_argminmax"
+    a = be.asarray(a, "the array", name, qualname)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: 'a' must be 1-d, got shape {a.shape}")
+    label = "reduce_by_group(minimummaximum)"  # the messages of its first pass
+    n = be.axis_length(a, 0, "the array", qualname, offsets=True)
+    ids, g = be.group_ids(group_ids, num_groups, n, label, qualname)
+    descrs = resolve_outs(_core.minimummaximum, a.dtype, (None, None), None, 2, label)
+    return be.group_arg(a, ids, g, descrs, label=label, qualname=qualname)
