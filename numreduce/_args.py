@@ -208,25 +208,29 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
         return True  # cannot prove them apart: refuse rather than guess
 
 
-def check_outs(outs, shape, name: str) -> None:
+def check_outs(outs, shape, name: str, array=None, shares=None) -> None:
     """The given entries of ``outs`` (a tuple, ``None`` entries skipped):
-    each an ndarray of exactly the result ``shape`` (no broadcasting: an
-    axis of length 1 where the result is longer would otherwise be reduced
-    over too), writeable, and no two sharing memory.  ValueError naming
-    ``out[i]``, as NumPy raises for a wrong shape or a read-only output."""
+    each an array of exactly the result ``shape`` (no broadcasting: an axis
+    of length 1 where the result is longer would otherwise be reduced over
+    too), writeable, and no two sharing memory.  ValueError naming
+    ``out[i]``, as NumPy raises for a wrong shape or a read-only output.
+    ``array(o, i)``: another backend's check of an entry's type (default:
+    a writeable ndarray); ``shares(o, p)``: its overlap test."""
     given = []
     for i, o in enumerate(outs):
         if o is None:
             continue
-        if not isinstance(o, np.ndarray):
+        if array is not None:
+            array(o, i)
+        elif not isinstance(o, np.ndarray):
             raise TypeError(f"{name}: out[{i}] must be an ndarray or None, not {type(o).__name__}")
         if o.shape != shape:
             raise ValueError(f"{name}: out[{i}] has shape {o.shape}, but the result has shape "
                              f"{shape}")
-        if not o.flags.writeable:
+        if array is None and not o.flags.writeable:
             raise ValueError(f"{name}: out[{i}] is read-only (output array is read-only)")
         for j, p in given:
-            if _overlap(o, p):
+            if (_overlap if shares is None else shares)(o, p):
                 raise ValueError(f"{name}: out[{j}] and out[{i}] share memory; every output "
                                  "needs its own array")
         given.append((i, o))

@@ -30,10 +30,11 @@ from ._args import (bad_group_id, check_group_ids, check_where, empty_group_erro
                     group_ids as host_ids, is_dask_array, num_groups as host_num_groups,
                     where_mask)
 from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
-from ._dtypes import has_identity, mask_initials, merge_descrs, resolve, seed_values
+from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, resolve,
+                      seed_values)
 
-__all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "reduce", "scan",
-           "scan_output", "segments", "where"]
+__all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "merge_pair", "reduce",
+           "reduce_parts", "scan", "scan_output", "segments", "where"]
 
 name = "dask"
 arrays = "dask arrays"  # what the messages call this backend's arrays
@@ -127,16 +128,13 @@ def check_outs(outs, shape, label):
         raise _no_out(label)
 
 
-def check_dtypes(label, *dtypes):
-    """Result dtypes this backend cannot produce: none (the blocks are NumPy's)."""
+# as on the host: every result dtype (the blocks are NumPy's), host offsets,
+# the engine's own ufuncs
+check_dtypes, host_indices, own_ufunc = _host.check_dtypes, _host.host_indices, _host.own_ufunc
 
 
 def into(results, outs):
     return tuple(results)
-
-
-def host_indices(v, what, label):
-    return v
 
 
 def foreign(qualname, method, ufunc, *args, **kwargs):
@@ -171,8 +169,7 @@ def _ufunc_ref(ufunc):
 
 
 def _ufunc(ref):
-    """The ufunc of a `_ufunc_ref`."""
-    return getattr(_core, ref) if isinstance(ref, str) else ref
+    return getattr(_core, ref) if isinstance(ref, str) else ref  # of a _ufunc_ref
 
 
 _MERGE_LOOPS: dict = {}
@@ -249,9 +246,9 @@ def _keep_reduce(ufunc, block, axes, descrs=None, mode=0, initials=None, mask=No
         if res is not None:
             return tuple(np.reshape(r, (1,) * block.ndim) for r in res)
     if descrs is None:
-        return _host.reduce(ufunc, block, axes, True, parts=_one, dtype=dtype, mask=mask)[0]
-    return _host.reduce(ufunc, block, axes, True, descrs=descrs, mode=mode, initials=initials,
-                        mask=mask)
+        return _host.reduce_parts(ufunc, block, axes, True, _one, mask=mask, dtype=dtype)[0]
+    return _host.reduce(ufunc, block, axes, True, descrs, (None,) * ufunc.nout, mode, initials,
+                        mask)
 
 
 def _one(xp, a):
@@ -279,7 +276,7 @@ def _reduce_finish(uname, dtypes, finish, ref, seeds, states):
 def _parts_state(ref, parts, dtype, accurate, block, w, axes):
     ufunc = _ufunc(ref)
     if accurate:
-        states = _host.reduce(ufunc, block, axes, True, parts=parts, mask=w, accurate=True)
+        states = _host.reduce_parts(ufunc, block, axes, True, parts, mask=w, accurate=True)
     else:
         states = [_keep_reduce(ufunc, p, axes, mask=w, dtype=dtype) for p in parts(np, block)]
     return {"empty": False, "s": tuple(tuple(s) for s in states)}
@@ -289,27 +286,34 @@ def _parts_finish(finish, states):
     return finish(np, list(states))
 
 
-def reduce(ufunc, x, axes, keepdims, *, descrs=None, outs=None, mode=0, initials=None,
-           mask=None, parts=None, dtype=None, finish=None, dtypes=None, accurate=False,
-           scalars=True, label="", qualname=""):
+def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
+           finish=None, scalars=True, label="", qualname=""):
     """``_host.reduce`` as one tree reduction (see the module docstring):
-    each block's states, merged pairwise, finished in the aggregate."""
+    each block's states, merged pairwise, finished in the aggregate; the
+    user's ``initial`` merged once where the blocks cannot each start from
+    it (``_seeds_once``)."""
     ref = _ufunc_ref(ufunc)
-    if parts is not None:
-        return build(label, x, axes, keepdims, dtypes,
-                      functools.partial(_parts_state, ref, parts, dtype, accurate),
-                      functools.partial(_merge_parts, ref),
-                      functools.partial(_parts_finish, finish), mask)
-    has_init = has_identity(ufunc, x.dtype, dtype)
+    has_init = has_initials(ufunc, descrs[0])
     seeds = _seeds_once(qualname, ufunc, mode, initials, descrs, has_init)
     block_mode, block_initials = (0, None) if seeds is not None else (mode, initials)
     identity = mode == 2 or (mode == 0 and has_init)
+    return build(label, x, axes, keepdims, descrs[1:],
+                 functools.partial(_reduce_state, ref, descrs, block_mode, block_initials,
+                                   identity),
+                 functools.partial(_merge_ufunc, ref),
+                 functools.partial(_reduce_finish, ufunc.__name__, tuple(descrs[1:]), finish,
+                                   ref, seeds), mask)
+
+
+def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask=None,
+                 dtype=None, accurate=False, label="", qualname=""):
+    """``_host.reduce_parts`` as one tree reduction: each block's states of
+    every part, merged part by part, the statistic's finish in the aggregate."""
+    ref = _ufunc_ref(ufunc)
     return build(label, x, axes, keepdims, dtypes,
-                  functools.partial(_reduce_state, ref, descrs, block_mode, block_initials,
-                                    identity),
-                  functools.partial(_merge_ufunc, ref),
-                  functools.partial(_reduce_finish, ufunc.__name__, tuple(dtypes), finish, ref,
-                                    seeds), mask)
+                 functools.partial(_parts_state, ref, parts, dtype, accurate),
+                 functools.partial(_merge_parts, ref),
+                 functools.partial(_parts_finish, finish), mask)
 
 
 # ---------------------------------------------------------------------------
@@ -526,15 +530,6 @@ def _check_no_empty(ids, g, label):
         raise empty_group_error(label, int(np.flatnonzero(empty)[0]))
 
 
-def _group_ids_1d(w_block, axis):
-    """The block's 1-d group ids from their broadcast block (None where the
-    block is empty across the group axis, which hides them)."""
-    if w_block.size == 0:
-        return None
-    return np.ascontiguousarray(w_block[tuple(slice(None) if i == axis else 0
-                                              for i in range(w_block.ndim))], dtype=np.intp)
-
-
 def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, masked, label,
                  block, w, axes):
     ufunc = _ufunc(ref)
@@ -543,10 +538,12 @@ def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, mas
     if masked:  # the where mask rides in the ids' sign: id where selected, -1 - id where not
         mask = w >= 0
         w = np.where(mask, w, -1 - w)
-    ids = _group_ids_1d(w, axis)
-    counts = None if ids is None else np.bincount(ids, minlength=g)
-    if ids is None:
-        ids = np.zeros(block.shape[axis], np.intp)  # the block has no elements
+    if w.size:  # the block's 1-d ids, from their broadcast block
+        ids = np.ascontiguousarray(w[tuple(slice(None) if i == axis else 0
+                                           for i in range(w.ndim))], dtype=np.intp)
+        counts = np.bincount(ids, minlength=g)
+    else:  # empty across the group axis, which hides the ids: no elements
+        ids, counts = np.zeros(block.shape[axis], np.intp), None
     if fill is not None:  # groups the block lacks start from the fill values
         mode, initials, seeded = 2, fill, True
     if parts is None:
@@ -703,8 +700,8 @@ def _seg_state(ref, lo, hi, descrs, mode, seeds, block, w, axes):
     l_hi = np.clip(hi - b0, 0, m)
     present = l_hi > l_lo
     mask = None if w.size == 0 or w.min() >= 0 else w >= 0
-    part = _host.segments(u, block, axis, l_lo[present], l_hi[present], descrs=descrs,
-                          outs=(None,) * u.nout, mode=mode, seeds=seeds, mask=mask)
+    part = _host.segments(u, block, axis, l_lo[present], l_hi[present], descrs,
+                          (None,) * u.nout, mode, seeds, mask=mask)
     shape = tuple(nseg if i == axis else n for i, n in enumerate(block.shape))
     idx = [slice(None)] * block.ndim
     idx[axis] = present
@@ -759,15 +756,14 @@ def _seg_finish(ref, axis, dtypes, empty_state, seeds, states):
                  for x, e, dt in zip(st, empty_state, dtypes))
 
 
-def segments(ufunc, x, ax, starts, stops, *, descrs, outs=None, mode=0, seeds=None,
-             initials=None, mask=None, seeded=True, dtype=None, kind="segments", label="",
-             qualname=""):
+def segments(ufunc, x, ax, starts, stops, descrs, outs, mode=0, seeds=None, initials=None,
+             mask=None, seeded=True, kind="segments", label="", qualname=""):
     """``_host.segments`` as one tree reduction over the segment axis."""
     import dask.array as da
 
     nout = ufunc.nout
     dtypes = list(descrs[1:])
-    has_init = has_identity(ufunc, x.dtype, dtype)
+    has_init = has_initials(ufunc, descrs[0])
     once = _seeds_once(qualname, ufunc, mode, initials, descrs, has_init)
     block_mode, block_seeds = (0, None) if once is not None else (mode, seeds)
     # the state of a segment with no element: the seed, or the ufunc's initials
@@ -775,8 +771,8 @@ def segments(ufunc, x, ax, starts, stops, *, descrs, outs=None, mode=0, seeds=No
     if mode == 2:
         empty_state = seeds
     elif mode == 0 and has_init:
-        empty_state = _host.reduce(ufunc, np.zeros(0, descrs[0]), (0,), False, descrs=descrs,
-                                   outs=(None,) * nout)
+        empty_state = _host.reduce(ufunc, np.zeros(0, descrs[0]), (0,), False, descrs,
+                                   (None,) * nout)
     else:
         empty_state = tuple(np.zeros((), dt) for dt in dtypes)  # never used
     n = x.shape[ax]

@@ -14,10 +14,10 @@ Primitives (the interface every backend implements; docs/architecture.md):
 ``group_ids``, ``states``, ``axis_length``, ``host_indices``
     operands as this backend's arrays, and its own checks of them (masks,
     outputs, group ids, merge states, result dtypes it cannot make)
-``reduce``
-    the states of one reduction over ``axes`` -- of the array, or of each
-    of its ``parts`` (the real and imaginary parts of complex data) -- then
-    a statistic's ``finish(xp, states)``
+``reduce``, ``reduce_parts``
+    the states of one reduction over ``axes`` (a method's), or of each of a
+    statistic's ``parts`` of the array (the real and imaginary parts of
+    complex data), then the statistic's ``finish(xp, states)``
 ``merge``, ``scan``, ``segments``, ``group_reduce``, ``at``
     the methods' loops (``scan`` and ``group_reduce`` with parts and finish
     too); ``scan_output`` a scan's result with ``include_initial``
@@ -48,7 +48,7 @@ from ._dtypes import at_descrs, merge_descrs as _merge_descrs, multi_output, res
 __all__ = ["GroupIds", "arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_dtypes", "check_outs", "foreign", "group_arg", "group_ids", "group_reduce",
            "host_indices", "into", "merge", "merge_descrs", "merge_states", "nonempty",
-           "parse_out", "quick_arg", "quick_reduce", "reduce", "scan", "scan_output",
+           "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output",
            "segments", "states", "where"]
 
 name = "numpy"
@@ -153,6 +153,11 @@ def states(states_, nout, label, arg):
 
 def merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label):
     return _merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label)[0]
+
+
+def own_ufunc(ufunc):
+    """The engine's ufunc that ``ufunc`` stands for on this backend: itself."""
+    return ufunc
 
 
 def foreign(qualname, method, ufunc, *args, **kwargs):
@@ -280,27 +285,28 @@ def _accurate(ufunc, a, axes, keepdims, where):
     return _reduce_one(ufunc, a, (), keepdims, mask=where)
 
 
-def reduce(ufunc, x, axes, keepdims, *, descrs=None, outs=None, mode=0, initials=None,
-           mask=None, parts=None, dtype=None, finish=None, dtypes=None, accurate=False,
-           scalars=True, label="", qualname=""):
-    """The states of ``ufunc`` reduced over ``axes`` (normalised), then
-    ``finish(np, states)`` where given.
+def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
+           finish=None, scalars=True, label="", qualname=""):
+    """The states of ``ufunc`` reduced over ``axes`` (normalised) with the
+    resolved loop ``descrs``, into ``outs`` (None entries: new arrays),
+    started from the loop's initials (``mode`` 0), none (1) or
+    ``initials`` (2), over the elements ``mask`` selects; then
+    ``finish(np, states)`` where given.  ``scalars``: 0-d results without
+    ``out`` as NumPy scalars; ``label``, ``qualname``: for lazy backends'
+    graphs and messages."""
+    states = _engine(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask, scalars)
+    return states if finish is None else finish(np, states)
 
-    Without ``parts``: one reduction of ``x`` with the resolved loop
-    ``descrs``, into ``outs`` (None entries: new arrays), started from the
-    loop's initials (``mode`` 0), none (1) or ``initials`` (2), over the
-    elements ``mask`` selects; ``finish`` gets the tuple of states.  With
-    ``parts(np, x)``: the list of real arrays to reduce (the real and
-    imaginary parts of complex data), each with the loop for its dtype and
-    ``dtype=``; ``finish`` gets the list of their state tuples.
-    ``accurate``: the moments' blocked two-pass layout (``_accurate``).
-    ``dtypes`` (the results' dtypes) is for lazy backends; ``scalars``:
-    0-d results without ``out`` as NumPy scalars.  Without ``finish`` the
-    states (a tuple, or with ``parts`` a list of tuples) are returned."""
-    if parts is None:
-        states = _engine(ufunc, x, axes, keepdims, descrs, outs or (None,) * ufunc.nout, mode,
-                         initials, mask, scalars)
-        return states if finish is None else finish(np, states)
+
+def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask=None,
+                 dtype=None, accurate=False, label="", qualname=""):
+    """A statistic's reduction: ``parts(np, x)`` is the list of real arrays
+    to reduce (the real and imaginary parts of complex data), each with the
+    loop for its dtype and ``dtype=``, over the elements ``mask`` selects;
+    ``finish(np, states)`` gets the list of their state tuples (without
+    ``finish``: the list is returned).  ``accurate``: the moments' blocked
+    two-pass layout (``_accurate``).  ``dtypes`` (the results' dtypes) is
+    for lazy backends."""
     if accurate:
         states = [_accurate(ufunc, p, axes, keepdims, mask) for p in parts(np, x)]
     else:
@@ -379,10 +385,13 @@ def scan_output(values, ax, rdt, out, include_initial, initial):
     return res
 
 
-def segments(ufunc, x, ax, starts, stops, *, descrs, outs, mode=0, seeds=None, mask=None,
-             label="", **unused):
+def segments(ufunc, x, ax, starts, stops, descrs, outs, mode=0, seeds=None, initials=None,
+             mask=None, seeded=True, kind="segments", label="", qualname=""):
     """Every segment [starts[s], stops[s]) of axis ``ax`` reduced (the
-    segment loop; checked offsets on the host)."""
+    segment loop; checked offsets on the host), started from the loop's
+    initials (``mode`` 0), none (1) or ``seeds`` (2: ``initials`` cast to
+    0-d arrays); ``seeded``: whether a start value exists; ``kind``: the
+    method (reduceat, segmented_reduce), for lazy backends' graphs."""
     arr, (outer, n, inner) = _block3(x, ax, descrs[0])
     if mask is not None:
         mask = np.require(np.broadcast_to(mask, x.shape), requirements=["C", "A"])

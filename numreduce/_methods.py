@@ -18,7 +18,7 @@ import numpy as np
 
 from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, normalize_axes,
                     one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
-from ._dtypes import (MULTI_OUTPUT, multi_output, pieces_start, reduce_start,
+from ._dtypes import (MULTI_OUTPUT, pieces_start, reduce_start,
                       resolve_outs, seed_values)
 
 __all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
@@ -41,6 +41,8 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
         if res is not None:
             return res if finish is None else finish(np, res)
     if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
+    if nout is None:
         return be.foreign(qualname, "reduce", ufunc, array, axis=axis, dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
     # Every check below runs before the backend writes anything.
@@ -57,15 +59,36 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
     descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
     if not be.loops_check_start:
         reduce_start(ufunc, descrs, mode, mask is not None, arr.shape, axes)
-    return be.reduce(ufunc, arr, axes, keepdims, descrs=descrs, outs=outs, mode=mode,
-                     initials=initials, mask=mask, dtype=dtype, finish=finish,
-                     dtypes=descrs[1:], scalars=scalars, label=label or name,
-                     qualname=qualname)
+    return be.reduce(ufunc, arr, axes, keepdims, descrs, outs, mode, initials, mask, finish,
+                     scalars, label or name, qualname)
+
+
+def _engine_ufunc(be, ufunc):
+    """(the engine's ufunc, its number of outputs; None for a ufunc the
+    engine does not know): a backend's stand-in for one of the engine's
+    ufuncs (``numreduce.cupy``'s device ufuncs) counts as that ufunc."""
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc = be.own_ufunc(ufunc)
+        nout = MULTI_OUTPUT.get(ufunc)
+    return ufunc, nout
+
+
+def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
+    """The operands of a method along one axis: (its name for messages,
+    the ``out`` entries, the array, the normalised axis)."""
+    name = f"{method}({ufunc.__name__})"
+    outs = be.parse_out(out, nout, name, qualname)
+    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                             qualname)
+    return name, outs, arr, one_axis(axis, arr, name, verb)
 
 
 def merge(be, qualname, ufunc, states_a, states_b, out=None):
     """combine(states_a, states_b) elementwise, with broadcasting."""
-    nout = multi_output(ufunc, "merge")
+    ufunc, nout = _engine_ufunc(be, ufunc)
+    if nout is None:
+        return be.foreign(qualname, "merge", ufunc, states_a, states_b, out=out)
     name = f"merge({ufunc.__name__})"
     a = be.states(states_a, nout, name, "states_a")
     b = be.states(states_b, nout, name, "states_b")
@@ -85,16 +108,13 @@ def merge(be, qualname, ufunc, states_a, states_b, out=None):
 def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
     """``ufunc.accumulate`` for the engine's ufuncs: every output's running
     reduction along one axis; any other ufunc goes to ``be.foreign``."""
-    nout = MULTI_OUTPUT.get(ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "accumulate", ufunc, array, axis=axis, dtype=dtype,
                           out=out)
     # Every check below runs before anything is written.
-    name = f"accumulate({ufunc.__name__})"
-    outs = be.parse_out(out, nout, name, qualname)
-    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
-                                                             qualname)
-    ax = one_axis(axis, arr, name, "accumulate on")
+    name, outs, arr, ax = _along_axis(be, qualname, "accumulate", ufunc, nout, array, out, axis,
+                                      "accumulate on")
     if out is not None:
         be.check_outs(outs, arr.shape, name)
     descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
@@ -105,16 +125,13 @@ def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
 def reduceat(be, qualname, ufunc, array, indices, axis=0, dtype=None, out=None):
     """``ufunc.reduceat`` for the engine's ufuncs (its index rules); any
     other ufunc goes to ``be.foreign``."""
-    nout = MULTI_OUTPUT.get(ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduceat", ufunc, array, indices, axis=axis, dtype=dtype,
                           out=out)
     # Every check below runs before anything is written.
-    name = f"reduceat({ufunc.__name__})"
-    outs = be.parse_out(out, nout, name, qualname)
-    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
-                                                             qualname)
-    ax = one_axis(axis, arr, name, "reduceat on")
+    name, outs, arr, ax = _along_axis(be, qualname, "reduceat", ufunc, nout, array, out, axis,
+                                      "reduceat on")
     n = be.axis_length(arr, ax, "the segment axis", qualname)
     lo, hi = reduceat_bounds(be.host_indices(indices, "indices", name), n, name,
                              ufunc.__name__)
@@ -125,13 +142,12 @@ def segmented_reduce(be, qualname, ufunc, array, starts, stops, axis=0, dtype=No
                      initial=NoValue, where=True):
     """Reductions of the segments [starts[i], stops[i]) of one axis
     (slice-bound offsets: negative from the end, clipped)."""
-    nout = multi_output(ufunc, "segmented_reduce")
+    ufunc, nout = _engine_ufunc(be, ufunc)
+    if nout is None:
+        return be.foreign(qualname, "segmented_reduce", ufunc, array, starts, stops)
     # Every check below runs before anything is written.
-    name = f"segmented_reduce({ufunc.__name__})"
-    outs = be.parse_out(out, nout, name, qualname)
-    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
-                                                             qualname)
-    ax = one_axis(axis, arr, name, "segmented_reduce on")
+    name, outs, arr, ax = _along_axis(be, qualname, "segmented_reduce", ufunc, nout, array,
+                                      out, axis, "segmented_reduce on")
     n = be.axis_length(arr, ax, "the segment axis", qualname)
     lo = slice_offsets(be.host_indices(starts, "starts", name), n, name, "starts")
     hi = slice_offsets(be.host_indices(stops, "stops", name), n, name, "stops")
@@ -161,9 +177,8 @@ def _segments(be, qualname, ufunc, nout, name, arr, ax, starts, stops, dtype, ou
         return f"segment {s} ([{int(starts[s])}:{int(stops[s])}] along axis {ax})"
 
     seeded = pieces_start(ufunc, descrs, mode, mask is not None, name, empty=first_empty)
-    return be.segments(ufunc, arr, ax, starts, stops, descrs=descrs, outs=outs, mode=mode,
-                       seeds=seeds, initials=initials, mask=mask, seeded=seeded, dtype=dtype,
-                       kind=kind, label=name, qualname=qualname)
+    return be.segments(ufunc, arr, ax, starts, stops, descrs, outs, mode, seeds, initials, mask,
+                       seeded, kind, name, qualname)
 
 
 def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis=0,
@@ -174,13 +189,12 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
     imaginary parts of complex data), the dtype of those parts (``stream``;
     default the data's) and last step; ``dtypes`` its result dtypes (then
     ``out`` is None)."""
-    nout = multi_output(ufunc, "reduce_by_group")
+    ufunc, nout = _engine_ufunc(be, ufunc)
+    if nout is None:
+        return be.foreign(qualname, "reduce_by_group", ufunc, array, group_ids)
     # Every check below runs before anything is written.
-    name = f"reduce_by_group({ufunc.__name__})"
-    outs = be.parse_out(out, nout, name, qualname)
-    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
-                                                             qualname)
-    ax = one_axis(axis, arr, name, "group")
+    name, outs, arr, ax = _along_axis(be, qualname, "reduce_by_group", ufunc, nout, array, out,
+                                      axis, "group")
     n = be.axis_length(arr, ax, "the group axis", qualname)
     ids, g = be.group_ids(group_ids, num_groups, n, name, qualname)
     mode, initials = parse_initial(initial, nout)
@@ -199,7 +213,9 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
 
 def at(be, qualname, ufunc, outs, indices, values):
     """``ufunc.at`` in place: repeated indices accumulate."""
-    nout = multi_output(ufunc, "at")
+    ufunc, nout = _engine_ufunc(be, ufunc)
+    if nout is None:
+        return be.foreign(qualname, "at", ufunc, outs, indices, values)
     name = f"at({ufunc.__name__})"
     outs = inplace_outs(outs, nout, name)
     return be.at(ufunc, outs, indices, values, name, qualname)

@@ -47,10 +47,15 @@ def one_part(xp, a):
     return [a]
 
 
+def _split(a):
+    """``a``, or the real and imaginary parts of complex ``a``."""
+    return [a.real, a.imag] if a.dtype.kind == "c" else [a]
+
+
 def real_parts(work, xp, a):
     """``a``, or the real and imaginary parts of complex ``a``; converted to
     the real dtype ``work`` where that is long double."""
-    parts = [a.real, a.imag] if a.dtype.kind == "c" else [a]
+    parts = _split(a)
     return [p.astype(work, copy=False) for p in parts] if work.itemsize > 8 else parts
 
 
@@ -60,18 +65,11 @@ def moment_parts(mean_dt, nan, xp, a):
     whose real *or* imaginary part is NaN is NaN in both parts, so both skip
     it, as np.nanmean); in long double where the ``dtype=`` precision is
     long double."""
-    if a.dtype.kind == "c":
-        parts = [a.real, a.imag]
-        if nan:
-            bad = xp.isnan(a)
-            if bool(bad.any()):
-                parts = [xp.where(bad, np.nan, p) for p in parts]
-    else:
-        parts = [a]
-    work = real_dtype(mean_dt)
-    if work.itemsize > 8:
-        # dtype=longdouble (or long double data): accumulate in long double
-        parts = [p.astype(work, copy=False) for p in parts]
+    parts = real_parts(real_dtype(mean_dt), xp, a)  # long double: dtype=longdouble, or data
+    if nan and a.dtype.kind == "c":
+        bad = xp.isnan(a)
+        if bool(bad.any()):
+            parts = [xp.where(bad, np.nan, p) for p in parts]
     return parts
 
 
@@ -80,7 +78,7 @@ def fsum_parts(rdt, xp, a):
     the real and imaginary parts of complex data."""
     if a.dtype.kind == "O":
         a = a.astype(rdt)  # the element cast np.sum(a, dtype=...) makes
-    return [a.real, a.imag] if a.dtype.kind == "c" else [a]
+    return _split(a)
 
 
 def parts_dtype(in_dtype, work=None):
@@ -127,14 +125,17 @@ def finish_fsum(rdt, xp, states):
     return (_out(xp, res),)
 
 
-def finish_logsumexp(rdt, xp, states):
-    """m + log1p(t) of maxsumexp states, in the result dtype ``rdt``."""
-    mx, t = states[0]
+def _lse(xp, mx, t):
+    """m + log1p(t) of maxsumexp states (running or not)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = mx + xp.log1p(t)
         # +inf max: t counts the other infinities, log1p(t) is finite; -inf
         # max: t >= -1 and -inf + log1p(t) stays -inf; NaN max: t is NaN.
-    return (_out(xp, res.astype(rdt, copy=False)),)
+        return mx + xp.log1p(t)
+
+
+def finish_logsumexp(rdt, xp, states):
+    """log(sum(exp(x))) of maxsumexp states, in the result dtype ``rdt``."""
+    return (_out(xp, _lse(xp, *states[0]).astype(rdt, copy=False)),)
 
 
 def finish_meanvar(mean_dt, var_dt, ddof, std, nan_dof, warn_dof, xp, states):
@@ -180,13 +181,8 @@ def finish_nan_warning(xp, states):
 
 
 def finish_logcumsumexp(xp, states):
-    """m + log1p(t) of the running maxsumexp states."""
-    mx, t = states[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # -inf max: t >= -1 and -inf + log1p(t) stays -inf; +inf max: t
-        # counts the other infinities, log1p(t) is finite; NaN: NaN.
-        t = xp.log1p(t)
-        return (mx + t,)
+    """log(cumsum(exp(x))) of the running maxsumexp states (in their dtype)."""
+    return (_lse(xp, *states[0]),)
 
 
 def finish_cumfsum(rdt, xp, states):
@@ -285,11 +281,12 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
     keepdims = keepdims_flag(keepdims)
     mask = be.where(where, a.shape, name, qualname)
     nan_dof = nan and a.dtype.kind in "fc"  # np.nanvar is np.var for other data
-    return be.reduce(ufunc, a, axes, keepdims, mask=mask,
-                     parts=functools.partial(moment_parts, mean_dt, nan),
-                     finish=functools.partial(finish_meanvar, mean_dt, var_dt, ddof, std,
-                                              nan_dof, True),
-                     dtypes=(mean_dt, var_dt), accurate=True, label=name, qualname=qualname)
+    return be.reduce_parts(ufunc, a, axes, keepdims,
+                           functools.partial(moment_parts, mean_dt, nan),
+                           functools.partial(finish_meanvar, mean_dt, var_dt, ddof, std,
+                                             nan_dof, True),
+                           (mean_dt, var_dt), mask=mask, accurate=True, label=name,
+                           qualname=qualname)
 
 
 @statistic
@@ -324,9 +321,9 @@ def logsumexp(be, qualname, a, axis=None, keepdims=False):
     axes = normalize_axes(axis, a.ndim)
     keepdims = keepdims_flag(keepdims)
     rdt = logsumexp_dtype(a.dtype)
-    return be.reduce(_core.maxsumexp, a, axes, keepdims, parts=one_part,
-                     finish=functools.partial(finish_logsumexp, rdt), dtypes=(rdt,),
-                     label="logsumexp", qualname=qualname)[0]
+    return be.reduce_parts(_core.maxsumexp, a, axes, keepdims, one_part,
+                           functools.partial(finish_logsumexp, rdt), (rdt,), label="logsumexp",
+                           qualname=qualname)[0]
 
 
 def logsumexp_complex(xp, arr, axis, keepdims):
@@ -379,10 +376,10 @@ def fsum(be, qualname, a, axis=None, dtype=None, keepdims=False):
     be.check_dtypes("fsum", rdt)
     axes = normalize_axes(axis, a.ndim)
     keepdims = keepdims_flag(keepdims)
-    return be.reduce(_core.twosum, a, axes, keepdims, parts=functools.partial(fsum_parts, rdt),
-                     dtype=acc, finish=functools.partial(finish_fsum, rdt),
-                     dtypes=(sum_dtype(a.dtype) if rdt is None else rdt,), label="fsum",
-                     qualname=qualname)[0]
+    return be.reduce_parts(_core.twosum, a, axes, keepdims, functools.partial(fsum_parts, rdt),
+                           functools.partial(finish_fsum, rdt),
+                           (sum_dtype(a.dtype) if rdt is None else rdt,), dtype=acc,
+                           label="fsum", qualname=qualname)[0]
 
 
 # ---------------------------------------------------------------------------

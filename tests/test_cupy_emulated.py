@@ -294,10 +294,13 @@ def _fake_cupy():
 def emu(tmp_path_factory):
     """(fake cupy, numreduce.cupy on it); the real modules restored after."""
     _HostRawKernel.cache_dir = str(tmp_path_factory.mktemp("hostkernels"))
-    saved = {k: sys.modules.get(k) for k in ("cupy", "numreduce.cupy")}
-    had_attr = hasattr(nr, "cupy")
-    attr = getattr(nr, "cupy", None)  # the real numreduce.cupy, where a GPU imported it
+    saved = {k: sys.modules.get(k) for k in ("cupy", "numreduce.cupy", "numreduce._cupy")}
+    # the real numreduce.cupy and its backend numreduce._cupy, where a GPU imported them
+    attrs = {a: getattr(nr, a) for a in ("cupy", "_cupy") if hasattr(nr, a)}
     sys.modules.pop("numreduce.cupy", None)
+    sys.modules.pop("numreduce._cupy", None)
+    for a in attrs:
+        delattr(nr, a)
     cp = sys.modules["cupy"] = _fake_cupy()
     import numreduce.cupy as nrc
     try:
@@ -308,10 +311,11 @@ def emu(tmp_path_factory):
                 sys.modules.pop(k, None)
             else:
                 sys.modules[k] = v
-        if had_attr:
-            nr.cupy = attr
-        elif hasattr(nr, "cupy"):
-            delattr(nr, "cupy")
+        for a in ("cupy", "_cupy"):
+            if a in attrs:
+                setattr(nr, a, attrs[a])
+            elif hasattr(nr, a):
+                delattr(nr, a)
 
 
 EXACT = {"minimummaximum", "fminfmax"}
