@@ -69,16 +69,17 @@ from ._dtypes import merge_descrs as _merge_descrs  # noqa: E402
 
 __all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length",
            "check_dtypes", "check_outs", "elementwise", "foreign", "group_arg", "group_ids",
-           "group_reduce", "host_indices", "into", "loops_check_start", "merge", "merge_descrs",
-           "name", "nonempty", "own_ufunc", "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce",
-           "reduce_parts",
-           "scan", "scan_output", "segments", "states", "where", "xp"]
+           "group_reduce", "group_reduce_parts", "host_indices", "into", "lazy",
+           "loops_check_start", "merge", "merge_descrs", "name", "nonempty", "own_ufunc",
+           "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
+           "scan_output", "scan_parts", "segments", "states", "where", "xp"]
 
 name = "cupy"
 xp = cupy
 arrays = "CuPy arrays"  # what the messages call this backend's arrays
 prefix = "numreduce.cupy."  # the messages' prefix
 loops_check_start = False  # the methods raise reduce's start-value errors (before any launch)
+lazy = False  # results are computed now: no result dtypes needed up front
 quick_reduce = None  # no host fast paths
 quick_arg = None
 
@@ -425,17 +426,18 @@ def _scan(ufunc, x, ax, descrs, label):
     return tuple(cupy.moveaxis(w, 0, ax) for w in work)
 
 
-def scan(ufunc, x, ax, *, descrs=None, outs=None, parts=None, finish=None, dtype=None,
-         dtypes=None, label="", qualname=""):
-    """Every output's running reduction along ``ax``.  Without ``parts``:
+def scan(ufunc, x, ax, descrs, outs, label="", qualname=""):
+    """Every output's running reduction along ``ax`` in the loop ``descrs``,
     into ``outs`` (computed into new arrays first, so an ``out`` may
-    overlap ``x``).  With ``parts(cupy, x)``: each part's scan in the loop
-    for its dtype and ``dtype=``, then ``finish(cupy, states)``."""
-    if parts is None:
-        states_ = into(_scan(ufunc, x, ax, descrs, label), outs or (None,) * ufunc.nout)
-    else:
-        states_ = [_scan(ufunc, p, ax, _loop(ufunc, p.dtype, dtype), label)
-                   for p in parts(cupy, x)]
+    overlap ``x``)."""
+    return into(_scan(ufunc, x, ax, descrs, label), outs)
+
+
+def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label="",
+               qualname=""):
+    """A statistic's scan: each of ``parts(cupy, x)`` in the loop for its
+    dtype and ``dtype=``, then ``finish(cupy, states)``."""
+    states_ = [_scan(ufunc, p, ax, _loop(ufunc, p.dtype, dtype), label) for p in parts(cupy, x)]
     return states_ if finish is None else finish(cupy, states_)
 
 
@@ -531,17 +533,11 @@ def _check_ids(ids, g, label):
                          f"num_groups) = [0, {g})")
 
 
-def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initials=None,
-                 mask=None, seeded=True, parts=None, dtype=None, finish=None, dtypes=None,
-                 label="", qualname=""):
-    """One reduction per group along ``ax``: ``ids`` in [0, g) (IndexError
-    otherwise), every group started from the loop's initials, ``initials``
-    (``mode`` 2), or (not ``seeded``) its first element -- a group without
-    elements is then a ValueError; a group whose elements are all masked
-    out gets the start values.  With ``parts``: each part grouped in the
-    loop for its dtype and ``dtype=``, then ``finish(cupy, states)``."""
-    nout = ufunc.nout
-    seeds = [s[()] for s in seed_values(initials, descrs, label)] if mode == 2 else None
+def _grouped(ufunc, x, ax, ids, g, mode, initials, mask, seeded, label):
+    """The checks of the group ids and empty groups, then a function that
+    reduces an array of ``x``'s shape (``x`` or a part of it) in a loop
+    into ``out`` entries: the segments kernel over the stably sorted ids."""
+    seeds = None
     if x.shape[ax]:
         _check_ids(ids, g, label)
     layout = _group_layout(ids.astype(np.int64), g)
@@ -551,6 +547,9 @@ def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initia
             raise empty_group_error(label, int(cupy.flatnonzero(empty)[0]))
 
     def one(p, d, o):
+        nonlocal seeds
+        if mode == 2 and seeds is None:
+            seeds = [s[()] for s in seed_values(initials, d, label)]
         traits = _traits(ufunc, label)
         _char(d[0], label)
         block, shape3 = _block(p, ax, d[0])
@@ -559,10 +558,27 @@ def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initia
         shape = p.shape[:ax] + (g,) + p.shape[ax + 1:]
         return into(tuple(w.reshape(shape) for w in work), o)
 
-    if parts is None:
-        states_ = one(x, descrs, outs or (None,) * nout)
-    else:
-        states_ = [one(p, _loop(ufunc, p.dtype, dtype), (None,) * nout) for p in parts(cupy, x)]
+    return one
+
+
+def group_reduce(ufunc, x, ax, ids, g, descrs, outs, mode=0, initials=None, mask=None,
+                 seeded=True, label="", qualname=""):
+    """One reduction per group along ``ax`` in the loop ``descrs``: ``ids``
+    in [0, g) (IndexError otherwise), every group started from the loop's
+    initials, ``initials`` (``mode`` 2), or (not ``seeded``) its first
+    element -- a group without elements is then a ValueError; a group whose
+    elements are all masked out gets the start values."""
+    return _grouped(ufunc, x, ax, ids, g, mode, initials, mask, seeded, label)(x, descrs, outs)
+
+
+def group_reduce_parts(ufunc, x, ax, ids, g, parts, finish=None, dtypes=None, mode=0,
+                       initials=None, mask=None, seeded=True, dtype=None, label="",
+                       qualname=""):
+    """A grouped statistic: each of ``parts(cupy, x)`` grouped in the loop
+    for its dtype and ``dtype=``, then ``finish(cupy, states)``."""
+    one = _grouped(ufunc, x, ax, ids, g, mode, initials, mask, seeded, label)
+    states_ = [one(p, _loop(ufunc, p.dtype, dtype), (None,) * ufunc.nout)
+               for p in parts(cupy, x)]
     return states_ if finish is None else finish(cupy, states_)
 
 
@@ -573,7 +589,7 @@ def group_arg(a, ids, g, descrs, label="", qualname=""):
     the segments kernel (the second reduces the candidate positions, n
     where no hit).  A group without elements is a ValueError."""
     mm = _core.minimummaximum
-    extremes = group_reduce(mm, a, 0, ids, g, descrs=descrs, seeded=False, label=label)
+    extremes = group_reduce(mm, a, 0, ids, g, descrs, (None, None), seeded=False, label=label)
     n = a.shape[0]
     pos = cupy.arange(n, dtype=np.intp)
     idx = ids.astype(np.intp, copy=False)
@@ -584,8 +600,8 @@ def group_arg(a, ids, g, descrs, label="", qualname=""):
         hit = a == e
         if a.dtype.kind in "fc":
             hit |= cupy.isnan(e) & cupy.isnan(a)
-        out.append(group_reduce(mm, cupy.where(hit, pos, n), 0, ids, g, descrs=pos_descrs,
-                                seeded=False, label=label)[0])
+        out.append(group_reduce(mm, cupy.where(hit, pos, n), 0, ids, g, pos_descrs,
+                                (None, None), seeded=False, label=label)[0])
     return tuple(out)
 
 

@@ -33,13 +33,15 @@ from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, un
 from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, resolve,
                       seed_values)
 
-__all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "merge_pair", "reduce",
-           "reduce_parts", "scan", "scan_output", "segments", "where"]
+__all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
+           "merge_pair", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
+           "segments", "where"]
 
 name = "dask"
 arrays = "dask arrays"  # what the messages call this backend's arrays
 prefix = ""
 loops_check_start = False  # the start-value rules are checked before the graph
+lazy = True  # a graph: the statistics give their result dtypes up front
 quick_reduce = None  # no iterator-free path: every call builds a graph
 quick_arg = None
 
@@ -460,14 +462,17 @@ def _finish_block(finish, k, counts, *blocks):
         return np.asarray(finish(np, states)[k])
 
 
-def scan(ufunc, x, ax, *, descrs=None, outs=None, parts=None, finish=None, dtype=None,
-         dtypes=None, label="", qualname=""):
-    """``_host.scan`` along ``ax`` as blocks and a chain of carries; a
-    statistic's ``finish`` blockwise, one map_blocks per output."""
+def scan(ufunc, x, ax, descrs, outs, label="", qualname=""):
+    """``_host.scan`` along ``ax`` as blocks and a chain of carries."""
+    return _scan_graph(ufunc, x, ax, descrs)
+
+
+def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label="",
+               qualname=""):
+    """``_host.scan_parts``: each part's scan graph, the statistic's
+    ``finish`` blockwise, one map_blocks per output."""
     import dask.array as da
 
-    if parts is None:
-        return _scan_graph(ufunc, x, ax, descrs)
     states = [_scan_graph(ufunc, p, ax, resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype,
                                                 ufunc.nout))
               for p in parts(da, x)]
@@ -547,13 +552,11 @@ def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, mas
     if fill is not None:  # groups the block lacks start from the fill values
         mode, initials, seeded = 2, fill, True
     if parts is None:
-        states = (_host.group_reduce(ufunc, block, axis, ids, g, descrs=descrs, mode=mode,
-                                     initials=initials, mask=mask, seeded=seeded,
-                                     label=label),)
+        states = (_host.group_reduce(ufunc, block, axis, ids, g, descrs, (None,) * ufunc.nout,
+                                     mode, initials, mask, seeded, label),)
     else:
-        states = tuple(_host.group_reduce(ufunc, block, axis, ids, g, mode=mode,
-                                          initials=initials, mask=mask, seeded=seeded,
-                                          parts=parts, dtype=dtype, label=label))
+        states = tuple(_host.group_reduce_parts(ufunc, block, axis, ids, g, parts, None, None,
+                                                mode, initials, mask, seeded, dtype, label))
     return {"empty": False, "s": (states, counts)}
 
 
@@ -574,17 +577,32 @@ def _group_finish(label, check_empty, finish, ref, seeds, dtypes, states):
     return tuple(np.asarray(r, dtype=dt) for r, dt in zip(res, dtypes))
 
 
-def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initials=None,
-                 mask=None, seeded=True, parts=None, dtype=None, finish=None, dtypes=None,
-                 label="", qualname=""):
-    """``_host.group_reduce`` as one tree reduction over the group axis:
-    each block's states of every group (the groups it lacks: the ufunc's
+def group_reduce(ufunc, x, ax, ids, g, descrs, outs, mode=0, initials=None, mask=None,
+                 seeded=True, label="", qualname=""):
+    """``_host.group_reduce`` as one tree reduction over the group axis."""
+    return _grouped(ufunc, x, ax, ids, g, descrs, None, None, descrs[1:], mode, initials,
+                    mask, None, label, qualname)
+
+
+def group_reduce_parts(ufunc, x, ax, ids, g, parts, finish=None, dtypes=None, mode=0,
+                       initials=None, mask=None, seeded=True, dtype=None, label="",
+                       qualname=""):
+    """``_host.group_reduce_parts`` as one tree reduction over the group axis."""
+    return _grouped(ufunc, x, ax, ids, g, None, parts, finish, dtypes, mode, initials, mask,
+                    dtype, label, qualname)
+
+
+def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials, mask, dtype,
+             label, qualname):
+    """Each block's states of every group (the groups it lacks: the ufunc's
     initials, or the fill values of a ufunc without them, with their counts
-    to find empty groups), merged blockwise."""
+    to find empty groups), merged blockwise; ``parts`` and ``finish``: a
+    grouped statistic's."""
     import dask.array as da
 
     ref = _ufunc_ref(ufunc)
-    has_init = has_identity(ufunc, x.dtype, dtype)
+    has_init = has_initials(ufunc, descrs[0]) if parts is None else \
+        has_identity(ufunc, x.dtype, dtype)
     identity_needed = mode == 0 and not has_init
     if (is_dask_array(ids) and identity_needed and _known(x.shape) and x.size == 0
             and _known(ids.shape)):
@@ -599,7 +617,7 @@ def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initia
     block_seeded = mode == 2 or (mode == 0 and has_init)
     fill = None
     if identity_needed:
-        stream = x.dtype if dtype is None else np.dtype(dtype)
+        stream = descrs[0] if parts is None else x.dtype if dtype is None else np.dtype(dtype)
         fill = mask_initials(ufunc, stream)
         if fill is None:  # a ufunc registered through the C API, without initials
             raise TypeError(f"{qualname}: {ufunc.__name__} has no initial values, so the "
@@ -615,9 +633,9 @@ def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initia
         ids_b = da.where(wb, ids_b, -1 - ids_b)
     dtypes = tuple(dtypes)
     res = reduction(label, x, (ax,), True, struct(dtypes),
-                     functools.partial(_group_state, ref, g, descrs if parts is None else None,
-                                       mode, initials, block_seeded, fill, parts, dtype,
-                                       mask is not None, label),
+                     functools.partial(_group_state, ref, g, descrs, mode, initials,
+                                       block_seeded, fill, parts, dtype, mask is not None,
+                                       label),
                      functools.partial(_merge_groups, ref),
                      functools.partial(_group_finish, label, identity_needed, finish, ref,
                                        seeds, dtypes),

@@ -73,6 +73,15 @@ def resolve(ufunc, arr_dtype, outs, dtype, nout):
     the inputs alone, so a given output can only fail to cast to the loop's
     DType (that error still comes from the second call);
     tests/test_refcounts.py checks the results against the one-step call."""
+    for o in outs:
+        if o is not None:
+            break
+    else:
+        if dtype is None:  # the common call: the loop of the data alone
+            res = ufunc.resolve_dtypes((arr_dtype, arr_dtype) + (None,) * nout, casting="unsafe")
+            if res[0] != res[1]:
+                raise _different_inputs(ufunc, res)
+            return (res[0],) + res[2:]
     sig = None if dtype is None else np.dtype(dtype)
     fwd = (arr_dtype, arr_dtype) + tuple(o.dtype if o is not None else sig for o in outs)
     signature = (None, None) + (sig,) * nout
@@ -87,11 +96,13 @@ def resolve(ufunc, arr_dtype, outs, dtype, nout):
             fwd = fwd[:2] + tuple(d if d is not None else r for d, r in zip(out_dtypes, own[2:]))
     res = ufunc.resolve_dtypes(fwd, signature=signature, casting="unsafe")
     if res[0] != res[1]:
-        raise TypeError(
-            f"{ufunc.__name__}.reduce is not supported: the resolved loop requires "
-            f"different descriptors for its inputs ({res[0]!r} and {res[1]!r})"
-        )
+        raise _different_inputs(ufunc, res)
     return (res[0],) + tuple(res[2:])
+
+
+def _different_inputs(ufunc, res):
+    return TypeError(f"{ufunc.__name__}.reduce is not supported: the resolved loop requires "
+                     f"different descriptors for its inputs ({res[0]!r} and {res[1]!r})")
 
 
 def resolve_outs(ufunc, arr_dtype, outs, dtype, nout, name):
@@ -175,22 +186,25 @@ def reduce_start(ufunc, descrs, mode, masked, shape, axes):
     return seeded
 
 
-def pieces_start(ufunc, descrs, mode, masked, name, empty=None, prefix=False):
+def pieces_start(ufunc, descrs, mode, masked, name, segments=None, prefix=False):
     """The start-value rules of a reduction of pieces (segments, groups):
     whether every piece starts from a value (``initial`` given, or the
     loop's initials); ``where`` needs one (reduce's rule, ValueError, the
     message after ``name: `` with ``prefix``); so does an empty segment
-    (``empty()``: the description of the first empty segment, or None)."""
+    (``segments``: (starts, stops, axis) of a segment reduction)."""
     seeded = mode == 2 or (mode == 0 and has_initials(ufunc, descrs[0]))
     if masked and not seeded:
         raise ValueError(f"{name + ': ' if prefix else ''}reduction operation "
                          f"'{ufunc.__name__}' does not have an identity, so to use a where "
                          "mask one has to specify 'initial'")
-    if not seeded and empty is not None:
-        what = empty()
-        if what is not None:
-            raise ValueError(f"{name}: {what} is empty and {ufunc.__name__} has no identity; "
-                             "pass 'initial' for empty segments")
+    if not seeded and segments is not None:
+        starts, stops, ax = segments
+        empty = np.flatnonzero(stops <= starts)
+        if empty.size:
+            s = int(empty[0])
+            raise ValueError(f"{name}: segment {s} ([{int(starts[s])}:{int(stops[s])}] along "
+                             f"axis {ax}) is empty and {ufunc.__name__} has no identity; pass "
+                             "'initial' for empty segments")
     return seeded
 
 

@@ -19,8 +19,9 @@ Primitives (the interface every backend implements; docs/architecture.md):
     statistic's ``parts`` of the array (the real and imaginary parts of
     complex data), then the statistic's ``finish(xp, states)``
 ``merge``, ``scan``, ``segments``, ``group_reduce``, ``at``
-    the methods' loops (``scan`` and ``group_reduce`` with parts and finish
-    too); ``scan_output`` a scan's result with ``include_initial``
+    the methods' loops; ``scan_parts`` and ``group_reduce_parts`` those of
+    a statistic's parts, then its finish; ``scan_output`` a scan's result
+    with ``include_initial``
 ``arg_reduce``, ``group_arg``
     (argmin, argmax) along one axis, and per group
 ``into``, ``foreign``
@@ -35,7 +36,6 @@ Layer: backends (imports the rules layer and ``_core``).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -45,10 +45,10 @@ from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, 
                     parse_out as _parse_out, where_mask, work_outs)
 from ._dtypes import at_descrs, merge_descrs as _merge_descrs, multi_output, resolve
 
-__all__ = ["GroupIds", "arg_reduce", "array_code", "asarray", "at", "axis_length",
-           "check_dtypes", "check_outs", "foreign", "group_arg", "group_ids", "group_reduce",
+__all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
+           "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
            "host_indices", "into", "merge", "merge_descrs", "merge_states", "nonempty",
-           "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output",
+           "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
            "segments", "states", "where"]
 
 name = "numpy"
@@ -56,6 +56,7 @@ xp = np
 arrays = "NumPy arrays"  # what the messages call this backend's arrays
 prefix = ""  # the messages' prefix (numreduce.cupy's: "numreduce.cupy.")
 loops_check_start = True  # the engine's loops raise reduce's start-value errors
+lazy = False  # results are computed now: no result dtypes needed up front
 
 
 def asarray(x, what="the array", label="", qualname=""):
@@ -85,8 +86,7 @@ def check_outs(outs, shape, label):
         _check_outs(outs, shape, label)
 
 
-def check_dtypes(label, *dtypes):
-    """Result dtypes this backend cannot produce: none on the host."""
+check_dtypes = None  # result dtypes this backend cannot produce: none
 
 
 def into(results, outs):
@@ -118,23 +118,17 @@ def host_indices(v, what, label):
     return v
 
 
-class GroupIds(NamedTuple):
-    """Checked host group ids: as intp for the scatter loop, and as given
-    (for the messages: a uint64 id beyond intp)."""
-    intp: np.ndarray
-    given: np.ndarray
-
-
 def group_ids(ids, num_groups_, n, label, qualname=""):
-    """Checked host group ids (their values are checked by the scatter loop)
-    and the number of groups."""
+    """Checked host group ids -- (as intp for the scatter loop, as given for
+    the messages: a uint64 id beyond intp), their values checked by the
+    scatter loop -- and the number of groups."""
     given, ids_p = _group_ids(ids, n, label)
-    return GroupIds(ids_p, given), num_groups(num_groups_, given, label)
+    return (ids_p, given), num_groups(num_groups_, given, label)
 
 
 def _ids(ids):
-    """(intp ids, ids as given) of ``GroupIds`` or of intp ids."""
-    return tuple(ids) if isinstance(ids, GroupIds) else (ids, ids)
+    """(intp ids, ids as given) of ``group_ids``' pair, or of intp ids."""
+    return ids if type(ids) is tuple else (ids, ids)
 
 
 def states(states_, nout, label, arg):
@@ -225,22 +219,6 @@ def _plain(ufunc, array, axes, keepdims):
     return tuple(r.reshape(shape) for r in res)
 
 
-def _engine(ufunc, arr, axes, keepdims, descrs, outs, mode, initials, mask, scalars=True):
-    """The engine's reduce on NpyIter with the registered loops: results in
-    ``outs`` where given (keepdims: their views without the reduced axes)."""
-    core_outs = tuple(o if o is None else o.squeeze(axis=axes) for o in outs) if keepdims \
-        else outs
-    results = _core._reduce(ufunc, arr, core_outs, mask, axes, mode, initials, descrs)
-    if keepdims:
-        results = tuple(o if o is not None else np.expand_dims(r, axes)
-                        for r, o in zip(results, outs))
-    else:
-        results = tuple(o if o is not None else r for r, o in zip(results, outs))
-    if scalars:
-        results = tuple(r[()] if o is None and r.ndim == 0 else r for r, o in zip(results, outs))
-    return results
-
-
 def _reduce_one(ufunc, x, axes, keepdims, dtype=None, mask=None):
     """The states of one part (no out, no initial): the C++ fast paths, or
     the engine with the loop resolved for the part's dtype."""
@@ -249,7 +227,7 @@ def _reduce_one(ufunc, x, axes, keepdims, dtype=None, mask=None):
         if res is not None:
             return res
     descrs = resolve(ufunc, x.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
-    return _engine(ufunc, x, axes, keepdims, descrs, (None,) * ufunc.nout, 0, None, mask)
+    return reduce(ufunc, x, axes, keepdims, descrs, (None,) * ufunc.nout, 0, None, mask)
 
 
 def _accurate(ufunc, a, axes, keepdims, where):
@@ -293,9 +271,20 @@ def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=N
     ``initials`` (2), over the elements ``mask`` selects; then
     ``finish(np, states)`` where given.  ``scalars``: 0-d results without
     ``out`` as NumPy scalars; ``label``, ``qualname``: for lazy backends'
-    graphs and messages."""
-    states = _engine(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask, scalars)
-    return states if finish is None else finish(np, states)
+    graphs and messages.  The engine's reduce runs on NpyIter with the
+    registered loops (keepdims: into the given outputs' views without the
+    reduced axes)."""
+    core_outs = tuple(o if o is None else o.squeeze(axis=axes) for o in outs) if keepdims \
+        else outs
+    results = _core._reduce(ufunc, x, core_outs, mask, axes, mode, initials, descrs)
+    if keepdims:
+        results = [o if o is not None else np.expand_dims(r, axes) for r, o in zip(results, outs)]
+    else:
+        results = [o if o is not None else r for r, o in zip(results, outs)]
+    if scalars:
+        results = [r[()] if o is None and r.ndim == 0 else r for r, o in zip(results, outs)]
+    results = tuple(results)
+    return results if finish is None else finish(np, results)
 
 
 def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask=None,
@@ -341,27 +330,25 @@ def _block3(arr, ax, dt):
     return x, (math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:]))
 
 
-def scan(ufunc, x, ax, *, descrs=None, outs=None, parts=None, finish=None, dtype=None,
-         dtypes=None, label="", qualname=""):
-    """Every output's running reduction along ``ax`` (the scan loop).
-    Without ``parts``: into ``outs`` (may overlap ``x``: computed into a
-    temporary first).  With ``parts(np, x)``: each part's scan with the loop
-    for its dtype and ``dtype=``, then ``finish(np, states)``."""
-    if parts is None:
-        if outs is None:
-            outs = (None,) * ufunc.nout
-        arr, (outer, n, inner) = _block3(x, ax, descrs[0])
-        res = work_outs(outs, descrs[1:], x.shape, arr)
-        _core._accumulate(ufunc, arr, tuple(res), outer, n, inner)
-        states = finish_outs(outs, res)
-        return states if finish is None else finish(np, states)
+def scan(ufunc, x, ax, descrs, outs, label="", qualname=""):
+    """Every output's running reduction along ``ax`` (the scan loop) in the
+    loop ``descrs``, into ``outs`` (an ``out`` may overlap ``x``: computed
+    into a temporary first)."""
+    arr, (outer, n, inner) = _block3(x, ax, descrs[0])
+    res = work_outs(outs, descrs[1:], x.shape, arr)
+    _core._accumulate(ufunc, arr, tuple(res), outer, n, inner)
+    return finish_outs(outs, res)
+
+
+def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label="",
+               qualname=""):
+    """A statistic's scan: each of ``parts(np, x)`` scanned along ``ax`` in
+    the loop for its dtype and ``dtype=``, then ``finish(np, states)`` of
+    the list of their running states (returned as it is without it)."""
     states = []
     for p in parts(np, x):
         d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
-        arr, (outer, n, inner) = _block3(p, ax, d[0])
-        res = tuple(np.empty(p.shape, dtype=dt) for dt in d[1:])
-        _core._accumulate(ufunc, arr, res, outer, n, inner)
-        states.append(res)
+        states.append(scan(ufunc, p, ax, d, (None,) * ufunc.nout))
     return states if finish is None else finish(np, states)
 
 
@@ -401,25 +388,13 @@ def segments(ufunc, x, ax, starts, stops, descrs, outs, mode=0, seeds=None, init
     return finish_outs(outs, res)
 
 
-def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initials=None,
-                 mask=None, seeded=True, parts=None, dtype=None, finish=None, dtypes=None,
-                 label="", qualname=""):
-    """One reduction per group along ``ax`` (the scatter loop): ``ids`` intp
-    in [0, g) (IndexError otherwise), every group started from the loop's
-    initials (``seeded``), ``initials`` (``mode`` 2) or its first element;
-    a group without elements and no start value is a ValueError.  With
-    ``parts``: each part grouped with the loop for its dtype and
-    ``dtype=``, then ``finish(np, states)``."""
-    if parts is not None:
-        states = []
-        for p in parts(np, x):
-            d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
-            states.append(group_reduce(ufunc, p, ax, ids, g, descrs=d, mode=mode,
-                                       initials=initials, mask=mask, seeded=seeded,
-                                       label=label))
-        return states if finish is None else finish(np, states)
-    if outs is None:
-        outs = (None,) * ufunc.nout
+def group_reduce(ufunc, x, ax, ids, g, descrs, outs, mode=0, initials=None, mask=None,
+                 seeded=True, label="", qualname=""):
+    """One reduction per group along ``ax`` (the scatter loop) in the loop
+    ``descrs``, into ``outs``: ``ids`` in [0, g) (IndexError otherwise),
+    every group started from the loop's initials (``seeded``), ``initials``
+    (``mode`` 2) or its first element; a group without elements and no
+    start value is a ValueError."""
     ids, given = _ids(ids)
     shape = x.shape[:ax] + (g,) + x.shape[ax + 1:]
     arr, (outer, n, inner) = _block3(x, ax, descrs[0])
@@ -445,7 +420,20 @@ def group_reduce(ufunc, x, ax, ids, g, *, descrs=None, outs=None, mode=0, initia
             empty = np.bincount(ids, minlength=g) == 0
         if empty.any():
             raise empty_group_error(label, int(np.flatnonzero(empty)[0]))
-    states = finish_outs(outs, accs)
+    return finish_outs(outs, accs)
+
+
+def group_reduce_parts(ufunc, x, ax, ids, g, parts, finish=None, dtypes=None, mode=0,
+                       initials=None, mask=None, seeded=True, dtype=None, label="",
+                       qualname=""):
+    """A grouped statistic: each of ``parts(np, x)`` grouped in the loop for
+    its dtype and ``dtype=``, then ``finish(np, states)`` of the list of
+    their states (returned as it is without it)."""
+    states = []
+    for p in parts(np, x):
+        d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
+        states.append(group_reduce(ufunc, p, ax, ids, g, d, (None,) * ufunc.nout, mode,
+                                   initials, mask, seeded, label))
     return states if finish is None else finish(np, states)
 
 
@@ -543,8 +531,8 @@ def group_arg(a, ids, g, descrs, label="", qualname=""):
     Two passes: each group's (min, max), then the first position equal to
     it (a NaN extreme matching the group's first NaN).  A group without
     elements is a ValueError."""
-    lo, hi = group_reduce(_core.minimummaximum, a, 0, ids, g, descrs=descrs, seeded=False,
-                          label=label)
+    lo, hi = group_reduce(_core.minimummaximum, a, 0, ids, g, descrs, (None, None),
+                          seeded=False, label=label)
     ids = _ids(ids)[0]
     pos = np.arange(a.shape[0], dtype=np.intp)
     out = []

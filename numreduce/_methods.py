@@ -41,6 +41,8 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
         if res is not None:
             return res if finish is None else finish(np, res)
     if nout is None:
+        nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
         ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduce", ufunc, array, axis=axis, dtype=dtype, out=out,
@@ -64,14 +66,11 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
 
 
 def _engine_ufunc(be, ufunc):
-    """(the engine's ufunc, its number of outputs; None for a ufunc the
-    engine does not know): a backend's stand-in for one of the engine's
-    ufuncs (``numreduce.cupy``'s device ufuncs) counts as that ufunc."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc = be.own_ufunc(ufunc)
-        nout = MULTI_OUTPUT.get(ufunc)
-    return ufunc, nout
+    """For a ufunc the engine does not know: (the engine's ufunc it stands
+    for on this backend -- ``numreduce.cupy``'s device ufuncs -- and its
+    number of outputs, None where it stands for none)."""
+    ufunc = be.own_ufunc(ufunc)
+    return ufunc, MULTI_OUTPUT.get(ufunc)
 
 
 def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
@@ -86,7 +85,9 @@ def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
 
 def merge(be, qualname, ufunc, states_a, states_b, out=None):
     """combine(states_a, states_b) elementwise, with broadcasting."""
-    ufunc, nout = _engine_ufunc(be, ufunc)
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "merge", ufunc, states_a, states_b, out=out)
     name = f"merge({ufunc.__name__})"
@@ -108,7 +109,9 @@ def merge(be, qualname, ufunc, states_a, states_b, out=None):
 def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
     """``ufunc.accumulate`` for the engine's ufuncs: every output's running
     reduction along one axis; any other ufunc goes to ``be.foreign``."""
-    ufunc, nout = _engine_ufunc(be, ufunc)
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "accumulate", ufunc, array, axis=axis, dtype=dtype,
                           out=out)
@@ -118,14 +121,15 @@ def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
     if out is not None:
         be.check_outs(outs, arr.shape, name)
     descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
-    return be.scan(ufunc, arr, ax, descrs=descrs, outs=outs, dtype=dtype, dtypes=descrs[1:],
-                   label=name, qualname=qualname)
+    return be.scan(ufunc, arr, ax, descrs, outs, name, qualname)
 
 
 def reduceat(be, qualname, ufunc, array, indices, axis=0, dtype=None, out=None):
     """``ufunc.reduceat`` for the engine's ufuncs (its index rules); any
     other ufunc goes to ``be.foreign``."""
-    ufunc, nout = _engine_ufunc(be, ufunc)
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduceat", ufunc, array, indices, axis=axis, dtype=dtype,
                           out=out)
@@ -142,7 +146,9 @@ def segmented_reduce(be, qualname, ufunc, array, starts, stops, axis=0, dtype=No
                      initial=NoValue, where=True):
     """Reductions of the segments [starts[i], stops[i]) of one axis
     (slice-bound offsets: negative from the end, clipped)."""
-    ufunc, nout = _engine_ufunc(be, ufunc)
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "segmented_reduce", ufunc, array, starts, stops)
     # Every check below runs before anything is written.
@@ -169,14 +175,8 @@ def _segments(be, qualname, ufunc, nout, name, arr, ax, starts, stops, dtype, ou
     descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
     seeds = seed_values(initials, descrs, name) if mode == 2 else None
 
-    def first_empty():
-        empty = np.flatnonzero(stops <= starts)
-        if not empty.size:
-            return None
-        s = int(empty[0])
-        return f"segment {s} ([{int(starts[s])}:{int(stops[s])}] along axis {ax})"
-
-    seeded = pieces_start(ufunc, descrs, mode, mask is not None, name, empty=first_empty)
+    seeded = pieces_start(ufunc, descrs, mode, mask is not None, name,
+                          segments=(starts, stops, ax))
     return be.segments(ufunc, arr, ax, starts, stops, descrs, outs, mode, seeds, initials, mask,
                        seeded, kind, name, qualname)
 
@@ -189,7 +189,9 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
     imaginary parts of complex data), the dtype of those parts (``stream``;
     default the data's) and last step; ``dtypes`` its result dtypes (then
     ``out`` is None)."""
-    ufunc, nout = _engine_ufunc(be, ufunc)
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduce_by_group", ufunc, array, group_ids)
     # Every check below runs before anything is written.
@@ -204,16 +206,18 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
     descrs = resolve_outs(ufunc, arr.dtype if stream is None else stream, outs, dtype,
                           nout, name)
     seeded = pieces_start(ufunc, descrs, mode, mask is not None, name, prefix=True)
-    return be.group_reduce(ufunc, arr, ax, ids, g, descrs=descrs, outs=outs, mode=mode,
-                           initials=initials, mask=mask, seeded=seeded, parts=parts,
-                           dtype=dtype, finish=finish,
-                           dtypes=descrs[1:] if dtypes is None else dtypes,
-                           label=label or name, qualname=qualname)
+    if parts is None:
+        return be.group_reduce(ufunc, arr, ax, ids, g, descrs, outs, mode, initials, mask,
+                               seeded, label or name, qualname)
+    return be.group_reduce_parts(ufunc, arr, ax, ids, g, parts, finish, dtypes, mode, initials,
+                                 mask, seeded, dtype, label or name, qualname)
 
 
 def at(be, qualname, ufunc, outs, indices, values):
     """``ufunc.at`` in place: repeated indices accumulate."""
-    ufunc, nout = _engine_ufunc(be, ufunc)
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "at", ufunc, outs, indices, values)
     name = f"at({ufunc.__name__})"

@@ -194,6 +194,31 @@ def finish_cumfsum(rdt, xp, states):
     return (sums[0],)
 
 
+def _check_dtypes(be, label, *dtypes):
+    """Result dtypes the backend cannot produce (CuPy: long double) raise."""
+    if be.check_dtypes is not None:
+        be.check_dtypes(label, *dtypes)
+
+
+_BOUND: dict = {}
+
+
+def _bind(fn, *args):
+    """``functools.partial(fn, *args)``, made once per arguments (a finish
+    or parts function of a call: a dict lookup, not a new partial, on the
+    small calls of the general path)."""
+    key = (fn, *args)
+    try:
+        return _BOUND[key]
+    except KeyError:
+        if len(_BOUND) >= 256:  # many different ddof values, say: start again
+            _BOUND.clear()
+        f = _BOUND[key] = functools.partial(fn, *args)
+        return f
+    except TypeError:  # unhashable arguments
+        return functools.partial(fn, *args)
+
+
 STATISTICS: dict = {}
 
 
@@ -271,7 +296,7 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
     a = be.asarray(a, "the array", name, qualname)
     ddof = ddof_arg(name, ddof)
     mean_dt, var_dt = meanvar_dtypes(name, a.dtype, dtype, nan)
-    be.check_dtypes(name, mean_dt, var_dt)
+    _check_dtypes(be, name, mean_dt, var_dt)
     if nan and a.ndim == 0 and type(axis) is int and axis in (0, -1):
         axis = None  # np.nanmean/np.nanvar reduce with ufunc.reduce's 0-d rule
     ufunc = moments_ufunc(a.dtype, nan)
@@ -282,8 +307,8 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
     mask = be.where(where, a.shape, name, qualname)
     nan_dof = nan and a.dtype.kind in "fc"  # np.nanvar is np.var for other data
     return be.reduce_parts(ufunc, a, axes, keepdims,
-                           functools.partial(moment_parts, mean_dt, nan),
-                           functools.partial(finish_meanvar, mean_dt, var_dt, ddof, std,
+                           _bind(moment_parts, mean_dt, nan),
+                           _bind(finish_meanvar, mean_dt, var_dt, ddof, std,
                                              nan_dof, True),
                            (mean_dt, var_dt), mask=mask, accurate=True, label=name,
                            qualname=qualname)
@@ -322,7 +347,7 @@ def logsumexp(be, qualname, a, axis=None, keepdims=False):
     keepdims = keepdims_flag(keepdims)
     rdt = logsumexp_dtype(a.dtype)
     return be.reduce_parts(_core.maxsumexp, a, axes, keepdims, one_part,
-                           functools.partial(finish_logsumexp, rdt), (rdt,), label="logsumexp",
+                           _bind(finish_logsumexp, rdt), (rdt,), label="logsumexp",
                            qualname=qualname)[0]
 
 
@@ -373,13 +398,13 @@ def logsumexp_complex(xp, arr, axis, keepdims):
 def fsum(be, qualname, a, axis=None, dtype=None, keepdims=False):
     a = be.asarray(a, "the array", "fsum", qualname)
     acc, rdt = fsum_dtypes(a.dtype, dtype)
-    be.check_dtypes("fsum", rdt)
+    _check_dtypes(be, "fsum", rdt)
     axes = normalize_axes(axis, a.ndim)
     keepdims = keepdims_flag(keepdims)
-    return be.reduce_parts(_core.twosum, a, axes, keepdims, functools.partial(fsum_parts, rdt),
-                           functools.partial(finish_fsum, rdt),
-                           (sum_dtype(a.dtype) if rdt is None else rdt,), dtype=acc,
-                           label="fsum", qualname=qualname)[0]
+    dtypes = ((sum_dtype(a.dtype) if rdt is None else rdt),) if be.lazy else None
+    return be.reduce_parts(_core.twosum, a, axes, keepdims, _bind(fsum_parts, rdt),
+                           _bind(finish_fsum, rdt), dtypes, dtype=acc, label="fsum",
+                           qualname=qualname)[0]
 
 
 # ---------------------------------------------------------------------------
@@ -428,8 +453,8 @@ def logcumsumexp(be, qualname, x, axis=None, dtype=None, out=None, include_initi
     rdt = logcumsumexp_dtype(name, arr.dtype, dtype)
     _scan_out(be, name, arr, ax, rdt, out, include_initial)
     acc = resolve(_core.maxsumexp, arr.dtype, (None, None), None, 2)[1]
-    values = be.scan(_core.maxsumexp, arr, ax, parts=one_part, finish=finish_logcumsumexp,
-                     dtypes=(acc,), label=name, qualname=qualname)[0]
+    values = be.scan_parts(_core.maxsumexp, arr, ax, one_part, finish_logcumsumexp, (acc,),
+                           label=name, qualname=qualname)[0]
     return be.scan_output(values, ax, rdt, out, include_initial, -np.inf)
 
 
@@ -439,11 +464,11 @@ def cumfsum(be, qualname, x, axis=None, dtype=None, out=None, include_initial=Fa
     arr, ax = _scan_input(be, qualname, name, x, axis)
     include_initial = include_initial_arg(name, include_initial)
     acc, rdt = cumfsum_dtypes(name, arr.dtype, dtype)
-    be.check_dtypes(name, rdt)
+    _check_dtypes(be, name, rdt)
     _scan_out(be, name, arr, ax, rdt, out, include_initial)
-    values = be.scan(_core.twosum, arr, ax, parts=functools.partial(fsum_parts, rdt),
-                     dtype=acc, finish=functools.partial(finish_cumfsum, rdt), dtypes=(rdt,),
-                     label=name, qualname=qualname)[0]
+    values = be.scan_parts(_core.twosum, arr, ax, _bind(fsum_parts, rdt),
+                           _bind(finish_cumfsum, rdt), (rdt,), dtype=acc, label=name,
+                           qualname=qualname)[0]
     return be.scan_output(values, ax, rdt, out, include_initial, 0)
 
 
@@ -453,7 +478,7 @@ def cummeanvar(be, qualname, x, axis=None, dtype=None, ddof=0, out=None):
     arr, ax = _scan_input(be, qualname, name, x, axis)
     ddof = ddof_arg(name, ddof)
     mean_dt, var_dt = meanvar_dtypes(name, arr.dtype, dtype)
-    be.check_dtypes(name, mean_dt, var_dt)
+    _check_dtypes(be, name, mean_dt, var_dt)
     outs = (None, None)
     if out is not None:
         outs = out_pair(out, name)
@@ -463,11 +488,9 @@ def cummeanvar(be, qualname, x, axis=None, dtype=None, ddof=0, out=None):
     if 0 < n <= ddof and be.nonempty(arr):
         # one warning, as np.var of the whole slice, not one per prefix
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
-    res = be.scan(_core.moments, arr, ax, parts=functools.partial(real_parts,
-                                                                   real_dtype(mean_dt)),
-                  finish=functools.partial(finish_meanvar, mean_dt, var_dt, ddof, False, False,
-                                           False),
-                  dtypes=(mean_dt, var_dt), label=name, qualname=qualname)
+    res = be.scan_parts(_core.moments, arr, ax, _bind(real_parts, real_dtype(mean_dt)),
+                        _bind(finish_meanvar, mean_dt, var_dt, ddof, False, False, False),
+                        (mean_dt, var_dt), label=name, qualname=qualname)
     return be.into(res, outs)
 
 
@@ -490,12 +513,12 @@ def group_meanvar(be, qualname, a, group_ids, num_groups=None, axis=0, dtype=Non
     a = be.asarray(a, "the array", name, qualname)
     ddof = ddof_arg(name, ddof)
     mean_dt, var_dt = meanvar_dtypes(name, a.dtype, dtype)
-    be.check_dtypes(name, mean_dt, var_dt)
+    _check_dtypes(be, name, mean_dt, var_dt)
     work = real_dtype(mean_dt)
     return methods.reduce_by_group(
         be, qualname, _core.moments, a, group_ids, num_groups, axis=axis, where=where,
-        parts=functools.partial(real_parts, work), stream=parts_dtype(a.dtype, work),
-        finish=functools.partial(finish_meanvar, mean_dt, var_dt, ddof, False, False, True),
+        parts=_bind(real_parts, work), stream=parts_dtype(a.dtype, work),
+        finish=_bind(finish_meanvar, mean_dt, var_dt, ddof, False, False, True),
         dtypes=(mean_dt, var_dt), label=name)
 
 
@@ -514,7 +537,7 @@ def group_logsumexp(be, qualname, a, group_ids, num_groups=None, axis=0):
     rdt = logsumexp_dtype(a.dtype)
     return methods.reduce_by_group(be, qualname, _core.maxsumexp, a, group_ids, num_groups,
                                    axis=axis, parts=one_part,
-                                   finish=functools.partial(finish_logsumexp, rdt),
+                                   finish=_bind(finish_logsumexp, rdt),
                                    dtypes=(rdt,), label=name)[0]
 
 
@@ -524,7 +547,7 @@ def group_fsum(be, qualname, a, group_ids, num_groups=None, axis=0):
     a = _real_data(be, qualname, name, a)
     return methods.reduce_by_group(be, qualname, _core.twosum, a, group_ids, num_groups,
                                    axis=axis, parts=one_part,
-                                   finish=functools.partial(finish_fsum, None),
+                                   finish=_bind(finish_fsum, None),
                                    dtypes=(sum_dtype(a.dtype),), label=name)[0]
 
 
