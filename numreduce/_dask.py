@@ -1,18 +1,13 @@
 """The Dask backend: numreduce's primitives as graphs over host blocks.
 
-``_dispatch`` routes a call whose array is a ``dask.array`` ``Array`` here
-(``_args.is_dask_array`` looks in ``sys.modules``: numreduce never imports
-Dask itself).  Every primitive has the NumPy backend's (``_host``) meaning
-and signature and runs ``_host``'s primitives on each block; the
-statistic's parts and finish come in as arguments.  A reduction is one tree
-reduction (``_dask_graph.reduction``): each block's partial states (chunk),
-the reduction's own merge over up to ``split_every`` states (combine), the
-last merge and the statistic's finish, packed into one structured array
-(aggregate), whose fields are the lazy outputs: computing them together
-reads every chunk once.  A scan is a chain of carries along the axis
-(``_dask_graph.scan_chain``).  The methods and statistics layers checked the
-arguments with the rules every backend shares, before any graph is built
-(docs/dask.md).
+Every primitive has the NumPy backend's (``_host``) meaning and signature
+and runs ``_host``'s primitives on each block; a statistic's parts and
+finish come in as arguments.  A reduction is one tree reduction
+(``_dask_graph.reduction``: each block's states, the reduction's own merge,
+the finish in the aggregate, one structured result whose fields are the
+lazy outputs), a scan a chain of carries (``_dask_graph.scan_chain``).
+The arguments were checked with the rules every backend shares before any
+graph is built (docs/dask.md, docs/architecture.md).
 
 Layer: backends (imports the rules layer, ``_host`` and ``_dask_graph``).
 """
@@ -141,13 +136,9 @@ def into(results, outs):
 
 def foreign(qualname, method, ufunc, *args, **kwargs):
     """A method of a ufunc the engine does not know: refused on dask arrays."""
-    what = getattr(ufunc, "__name__", ufunc)
-    if method == "reduce":
-        raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
-                        f"ufuncs; for {what!r} use dask's own reductions (da.reduction or the "
-                        "ufunc's dask method)")
     raise TypeError(f"{qualname}: dask arrays are supported for numreduce's multi-output "
-                    f"ufuncs, not {what!r}")
+                    f"ufuncs, not {getattr(ufunc, '__name__', ufunc)!r} (for NumPy's ufuncs: "
+                    "dask's own reductions)")
 
 
 def at(ufunc, outs, indices, values, label, qualname=""):
@@ -241,20 +232,17 @@ def _merge_seeds(ufunc, seeds, states):
 
 def _keep_reduce(ufunc, block, axes, descrs=None, mode=0, initials=None, mask=None,
                  dtype=None):
-    """The block's states with ``keepdims=True``; a whole block without
-    options through the engine's iterator-free full reduction, reshaped."""
-    if len(axes) == block.ndim and mode == 0 and mask is None and dtype is None:
-        res = _host.quick_reduce(ufunc, block, None, False)
+    """The block's states with ``keepdims=True``; without options through
+    the engine's iterator-free paths (a whole block: the full reduction)."""
+    if mode == 0 and mask is None and dtype is None:
+        whole = len(axes) == block.ndim
+        res = _host.quick_reduce(ufunc, block, None if whole else axes, not whole)
         if res is not None:
-            return tuple(np.reshape(r, (1,) * block.ndim) for r in res)
-    if descrs is None:
-        return _host.reduce_parts(ufunc, block, axes, True, _one, mask=mask, dtype=dtype)[0]
+            return tuple(np.reshape(r, (1,) * block.ndim) for r in res) if whole else res
+    if descrs is None:  # a statistic's part: the loop for its dtype and dtype=
+        descrs = resolve(ufunc, block.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
     return _host.reduce(ufunc, block, axes, True, descrs, (None,) * ufunc.nout, mode, initials,
                         mask)
-
-
-def _one(xp, a):
-    return [a]
 
 
 def _reduce_state(ref, descrs, mode, initials, identity, block, w, axes):
@@ -285,7 +273,7 @@ def _parts_state(ref, parts, dtype, accurate, block, w, axes):
 
 
 def _parts_finish(finish, states):
-    return finish(np, list(states))
+    return finish(np, states)  # (np is not passed in the graph: modules do not pickle)
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
@@ -443,13 +431,6 @@ def _merge_packed(ref, nout, a, b):
     return pack(merge_pair(_ufunc(ref), unpack(a, nout), unpack(b, nout)), b.dtype)
 
 
-def _scan_graph(ufunc, x, ax, descrs):
-    ref = _ufunc_ref(ufunc)
-    return scan_chain(x, ax, struct(descrs[1:]), "accumulate",
-                      functools.partial(_scan_block, ref, ax, descrs),
-                      functools.partial(_merge_packed, ref, ufunc.nout))
-
-
 def _finish_block(finish, k, counts, *blocks):
     """Output ``k`` of a scan's finish on one block of the parts' states
     (``counts``: the number of states of each part)."""
@@ -464,7 +445,10 @@ def _finish_block(finish, k, counts, *blocks):
 
 def scan(ufunc, x, ax, descrs, outs, label="", qualname=""):
     """``_host.scan`` along ``ax`` as blocks and a chain of carries."""
-    return _scan_graph(ufunc, x, ax, descrs)
+    ref = _ufunc_ref(ufunc)
+    return scan_chain(x, ax, struct(descrs[1:]), "accumulate",
+                      functools.partial(_scan_block, ref, ax, descrs),
+                      functools.partial(_merge_packed, ref, ufunc.nout))
 
 
 def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label="",
@@ -473,8 +457,8 @@ def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label=
     ``finish`` blockwise, one map_blocks per output."""
     import dask.array as da
 
-    states = [_scan_graph(ufunc, p, ax, resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype,
-                                                ufunc.nout))
+    states = [scan(ufunc, p, ax, resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype,
+                                         ufunc.nout), None)
               for p in parts(da, x)]
     flat = [s for st in states for s in st]
     counts = tuple(len(st) for st in states)

@@ -41,8 +41,6 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
         if res is not None:
             return res if finish is None else finish(np, res)
     if nout is None:
-        nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
         ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduce", ufunc, array, axis=axis, dtype=dtype, out=out,
@@ -66,11 +64,14 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
 
 
 def _engine_ufunc(be, ufunc):
-    """For a ufunc the engine does not know: (the engine's ufunc it stands
-    for on this backend -- ``numreduce.cupy``'s device ufuncs -- and its
-    number of outputs, None where it stands for none)."""
-    ufunc = be.own_ufunc(ufunc)
-    return ufunc, MULTI_OUTPUT.get(ufunc)
+    """(the engine's ufunc, its number of outputs): ``ufunc`` itself, or the
+    engine's ufunc it stands for on this backend (``numreduce.cupy``'s
+    device ufuncs); None outputs for a ufunc the engine does not know."""
+    nout = MULTI_OUTPUT.get(ufunc)
+    if nout is None:
+        ufunc = be.own_ufunc(ufunc)
+        nout = MULTI_OUTPUT.get(ufunc)
+    return ufunc, nout
 
 
 def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
@@ -85,9 +86,7 @@ def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
 
 def merge(be, qualname, ufunc, states_a, states_b, out=None):
     """combine(states_a, states_b) elementwise, with broadcasting."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc, nout = _engine_ufunc(be, ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "merge", ufunc, states_a, states_b, out=out)
     name = f"merge({ufunc.__name__})"
@@ -109,9 +108,7 @@ def merge(be, qualname, ufunc, states_a, states_b, out=None):
 def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
     """``ufunc.accumulate`` for the engine's ufuncs: every output's running
     reduction along one axis; any other ufunc goes to ``be.foreign``."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc, nout = _engine_ufunc(be, ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "accumulate", ufunc, array, axis=axis, dtype=dtype,
                           out=out)
@@ -127,9 +124,7 @@ def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
 def reduceat(be, qualname, ufunc, array, indices, axis=0, dtype=None, out=None):
     """``ufunc.reduceat`` for the engine's ufuncs (its index rules); any
     other ufunc goes to ``be.foreign``."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc, nout = _engine_ufunc(be, ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduceat", ufunc, array, indices, axis=axis, dtype=dtype,
                           out=out)
@@ -146,9 +141,7 @@ def segmented_reduce(be, qualname, ufunc, array, starts, stops, axis=0, dtype=No
                      initial=NoValue, where=True):
     """Reductions of the segments [starts[i], stops[i]) of one axis
     (slice-bound offsets: negative from the end, clipped)."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc, nout = _engine_ufunc(be, ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "segmented_reduce", ufunc, array, starts, stops)
     # Every check below runs before anything is written.
@@ -189,9 +182,7 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
     imaginary parts of complex data), the dtype of those parts (``stream``;
     default the data's) and last step; ``dtypes`` its result dtypes (then
     ``out`` is None)."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc, nout = _engine_ufunc(be, ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduce_by_group", ufunc, array, group_ids)
     # Every check below runs before anything is written.
@@ -215,9 +206,7 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
 
 def at(be, qualname, ufunc, outs, indices, values):
     """``ufunc.at`` in place: repeated indices accumulate."""
-    nout = MULTI_OUTPUT.get(ufunc)
-    if nout is None:
-        ufunc, nout = _engine_ufunc(be, ufunc)
+    ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "at", ufunc, outs, indices, values)
     name = f"at({ufunc.__name__})"

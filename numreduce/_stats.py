@@ -35,7 +35,7 @@ from ._dtypes import (cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype, logsumexp
 __all__ = ["argminmax", "cumfsum", "cummeanvar", "cumminmax", "fsum", "group_argminmax",
            "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax", "logcumsumexp",
            "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax", "nancumminmax",
-           "nanmeanvar", "nanminmax", "STATISTICS"]
+           "nanmeanvar", "nanminmax"]
 
 
 # ---------------------------------------------------------------------------
@@ -219,26 +219,15 @@ def _bind(fn, *args):
         return functools.partial(fn, *args)
 
 
-STATISTICS: dict = {}
-
-
-def statistic(f):
-    """Register a user function's statistic (numreduce.<name> -> f)."""
-    STATISTICS[f.__name__] = f
-    return f
-
-
 # ---------------------------------------------------------------------------
 # min and max
 # ---------------------------------------------------------------------------
 
-@statistic
 def minmax(be, qualname, a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     return methods.reduce(be, qualname, _core.minimummaximum, a, axis, None, out, keepdims,
                           initial, where)
 
 
-@statistic
 def nanminmax(be, qualname, a, axis=None, out=None, keepdims=False, initial=NoValue,
               where=True):
     return methods.reduce(be, qualname, _core.fminfmax, a, axis, None, out, keepdims, initial,
@@ -276,12 +265,10 @@ def _argminmax(be, qualname, name, a, axis, keepdims, out, nan):
     return be.into(res, outs)
 
 
-@statistic
 def argminmax(be, qualname, a, axis=None, keepdims=False, out=None):
     return _argminmax(be, qualname, "argminmax", a, axis, keepdims, out, False)
 
 
-@statistic
 def nanargminmax(be, qualname, a, axis=None, keepdims=False, out=None):
     return _argminmax(be, qualname, "nanargminmax", a, axis, keepdims, out, True)
 
@@ -314,17 +301,14 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
                            qualname=qualname)
 
 
-@statistic
 def meanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _meanvar(be, qualname, "meanvar", a, axis, dtype, ddof, keepdims, where, False)
 
 
-@statistic
 def meanstd(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _meanvar(be, qualname, "meanstd", a, axis, dtype, ddof, keepdims, where, True)
 
 
-@statistic
 def nanmeanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     return _meanvar(be, qualname, "nanmeanvar", a, axis, dtype, ddof, keepdims, where, False,
                     nan=True)
@@ -334,7 +318,6 @@ def nanmeanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, w
 # log-sum-exp and compensated sums
 # ---------------------------------------------------------------------------
 
-@statistic
 def logsumexp(be, qualname, a, axis=None, keepdims=False):
     a = be.asarray(a, "the array", "logsumexp", qualname)
     if a.dtype.kind == "c":
@@ -394,7 +377,6 @@ def logsumexp_complex(xp, arr, axis, keepdims):
     return res[()] if res.ndim == 0 and xp is np else res
 
 
-@statistic
 def fsum(be, qualname, a, axis=None, dtype=None, keepdims=False):
     a = be.asarray(a, "the array", "fsum", qualname)
     acc, rdt = fsum_dtypes(a.dtype, dtype)
@@ -415,14 +397,12 @@ def _scan_input(be, qualname, name, x, axis):
     return scan_axis(name, be.asarray(x, "x", name, qualname), axis)
 
 
-@statistic
 def cumminmax(be, qualname, x, axis=None, dtype=None, out=None):
     arr, ax = _scan_input(be, qualname, "cumminmax", x, axis)
     return methods.accumulate(be, qualname, _core.minimummaximum, arr, axis=ax, dtype=dtype,
                               out=out)
 
 
-@statistic
 def nancumminmax(be, qualname, x, axis=None, dtype=None, out=None):
     arr, ax = _scan_input(be, qualname, "nancumminmax", x, axis)
     return methods.accumulate(be, qualname, _core.fminfmax, arr, axis=ax, dtype=dtype,
@@ -441,7 +421,6 @@ def _scan_out(be, name, arr, ax, rdt, out, include_initial):
     check_out_dtypes((out,), (rdt,), name)
 
 
-@statistic
 def logcumsumexp(be, qualname, x, axis=None, dtype=None, out=None, include_initial=False):
     name = "logcumsumexp"
     arr, ax = _scan_input(be, qualname, name, x, axis)
@@ -458,7 +437,6 @@ def logcumsumexp(be, qualname, x, axis=None, dtype=None, out=None, include_initi
     return be.scan_output(values, ax, rdt, out, include_initial, -np.inf)
 
 
-@statistic
 def cumfsum(be, qualname, x, axis=None, dtype=None, out=None, include_initial=False):
     name = "cumfsum"
     arr, ax = _scan_input(be, qualname, name, x, axis)
@@ -472,7 +450,6 @@ def cumfsum(be, qualname, x, axis=None, dtype=None, out=None, include_initial=Fa
     return be.scan_output(values, ax, rdt, out, include_initial, 0)
 
 
-@statistic
 def cummeanvar(be, qualname, x, axis=None, dtype=None, ddof=0, out=None):
     name = "cummeanvar"
     arr, ax = _scan_input(be, qualname, name, x, axis)
@@ -498,7 +475,6 @@ def cummeanvar(be, qualname, x, axis=None, dtype=None, ddof=0, out=None):
 # grouped statistics
 # ---------------------------------------------------------------------------
 
-@statistic
 def group_minmax(be, qualname, a, group_ids, num_groups=None, axis=0, out=None,
                  initial=NoValue, where=True):
     return methods.reduce_by_group(be, qualname, _core.minimummaximum, a, group_ids,
@@ -506,7 +482,6 @@ def group_minmax(be, qualname, a, group_ids, num_groups=None, axis=0, out=None,
                                    where=where)
 
 
-@statistic
 def group_meanvar(be, qualname, a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0,
                   where=True):
     name = "group_meanvar"
@@ -530,7 +505,6 @@ def _real_data(be, qualname, name, a):
     return a
 
 
-@statistic
 def group_logsumexp(be, qualname, a, group_ids, num_groups=None, axis=0):
     name = "group_logsumexp"
     a = _real_data(be, qualname, name, a)
@@ -541,7 +515,6 @@ def group_logsumexp(be, qualname, a, group_ids, num_groups=None, axis=0):
                                    dtypes=(rdt,), label=name)[0]
 
 
-@statistic
 def group_fsum(be, qualname, a, group_ids, num_groups=None, axis=0):
     name = "group_fsum"
     a = _real_data(be, qualname, name, a)
@@ -551,7 +524,6 @@ def group_fsum(be, qualname, a, group_ids, num_groups=None, axis=0):
                                    dtypes=(sum_dtype(a.dtype),), label=name)[0]
 
 
-@statistic
 def group_argminmax(be, qualname, a, group_ids, num_groups=None):
     name = "group_argminmax"
     a = be.asarray(a, "the array", name, qualname)
