@@ -284,14 +284,15 @@ def work_outs(outs, descrs, shape, *inputs):
     return res
 
 
-def finish_outs(outs, results) -> tuple:
+def finish_outs(outs, results, copyto=np.copyto) -> tuple:
     """The results as returned: a given ``out`` receives its result (cast as
     ufunc.reduce casts into ``out``, unsafely) unless the loop wrote it
-    directly; ``None`` entries return the result itself."""
+    directly; ``None`` entries return the result itself.  ``copyto``: the
+    backend's (``cupy.copyto`` for device arrays)."""
     final = []
     for o, r in zip(outs, results):
         if o is not None and r is not o:
-            np.copyto(o, r, casting="unsafe")
+            copyto(o, r, casting="unsafe")
             r = o
         final.append(r)
     return tuple(final)

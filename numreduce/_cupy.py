@@ -62,7 +62,7 @@ import numpy as np  # noqa: E402
 from . import _core  # noqa: E402
 from . import _cupy_source as src  # noqa: E402
 from ._args import (check_group_ids, check_where, empty_group_error,  # noqa: E402
-                    num_groups, reduced_shape)
+                    finish_outs, num_groups, reduced_shape)
 from ._args import check_outs as _check_outs  # noqa: E402
 from ._dtypes import at_descrs, has_initials, resolve, seed_values  # noqa: E402
 from ._dtypes import merge_descrs as _merge_descrs  # noqa: E402
@@ -223,13 +223,7 @@ def into(results, outs):
     """The results as returned: each given ``out`` receives its result (cast
     unsafely, as ufunc.reduce casts into ``out``); 0-d results stay 0-d
     CuPy arrays (CuPy's reductions' convention)."""
-    final = []
-    for r, o in zip(results, outs):
-        if o is not None and o is not r:
-            cupy.copyto(o, r, casting="unsafe")
-            r = o
-        final.append(r)
-    return tuple(final)
+    return finish_outs(outs, results, cupy.copyto)
 
 
 def _work(outs, dtypes, shape):
