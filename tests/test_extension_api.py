@@ -354,6 +354,11 @@ def test_registered_ufuncs_on_dask(ext):
     np.testing.assert_allclose(q, (a * a).sum(0), rtol=1e-12)
     lo, hi = dask.compute(*nr.reduce(ext.range, x, axis=None), scheduler="sync")
     assert lo == a.min() and hi == a.max()
+    # accumulate too: the scan's blocks and carries with the registered loops
+    # (a carry merged into a block sums in another order: to rounding)
+    for got, ref in zip(dask.compute(*nr.accumulate(ext.sumsq, x, axis=0), scheduler="sync"),
+                        nr.accumulate(ext.sumsq, a, axis=0)):
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="identity"):
         nr.reduce(ext.range, x, axis=0, where=x > 0)
     g = np.arange(40) % 3
