@@ -21,7 +21,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 __all__ = ["NoValue", "axis_index", "bad_group_id", "check_group_ids", "check_index_outs",
            "check_out_dtypes", "check_outs", "check_where", "ddof_arg", "dtype_arg",
-           "empty_group_error", "finish_outs", "first_true", "group_ids", "include_initial_arg",
+           "empty_group_error", "finish_outs", "group_ids", "include_initial_arg",
            "inplace_outs", "is_cupy_array", "is_dask_array", "is_given", "keepdims_flag", "normalize_axes", "num_groups",
            "one_axis", "out_pair", "parse_initial", "parse_out", "reduceat_bounds", "reduced_shape",
            "scan_axis", "slice_offsets", "where_mask", "work_outs"]
@@ -477,9 +477,3 @@ def empty_group_error(name: str, k: int) -> ValueError:
     """The ValueError for group ``k`` without elements and no start value."""
     return ValueError(f"{name}: group {k} is empty and the reduction has no initial value "
                       "(pass initial=..., or group_ids without empty groups)")
-
-
-def first_true(flags) -> int:
-    """The index of the first True of a 1-d host or device boolean array."""
-    return int(flags.nonzero()[0][0])
-

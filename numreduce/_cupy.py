@@ -65,12 +65,11 @@ from ._args import (check_group_ids, check_where, empty_group_error,  # noqa: E4
                     finish_outs, num_groups, reduced_shape)
 from ._args import check_outs as _check_outs  # noqa: E402
 from ._dtypes import at_descrs, has_initials, resolve, seed_values  # noqa: E402
-from ._dtypes import merge_descrs as _merge_descrs  # noqa: E402
 
 __all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length",
            "check_dtypes", "check_outs", "elementwise", "foreign", "group_arg", "group_ids",
            "group_reduce", "group_reduce_parts", "host_indices", "into", "lazy",
-           "loops_check_start", "merge", "merge_descrs", "name", "nonempty", "own_ufunc",
+           "loops_check_start", "merge", "name", "nonempty", "own_ufunc",
            "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
            "scan_output", "scan_parts", "segments", "states", "where", "xp"]
 
@@ -267,11 +266,6 @@ def states(states_, nout, label, arg):
     if type(states_) is not tuple or len(states_) != nout:
         raise TypeError(f"{label}: {arg} must be a tuple of {nout} arrays")
     return tuple(asarray(s, arg, label) for s in states_)
-
-
-def merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label):
-    """merge's loop: the NumPy path's (``_dtypes.merge_descrs``)."""
-    return _merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label)[0]
 
 
 def own_ufunc(ufunc):

@@ -182,7 +182,7 @@ def merge_pair(ufunc, a, b):
     if descrs is None:
         descrs = _MERGE_LOOPS[key] = merge_descrs(ufunc, [s.dtype for s in a],
                                                   [s.dtype for s in b], nout,
-                                                  f"merge({ufunc.__name__})")[0]
+                                                  f"merge({ufunc.__name__})")
     return _host.merge(ufunc, a, b, (None,) * nout, descrs)
 
 

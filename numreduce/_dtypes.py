@@ -122,9 +122,9 @@ def resolve_outs(ufunc, arr_dtype, outs, dtype, nout, name):
 
 
 def merge_descrs(ufunc, dtypes_a, dtypes_b, nout, name):
-    """merge's loop for states of the given dtypes: (descrs, accumulator
-    dtype), the states cast safely to the accumulator of ``reduce`` for
-    their common dtype."""
+    """merge's loop (stream, accumulators) for states of the given dtypes:
+    the states cast safely to the accumulator of ``reduce`` for their
+    common dtype (NumPy, Dask and CuPy states alike)."""
     try:
         common = np.result_type(*dtypes_a, *dtypes_b)
         descrs = resolve(ufunc, common, (None,) * nout, None, nout)
@@ -136,7 +136,7 @@ def merge_descrs(ufunc, dtypes_a, dtypes_b, nout, name):
     if not np.can_cast(common, acc, casting="safe"):
         raise TypeError(f"{name}: states of dtype {common} cannot be cast safely to the "
                         f"accumulator dtype {acc}")
-    return descrs, acc
+    return descrs
 
 
 def at_descrs(ufunc, values_dtype, out_dtypes, nout, name):

@@ -43,11 +43,11 @@ from . import _core
 from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, finish_outs,
                     group_ids as _group_ids, is_given, normalize_axes, num_groups,
                     parse_out as _parse_out, where_mask, work_outs)
-from ._dtypes import at_descrs, merge_descrs as _merge_descrs, multi_output, resolve
+from ._dtypes import at_descrs, multi_output, resolve
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
-           "host_indices", "into", "merge", "merge_descrs", "merge_states", "nonempty",
+           "host_indices", "into", "merge", "merge_states", "nonempty",
            "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
            "segments", "states", "where"]
 
@@ -143,10 +143,6 @@ def states(states_, nout, label, arg):
         raise TypeError(f"{label}: masked arrays are not supported in '{arg}' (the mask would "
                         "be ignored); merge the states of the unmasked data")
     return tuple(np.asarray(s) for s in states_)
-
-
-def merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label):
-    return _merge_descrs(ufunc, dtypes_a, dtypes_b, nout, label)[0]
 
 
 def own_ufunc(ufunc):

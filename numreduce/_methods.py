@@ -18,7 +18,7 @@ import numpy as np
 
 from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, normalize_axes,
                     one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
-from ._dtypes import (MULTI_OUTPUT, pieces_start, reduce_start,
+from ._dtypes import (MULTI_OUTPUT, merge_descrs, pieces_start, reduce_start,
                       resolve_outs, seed_values)
 
 __all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
@@ -100,7 +100,7 @@ def merge(be, qualname, ufunc, states_a, states_b, out=None):
                          f"{[s.shape for s in a]}, states_b shapes {[s.shape for s in b]}"
                          ) from None
     be.check_outs(outs, shape, name)
-    descrs = be.merge_descrs(ufunc, [s.dtype for s in a], [s.dtype for s in b], nout, name)
+    descrs = merge_descrs(ufunc, [s.dtype for s in a], [s.dtype for s in b], nout, name)
     check_out_dtypes(outs, descrs[1:], name)
     return be.merge(ufunc, a, b, outs, descrs, label=name)
 
