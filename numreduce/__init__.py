@@ -11,11 +11,13 @@ from __future__ import annotations
 from ._version import __version__  # noqa: F401 (numreduce.__version__)
 
 from . import _core  # noqa: F401 (numreduce._core: the extension, for tools and tests)
-from ._core import fminfmax, maxsumexp, minimummaximum, moments, nanmoments, twosum
+from ._core import (comoments, fminfmax, maxsumexp, maxsumexpb, minimummaximum, moments,
+                    nanmoments, nanwmoments, twoprod, twosum, wmoments)
 from ._args import NoValue
-from ._api import (accumulate, at, cumfsum, cummeanvar, cumminmax, group_argminmax, group_fsum,
-                   group_logsumexp, group_meanvar, group_minmax, logcumsumexp, merge,
-                   nancumminmax, reduce, reduce_by_group, reduceat, segmented_reduce)
+from ._api import (accumulate, at, correlation, covariance, cumfsum, cummeanvar, cumminmax,
+                   group_argminmax, group_fsum, group_logsumexp, group_meanvar, group_minmax,
+                   logcumsumexp, merge, nancumminmax, reduce, reduce_by_group, reduceat,
+                   segmented_reduce, sumprod)
 # the user functions bound to their C fast-path callables (the general
 # entries stay reachable as numreduce._api.<name>)
 from ._fastpath import (argminmax, fsum, logsumexp, meanstd, meanvar, minmax, nanargminmax,
@@ -30,6 +32,9 @@ __all__ = [
     "NoValue",
     "accumulate",
     "argminmax",
+    "comoments",
+    "correlation",
+    "covariance",
     "cumfsum",
     "cummeanvar",
     "at",
@@ -39,6 +44,11 @@ __all__ = [
     "get_include",
     "get_num_threads",
     "logcumsumexp",
+    "maxsumexpb",
+    "nanwmoments",
+    "sumprod",
+    "twoprod",
+    "wmoments",
     "group_argminmax",
     "group_fsum",
     "group_logsumexp",

@@ -18,6 +18,12 @@ moments: np.ufunc  # -> (count, mean, M2)
 nanmoments: np.ufunc  # -> (count, mean, M2), NaN skipped
 maxsumexp: np.ufunc  # -> (max, sum of exp(x - max) - 1)
 twosum: np.ufunc  # -> (sum, error)
+# reductions of two arrays: numreduce.reduce(u, (x, y), ...)
+wmoments: np.ufunc  # (x, w) -> (W, K, m, M2)
+nanwmoments: np.ufunc  # (x, w) -> (W, K, m, M2), NaN x skipped with its weight
+comoments: np.ufunc  # (x, y) -> (n, Kx, Ky, mx, my, Mxx, Myy, Cxy)
+maxsumexpb: np.ufunc  # (x, b) -> (max, sum of b exp(x - max) - 1)
+twoprod: np.ufunc  # (x, y) -> (product, error)
 
 _Axis = int | tuple[int, ...] | None
 # a real number (floats and negative values allowed, as np.var; also a 0-d array)
@@ -143,6 +149,7 @@ def meanvar(
     ddof: _DDof = 0,
     keepdims: bool = False,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> tuple[Any, Any]: ...
 def meanstd(
     a: ArrayLike,
@@ -151,6 +158,7 @@ def meanstd(
     ddof: _DDof = 0,
     keepdims: bool = False,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> tuple[Any, Any]: ...
 def nanmeanvar(
     a: ArrayLike,
@@ -159,8 +167,20 @@ def nanmeanvar(
     ddof: _DDof = 0,
     keepdims: bool = False,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> tuple[Any, Any]: ...
-def logsumexp(a: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
+def logsumexp(
+    a: ArrayLike,
+    axis: _Axis = None,
+    b: ArrayLike | None = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+) -> Any: ...
+def covariance(
+    x: ArrayLike, y: ArrayLike, axis: _Axis = None, ddof: _DDof = 1, keepdims: bool = False
+) -> Any: ...
+def correlation(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
+def sumprod(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
 def fsum(
     a: ArrayLike, axis: _Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
 ) -> Any: ...

@@ -19,18 +19,21 @@ from . import _core, _methods, _stats
 from ._args import NoValue
 from ._dispatch import (masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
                         operands_backend, public_function)
-from ._dtypes import MULTI_OUTPUT
+from ._dtypes import MULTI_OUTPUT, MULTI_SOURCE
 
-__all__ = ["accumulate", "argminmax", "at", "cumfsum", "cummeanvar", "cumminmax", "fsum",
+__all__ = ["accumulate", "argminmax", "at", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax", "fsum",
            "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax",
            "logcumsumexp", "logsumexp", "meanstd", "meanvar", "merge", "minmax",
            "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "reduce",
-           "reduce_by_group", "reduceat", "segmented_reduce"]
+           "reduce_by_group", "reduceat", "segmented_reduce", "sumprod"]
 
 _REFUSE = masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly")
 _REFUSE_GROUPS = masked_refuse("pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) "
                                "explicitly")
 _FOREIGN = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
+# reduce also hands a reduction of several sources (a tuple of arrays) to
+# the NumPy backend unchanged (its `sources` refuses Dask and CuPy arrays).
+_REDUCE = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT or ufunc in MULTI_SOURCE}
 
 
 # ---------------------------------------------------------------------------
@@ -38,7 +41,7 @@ _FOREIGN = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
 # ---------------------------------------------------------------------------
 
 
-@public_function(_methods.reduce, masked_where(), array="array", **_FOREIGN)
+@public_function(_methods.reduce, masked_where(), array="array", **_REDUCE)
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
            where=True):
     """``ufunc.reduce`` for multi-output ufuncs on every NumPy >= 2.0.
@@ -467,7 +470,7 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
 
 
 @public_function(_stats.meanvar, masked_moments(nan=False))
-def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
     """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
 
     Accumulates (count, mean, M2) with the ``moments`` ufunc: float64
@@ -482,6 +485,15 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     a real scalar (floats and negative values allowed).  Empty slices give
     NaN with NumPy's warnings.
 
+    ``weights`` (real, non-negative, broadcast against ``a``): frequency
+    weights, one pass over both arrays with the ``wmoments`` ufunc:
+    ``mean = sum(w x) / sum(w)``, ``var = sum(w (x - mean)**2) / (sum(w) -
+    ddof)`` -- integer weights give the result of ``np.repeat(a, w)``, the
+    mean is ``np.average(a, weights=w)``'s.  A negative weight is a
+    ValueError; a slice whose weights sum to 0 is empty (NaN, NumPy's
+    warning).  Real data only (TypeError for complex); not yet on Dask or
+    CuPy arrays (TypeError).
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -491,14 +503,16 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
     (array([2. , 3.5]), array([2. , 4.5]))
     >>> nr.meanvar(np.array([1 + 1j, 3 - 1j]))
     (np.complex128(2+0j), np.float64(2.0))
+    >>> nr.meanvar(np.array([1.0, 2.0, 4.0]), weights=np.array([1, 0, 3]))  # = [1, 4, 4, 4]
+    (np.float64(3.25), np.float64(1.6875))
     """
 
 
 @public_function(_stats.meanstd, masked_moments(nan=False))
-def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
-    Same accumulation and dtype/ddof rules as :func:`meanvar`.
+    Same accumulation, dtype/ddof and ``weights`` rules as :func:`meanvar`.
 
     Examples
     --------
@@ -509,7 +523,7 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
 
 
 @public_function(_stats.nanmeanvar, masked_moments(nan=True))
-def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
     All-NaN slices give NaN with NumPy's warnings.  A complex element is
@@ -527,7 +541,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
 
 
 @public_function(_stats.logsumexp, masked_fill(-np.inf, float_ints=True))
-def logsumexp(a, axis=None, keepdims=False):
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``log(sum(exp(a)))`` in one pass, with ``scipy.special.logsumexp``
     semantics.
 
@@ -543,6 +557,14 @@ def logsumexp(a, axis=None, keepdims=False):
     the result is wrapped into (-pi, pi], and non-finite results are
     ``log(sum(exp(a)))`` computed directly.
 
+    ``b`` (real, broadcast against ``a``; may be negative or zero):
+    ``log(|sum(b * exp(a))|)`` in one pass over both arrays (the
+    ``maxsumexpb`` ufunc), SciPy's meaning: elements with ``b == 0`` do not
+    count (an inf there is ignored); a negative sum gives NaN with a
+    warning unless ``return_sign``, which returns ``(value, sign)`` with the
+    sign of the sum (0 for an empty or zero sum).  Real data only with
+    ``b`` / ``return_sign``; not yet on Dask or CuPy arrays.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -552,6 +574,83 @@ def logsumexp(a, axis=None, keepdims=False):
     4.248354255291589e-18
     >>> nr.logsumexp(np.zeros((2, 3)), axis=1)
     array([1.09861229, 1.09861229])
+    >>> nr.logsumexp(np.array([0.0, -40.0]), b=np.array([1.0, 1.0]))
+    np.float64(4.248354255291589e-18)
+    >>> value, sign = nr.logsumexp(np.array([1.0, 2.0]), b=np.array([1.0, -1.0]),
+    ...                            return_sign=True)
+    >>> round(float(value), 12), float(sign)   # log(e**2 - e), negative sum
+    (1.541324854613, -1.0)
+    """
+
+
+_REFUSE_PAIR = masked_refuse("pass np.ma.getdata(m) and a where= mask, or m.filled(value), "
+                             "explicitly")
+
+
+@public_function(_stats.covariance, _REFUSE_PAIR, array="x")
+def covariance(x, y, axis=None, ddof=1, keepdims=False):
+    """Covariance of ``x`` and ``y`` (broadcast together) in one pass over
+    both, per slice along ``axis`` (None: all elements):
+    ``np.cov(x, y, ddof=ddof)[0, 1]`` for 1-D data.
+
+    Co-moments (count, means, sums of squared and crossed deviations, each
+    relative to an origin in the data) merged as Chan's moments -- never a
+    raw sum of products, which cancels on offset data -- with the
+    ``comoments`` ufunc.  float64 result (long double for long double), as
+    ``np.cov``.  ``ddof`` defaults to 1 (``np.cov``); where ``count - ddof
+    <= 0`` the result is inf or NaN with NumPy's warning.  Real data only;
+    not yet on Dask or CuPy arrays.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nr.covariance(np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0]))
+    np.float64(0.5)
+    >>> nr.covariance(np.arange(6.0).reshape(2, 3), np.array([1.0, 0.0, 2.0]), axis=1)
+    array([0.5, 0.5])
+    """
+
+
+@public_function(_stats.correlation, _REFUSE_PAIR, array="x")
+def correlation(x, y, axis=None, keepdims=False):
+    """Pearson correlation of ``x`` and ``y`` (broadcast together) in one
+    pass, per slice along ``axis`` (None: all elements):
+    ``np.corrcoef(x, y)[0, 1]`` / ``scipy.stats.pearsonr(x, y)[0]``.
+
+    The co-moments of :func:`covariance`; ``Cxy / sqrt(Mxx Myy)``, clipped
+    to [-1, 1].  A constant slice gives NaN with NumPy's warning, as
+    ``np.corrcoef``.  float64 result (long double for long double).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+    >>> round(float(nr.correlation(x, 3 * x + 2)), 12)  # 1 within a few eps
+    1.0
+    >>> round(float(nr.correlation(x, np.array([2.0, 1.0, 4.0, 3.0]))), 12)
+    0.6
+    """
+
+
+@public_function(_stats.sumprod, _REFUSE_PAIR, array="x")
+def sumprod(x, y, axis=None, keepdims=False):
+    """Compensated ``sum(x * y)`` along ``axis`` (None: all elements), the
+    array counterpart of Python's ``math.sumprod``: each product split
+    exactly by a fused multiply-add, the sum compensated as :func:`fsum`
+    (the ``twoprod`` ufunc), with no temporary ``x * y``.
+
+    Error at most about ``eps |sum| + n eps**2 sum|x y|``, where ``np.dot``
+    gives ``n eps sum|x y|``: on ill-conditioned data (cancelling products)
+    the result is correct to about 1 ulp.  Result dtype: the common float
+    dtype of ``x`` and ``y`` (float64 for integers).  Real data only; not
+    yet on Dask or CuPy arrays.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> x = np.array([1e16, 1.0, -1e16])
+    >>> float(nr.sumprod(x, np.ones(3)))   # np.dot gives 0.0
+    1.0
     """
 
 

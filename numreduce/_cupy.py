@@ -42,6 +42,12 @@ except ImportError as _e:  # pragma: no cover - depends on the environment
     ) from None
 
 
+def sources(arrays, names, label="", qualname=""):
+    """Reductions of several source arrays are not on this backend yet."""
+    raise TypeError(f"{qualname or label}: reductions of several arrays (weights=, b=, "
+                    f"covariance, correlation, sumprod, several-source ufuncs) are not "
+                    f"supported on CuPy arrays yet; NumPy arrays are")
+
 def _device_count():
     try:
         return cupy.cuda.runtime.getDeviceCount(), None
@@ -71,7 +77,7 @@ __all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length",
            "group_reduce", "group_reduce_parts", "host_indices", "into", "lazy",
            "loops_check_start", "merge", "name", "nonempty", "own_ufunc",
            "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
-           "scan_output", "scan_parts", "segments", "states", "where", "xp"]
+           "scan_output", "scan_parts", "segments", "sources", "states", "where", "xp"]
 
 name = "cupy"
 xp = cupy

@@ -30,7 +30,7 @@ from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, r
 
 __all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
            "merge_pair", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
-           "segments", "where"]
+           "segments", "sources", "where"]
 
 name = "dask"
 arrays = "dask arrays"  # what the messages call this backend's arrays
@@ -40,6 +40,12 @@ lazy = True  # a graph: the statistics give their result dtypes up front
 quick_reduce = None  # no iterator-free path: every call builds a graph
 quick_arg = None
 
+
+def sources(arrays, names, label="", qualname=""):
+    """Reductions of several source arrays are not on this backend yet."""
+    raise TypeError(f"{qualname or label}: reductions of several arrays (weights=, b=, "
+                    f"covariance, correlation, sumprod, several-source ufuncs) are not "
+                    f"supported on Dask arrays yet; NumPy arrays are")
 
 def __getattr__(attr):
     if attr == "xp":  # dask.array, imported on first use

@@ -19,15 +19,18 @@ import numpy as np
 from . import _core
 from ._args import check_out_dtypes, dtype_arg
 
-__all__ = ["MULTI_OUTPUT", "at_descrs", "cumfsum_dtypes", "fsum_dtypes", "has_identity",
+__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "at_descrs", "cumfsum_dtypes", "fsum_dtypes", "has_identity",
            "has_initials", "logcumsumexp_dtype", "logsumexp_dtype", "mask_initials",
            "meanvar_dtypes", "merge_descrs", "moments_ufunc", "multi_output", "pieces_start",
-           "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values", "sum_dtype"]
+           "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values", "sources_dtype", "sum_dtype"]
 
 # The ufuncs the engine knows -> number of outputs: the C++ registry's dict,
 # which numreduce's own ufuncs and those other extensions register through
 # the C API (extension.hpp) enter alike.
 MULTI_OUTPUT: dict = _core._MULTI_OUTPUT
+# {ufunc: K} of the reductions of K > 1 source arrays (wmoments, comoments,
+# ...): numreduce.reduce(ufunc, (x_0, ..., x_{K-1})).
+MULTI_SOURCE: dict = _core._MULTI_SOURCE
 
 
 def multi_output(ufunc, method: str) -> int:
@@ -73,31 +76,34 @@ def resolve(ufunc, arr_dtype, outs, dtype, nout):
     the inputs alone, so a given output can only fail to cast to the loop's
     DType (that error still comes from the second call);
     tests/test_refcounts.py checks the results against the one-step call."""
+    nin = ufunc.nin  # 2, or K for a reduction of K sources (each of arr_dtype)
+    ins = (arr_dtype,) * nin
     for o in outs:
         if o is not None:
             break
     else:
         if dtype is None:  # the common call: the loop of the data alone
-            res = ufunc.resolve_dtypes((arr_dtype, arr_dtype) + (None,) * nout, casting="unsafe")
-            if res[0] != res[1]:
+            res = ufunc.resolve_dtypes(ins + (None,) * nout, casting="unsafe")
+            if any(r != res[0] for r in res[1:nin]):
                 raise _different_inputs(ufunc, res)
-            return (res[0],) + res[2:]
+            return (res[0],) + res[nin:]
     sig = None if dtype is None else np.dtype(dtype)
-    fwd = (arr_dtype, arr_dtype) + tuple(o.dtype if o is not None else sig for o in outs)
-    signature = (None, None) + (sig,) * nout
-    out_dtypes = fwd[2:]
+    fwd = ins + tuple(o.dtype if o is not None else sig for o in outs)
+    signature = (None,) * nin + (sig,) * nout
+    out_dtypes = fwd[nin:]
     if None in out_dtypes and any(d is not None for d in out_dtypes[out_dtypes.index(None):]):
         try:
-            own = ufunc.resolve_dtypes((arr_dtype, arr_dtype) + (None,) * nout,
-                                       signature=signature, casting="unsafe")
+            own = ufunc.resolve_dtypes(ins + (None,) * nout, signature=signature,
+                                       casting="unsafe")
         except TypeError:
             pass  # the one-step call below raises (or resolves) as NumPy does
         else:
-            fwd = fwd[:2] + tuple(d if d is not None else r for d, r in zip(out_dtypes, own[2:]))
+            fwd = fwd[:nin] + tuple(d if d is not None else r
+                                    for d, r in zip(out_dtypes, own[nin:]))
     res = ufunc.resolve_dtypes(fwd, signature=signature, casting="unsafe")
-    if res[0] != res[1]:
+    if any(r != res[0] for r in res[1:nin]):
         raise _different_inputs(ufunc, res)
-    return (res[0],) + tuple(res[2:])
+    return (res[0],) + tuple(res[nin:])
 
 
 def _different_inputs(ufunc, res):
@@ -315,6 +321,19 @@ def sum_dtype(in_dtype):
     native = in_dtype.newbyteorder("=")  # '>f2' too
     return (np.dtype(np.float64) if native.kind in "biu" else
             np.dtype(np.float32) if native == np.float16 else native)
+
+
+def sources_dtype(label, *dtypes):
+    """The loop dtype of a reduction of several source arrays: their common
+    dtype, float64 for bool/integers, float32 for float16 (the loops are
+    float32, float64 and long double); TypeError for other kinds."""
+    for d in dtypes:
+        if d.kind not in "biuf":
+            raise TypeError(f"{label}: unsupported dtype {d} (real numbers only)")
+    dt = np.result_type(*dtypes)
+    if dt.kind != "f":
+        return np.dtype(np.float64)
+    return np.dtype(np.float32) if dt.itemsize < 4 else dt.newbyteorder("=")
 
 
 def logsumexp_dtype(in_dtype):

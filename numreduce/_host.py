@@ -41,14 +41,15 @@ import numpy as np
 
 from . import _core
 from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, finish_outs,
-                    group_ids as _group_ids, is_given, normalize_axes, num_groups,
+                    group_ids as _group_ids, is_cupy_array, is_dask_array, is_given,
+                    normalize_axes, num_groups,
                     parse_out as _parse_out, where_mask, work_outs)
-from ._dtypes import at_descrs, multi_output, resolve
+from ._dtypes import at_descrs, multi_output, resolve, sources_dtype
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
            "host_indices", "into", "merge", "merge_states", "nonempty",
-           "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
+           "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts", "sources",
            "segments", "states", "where"]
 
 name = "numpy"
@@ -62,6 +63,28 @@ lazy = False  # results are computed now: no result dtypes needed up front
 def asarray(x, what="the array", label="", qualname=""):
     """The operand as a NumPy array (array_like input converted)."""
     return np.asarray(x)
+
+
+def sources(arrays, names, label="", qualname=""):
+    """Several source arrays of one reduction (x and its weights, x and y):
+    NumPy arrays broadcast together (views, no copy) in the dtype of the
+    loop (``sources_dtype``: a converted copy where a source has another).
+    ValueError where they do not broadcast; TypeError for a dtype that is
+    not real."""
+    for x in arrays:
+        if is_dask_array(x) or is_cupy_array(x):
+            raise TypeError(f"{qualname or label}: reductions of several arrays are not "
+                            f"supported on {type(x).__module__.split('.')[0]} arrays yet "
+                            "(NumPy arrays are); do not mix array types")
+    arrs = [np.asarray(x) for x in arrays]
+    dt = sources_dtype(qualname or label, *(a.dtype for a in arrs))
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrs))
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrs))
+        raise ValueError(f"{qualname or label}: the arrays do not broadcast together: "
+                         f"{shapes}") from None
+    return [np.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
 
 
 def array_code(a):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, normalize_axes,
                     one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
-from ._dtypes import (MULTI_OUTPUT, merge_descrs, pieces_start, reduce_start,
+from ._dtypes import (MULTI_OUTPUT, MULTI_SOURCE, merge_descrs, pieces_start, reduce_start,
                       resolve_outs, seed_values)
 
 __all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
@@ -49,16 +49,32 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
     name = ufunc.__name__
     scalars = out is not Ellipsis
     outs = be.parse_out(None if out is Ellipsis else out, nout, name, qualname)
-    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
-                                                             qualname)
-    axes = normalize_axes(axis, arr.ndim)
+    nsrc = MULTI_SOURCE.get(ufunc)
+    if nsrc is not None:
+        # A reduction of K sources: `array` is the tuple of the K arrays,
+        # broadcast together (the backend's `sources`).
+        if not isinstance(array, (tuple, list)) or len(array) != nsrc:
+            raise TypeError(f"{qualname}: {name} reduces {nsrc} arrays together; pass them "
+                            f"as one tuple (x_0, ..., x_{nsrc - 1}), got "
+                            f"{type(array).__name__}")
+        arr = be.sources(array, [f"array[{i}]" for i in range(nsrc)], name, qualname)
+        shape, arr_dtype = arr[0].shape, arr[0].dtype
+        arr = tuple(arr)
+    else:
+        arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                                 qualname)
+        shape, arr_dtype = arr.shape, arr.dtype
+    axes = normalize_axes(axis, len(shape))
     mode, initials = parse_initial(initial, nout)
-    mask = None if where is True else be.where(where, arr.shape, name, qualname)
+    if nsrc is not None and mode == 1:
+        raise ValueError(f"{qualname}: {name} starts from its initials; initial=None is not "
+                         "supported for a reduction of several arrays")
+    mask = None if where is True else be.where(where, shape, name, qualname)
     if out is not None and out is not Ellipsis:
-        be.check_outs(outs, reduced_shape(arr.shape, axes, keepdims), name)
-    descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+        be.check_outs(outs, reduced_shape(shape, axes, keepdims), name)
+    descrs = resolve_outs(ufunc, arr_dtype, outs, dtype, nout, name)
     if not be.loops_check_start:
-        reduce_start(ufunc, descrs, mode, mask is not None, arr.shape, axes)
+        reduce_start(ufunc, descrs, mode, mask is not None, shape, axes)
     return be.reduce(ufunc, arr, axes, keepdims, descrs, outs, mode, initials, mask, finish,
                      scalars, label or name, qualname)
 

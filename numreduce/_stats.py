@@ -32,10 +32,10 @@ from ._dtypes import (cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype, logsumexp
                       meanvar_dtypes, moments_ufunc, real_dtype, resolve, resolve_outs,
                       sum_dtype)
 
-__all__ = ["argminmax", "cumfsum", "cummeanvar", "cumminmax", "fsum", "group_argminmax",
-           "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax", "logcumsumexp",
-           "logsumexp", "meanstd", "meanvar", "minmax", "nanargminmax", "nancumminmax",
-           "nanmeanvar", "nanminmax"]
+__all__ = ["argminmax", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax",
+           "fsum", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
+           "group_minmax", "logcumsumexp", "logsumexp", "meanstd", "meanvar", "minmax",
+           "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "sumprod"]
 
 
 # ---------------------------------------------------------------------------
@@ -301,24 +301,131 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
                            qualname=qualname)
 
 
-def meanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def _dtype_of(v):
+    """The dtype of an array or array_like operand."""
+    dt = getattr(v, "dtype", None)
+    return dt if isinstance(dt, np.dtype) else np.asarray(v).dtype
+
+
+def _weighted_meanvar(be, qualname, name, a, weights, axis, dtype, ddof, keepdims, where, std,
+                      nan):
+    """The meanvar family with frequency weights: one pass of the weighted
+    moments over the data and the weights, finished as the unweighted
+    moments are (the weight sum W as the count: var = M2 / (W - ddof))."""
+    ddof = ddof_arg(name, ddof)
+    x, w = be.sources((a, weights), ("the array", "weights"), name, qualname)
+    in_dt = np.result_type(*(_dtype_of(v) for v in (a, weights)))  # np.average's
+    mean_dt, var_dt = meanvar_dtypes(name, in_dt, dtype, nan)
+    if bool((w < 0).any()):
+        raise ValueError(f"{qualname}: weights must be non-negative (frequency weights)")
+    axes = normalize_axes(axis, x.ndim, scalar_rule=False)
+    keepdims = keepdims_flag(keepdims)
+    ufunc = _core.nanwmoments if nan else _core.wmoments
+    W, K, m, M2 = methods.reduce(be, qualname, ufunc, (x, w), axes, None, Ellipsis, keepdims,
+                                 NoValue, where)
+    return finish_meanvar(mean_dt, var_dt, ddof, std, nan, True, be.xp, [(W, K + m, M2)])
+
+
+def meanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True,
+            weights=None):
+    if weights is not None:
+        return _weighted_meanvar(be, qualname, "meanvar", a, weights, axis, dtype, ddof,
+                                 keepdims, where, False, False)
     return _meanvar(be, qualname, "meanvar", a, axis, dtype, ddof, keepdims, where, False)
 
 
-def meanstd(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def meanstd(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True,
+            weights=None):
+    if weights is not None:
+        return _weighted_meanvar(be, qualname, "meanstd", a, weights, axis, dtype, ddof,
+                                 keepdims, where, True, False)
     return _meanvar(be, qualname, "meanstd", a, axis, dtype, ddof, keepdims, where, True)
 
 
-def nanmeanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def nanmeanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True,
+               weights=None):
+    if weights is not None:
+        return _weighted_meanvar(be, qualname, "nanmeanvar", a, weights, axis, dtype, ddof,
+                                 keepdims, where, False, True)
     return _meanvar(be, qualname, "nanmeanvar", a, axis, dtype, ddof, keepdims, where, False,
                     nan=True)
+
+
+# ---------------------------------------------------------------------------
+# covariance, correlation, sumprod: reductions of two arrays
+# ---------------------------------------------------------------------------
+
+def _pair(be, qualname, name, ufunc, x, y, axis, keepdims):
+    """The states of a two-source ufunc over x and y (broadcast together),
+    reduced over ``axis`` (None: all)."""
+    xs, ys = be.sources((x, y), ("x", "y"), name, qualname)
+    axes = normalize_axes(axis, xs.ndim, scalar_rule=False)
+    keepdims = keepdims_flag(keepdims)
+    return methods.reduce(be, qualname, ufunc, (xs, ys), axes, None, Ellipsis, keepdims,
+                          NoValue, True), xs.dtype
+
+
+def covariance(be, qualname, x, y, axis=None, ddof=1, keepdims=False):
+    ddof = ddof_arg("covariance", ddof)
+    st, dt = _pair(be, qualname, "covariance", _core.comoments, x, y, axis, keepdims)
+    n, cxy = st[0], st[7]
+    fact = be.xp.maximum(n - ddof, 0)
+    if bool((fact <= 0).any()):  # np.cov's warning, and its inf / NaN
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = cxy * be.xp.true_divide(1, fact)
+    return _out(be.xp, res.astype(np.result_type(dt, np.float64), copy=False))
+
+
+def correlation(be, qualname, x, y, axis=None, keepdims=False):
+    st, dt = _pair(be, qualname, "correlation", _core.comoments, x, y, axis, keepdims)
+    xp = be.xp
+    # Cxy / sqrt(Mxx Myy): NaN (with NumPy's warning) for a constant slice,
+    # as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips.
+    res = st[7] / (xp.sqrt(st[5]) * xp.sqrt(st[6]))
+    res = xp.clip(res, -1, 1)
+    return _out(xp, res.astype(np.result_type(dt, np.float64), copy=False))
+
+
+def sumprod(be, qualname, x, y, axis=None, keepdims=False):
+    (s, e), dt = _pair(be, qualname, "sumprod", _core.twoprod, x, y, axis, keepdims)
+    return _out(be.xp, fsum_pair(be.xp, s, e))
 
 
 # ---------------------------------------------------------------------------
 # log-sum-exp and compensated sums
 # ---------------------------------------------------------------------------
 
-def logsumexp(be, qualname, a, axis=None, keepdims=False):
+def finish_logsumexp_b(rdt, return_sign, xp, states):
+    """log|sum(b exp(x))| (and its sign) of maxsumexpb states: m + log1p(t)
+    where the sum t + 1 is positive, m + log(|t + 1|) where it is not (NaN
+    without ``return_sign``, as scipy.special.logsumexp gives)."""
+    m, t = states
+    s = t + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mag = xp.where(t > -1, xp.log1p(t), xp.log(xp.abs(s)))
+        val = m + mag
+        sign = xp.where(m == -np.inf, 0.0, xp.sign(s))
+        if not return_sign:
+            if bool((s < 0).any()):
+                warnings.warn("invalid value encountered in log", RuntimeWarning,
+                              stacklevel=4)
+            val = xp.where(s < 0, np.nan, val)
+    val = _out(xp, val.astype(rdt, copy=False))
+    return (val, _out(xp, sign.astype(rdt, copy=False))) if return_sign else val
+
+
+def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=False):
+    if b is not None or return_sign:
+        if b is None:
+            b = np.ones((), dtype=_dtype_of(a))
+        x, w = be.sources((a, b), ("a", "b"), "logsumexp", qualname)
+        axes = normalize_axes(axis, x.ndim)
+        keepdims = keepdims_flag(keepdims)
+        rdt = logsumexp_dtype(x.dtype)
+        st = methods.reduce(be, qualname, _core.maxsumexpb, (x, w), axes, None, Ellipsis,
+                            keepdims, NoValue, True)
+        return finish_logsumexp_b(rdt, bool(return_sign), be.xp, st)
     a = be.asarray(a, "the array", "logsumexp", qualname)
     if a.dtype.kind == "c":
         # SciPy's complex rules: several array passes (not the one-pass

@@ -176,28 +176,31 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
                                keepdims=keepdims, out=out)
 
 
-def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
-    """``numreduce.meanvar`` on the GPU (float64 accumulation for float32 data)."""
+def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+    """``numreduce.meanvar`` on the GPU (float64 accumulation for float32 data;
+    ``weights`` not on the GPU yet: TypeError)."""
     return _stats.meanvar(_cupy, "numreduce.meanvar", a, axis=axis, dtype=dtype, ddof=ddof,
-                          keepdims=keepdims, where=where)
+                          keepdims=keepdims, where=where, weights=weights)
 
 
-def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
     """``numreduce.meanstd`` on the GPU."""
     return _stats.meanstd(_cupy, "numreduce.meanstd", a, axis=axis, dtype=dtype, ddof=ddof,
-                          keepdims=keepdims, where=where)
+                          keepdims=keepdims, where=where, weights=weights)
 
 
-def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True):
+def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
     """``numreduce.nanmeanvar`` on the GPU."""
     return _stats.nanmeanvar(_cupy, "numreduce.nanmeanvar", a, axis=axis, dtype=dtype,
-                             ddof=ddof, keepdims=keepdims, where=where)
+                             ddof=ddof, keepdims=keepdims, where=where, weights=weights)
 
 
-def logsumexp(a, axis=None, keepdims=False):
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``numreduce.logsumexp`` on the GPU: m + log1p(t) of one maxsumexp pass
-    (complex data: SciPy's rules in CuPy array operations)."""
-    return _stats.logsumexp(_cupy, "numreduce.logsumexp", a, axis=axis, keepdims=keepdims)
+    (complex data: SciPy's rules in CuPy array operations; ``b`` and
+    ``return_sign`` are not on the GPU yet: TypeError)."""
+    return _stats.logsumexp(_cupy, "numreduce.logsumexp", a, axis=axis, b=b, keepdims=keepdims,
+                            return_sign=return_sign)
 
 
 def fsum(a, axis=None, dtype=None, keepdims=False):

@@ -75,8 +75,8 @@ def test_headers_installed_as_package_data():
     pkg = os.path.dirname(os.path.abspath(numreduce.__file__))
     assert os.path.commonpath([traits, pkg]) == pkg
     names = sorted(os.listdir(traits))
-    for h in ("argminmax.hpp", "common.hpp", "expfn.hpp", "fminfmax.hpp", "logsumexp.hpp",
-              "minmax.hpp", "moments.hpp", "twosum.hpp"):
+    for h in ("argminmax.hpp", "comoments.hpp", "common.hpp", "expfn.hpp", "fminfmax.hpp",
+              "logsumexp.hpp", "minmax.hpp", "moments.hpp", "twosum.hpp", "wmoments.hpp"):
         assert h in names
     for h in names:  # device-pure: nothing outside traits/ is included
         with open(os.path.join(traits, h)) as f:
@@ -152,6 +152,26 @@ def test_trait_cases_cover_the_issue_minimum():
         for c in "iq":
             assert (name, c) in have
     assert len(TRAIT_CASES) >= 60
+
+
+# The reductions of two sources (in_t = sources<T, 2>): their headers
+# compile for the device as well, float32 (float64 accumulators) and float64.
+SOURCE_TRAITS = [
+    ("wmoments.hpp", "nr::WMoments<{T}, double, false>"),
+    ("wmoments.hpp", "nr::WMoments<{T}, double, true>"),
+    ("comoments.hpp", "nr::CoMoments<{T}, double>"),
+    ("logsumexp.hpp", "nr::MaxSumExpB<{T}, double>"),
+    ("twosum.hpp", "nr::SumProd<{T}, {T}>"),
+]
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("T", ["float", "double"])
+@pytest.mark.parametrize("header,struct", SOURCE_TRAITS, ids=[s for _, s in SOURCE_TRAITS])
+def test_nvrtc_source_traits(header, struct, T, arch):
+    code = _TRAIT_KERNEL.format(header=header, struct=struct.format(T=T), body=_VALUE_BODY)
+    nvrtc_compile(code, arch, f"src2_{header}_{T}.cu")
 
 
 # ---------------------------------------------------------------------------

@@ -80,16 +80,20 @@ struct IterGuard {
 
 // One call of the strided reduction loop, expanding the iterator's
 // [acc..., stream] operands into NumPy's [acc..., stream, out...] layout.
+// (K streams: [acc..., stream_0 .. stream_{K-1}, out...].)
 inline int call_loop(PyArrayMethod_StridedLoop *loop, PyArrayMethod_Context *ctx, int nout,
-                     char *const *ptrs, const npy_intp *strides, npy_intp offset, npy_intp count) {
-    char *d[2 * NPY_MAXARGS + 1];
-    npy_intp s[2 * NPY_MAXARGS + 1];
+                     char *const *ptrs, const npy_intp *strides, npy_intp offset, npy_intp count,
+                     int nsrc = 1) {
+    char *d[2 * NPY_MAXARGS + 4];
+    npy_intp s[2 * NPY_MAXARGS + 4];
     for (int i = 0; i < nout; i++) {
-        d[i] = d[nout + 1 + i] = ptrs[i] + offset * strides[i];
-        s[i] = s[nout + 1 + i] = strides[i];
+        d[i] = d[nout + nsrc + i] = ptrs[i] + offset * strides[i];
+        s[i] = s[nout + nsrc + i] = strides[i];
     }
-    d[nout] = ptrs[nout] + offset * strides[nout];
-    s[nout] = strides[nout];
+    for (int j = nout; j < nout + nsrc; j++) {
+        d[j] = ptrs[j] + offset * strides[j];
+        s[j] = strides[j];
+    }
     return loop(ctx, d, &count, s, nullptr);
 }
 
@@ -97,7 +101,7 @@ inline int call_loop(PyArrayMethod_StridedLoop *loop, PyArrayMethod_Context *ctx
 // outputs as the start values) are skipped on their first visit, as NumPy's
 // reduce_loop does.  A where= mask splits each inner loop into runs.
 int run(NpyIter *iter, PyArrayMethod_StridedLoop *loop, PyArrayMethod_Context *ctx, int nout,
-        bool masked, npy_intp skip_first) {
+        bool masked, npy_intp skip_first, int nsrc = 1) {
     NpyIter_IterNextFunc *iternext = NpyIter_GetIterNext(iter, nullptr);
     if (iternext == nullptr) return -1;
     char **ptrs = NpyIter_GetDataPtrArray(iter);
@@ -117,16 +121,20 @@ int run(NpyIter *iter, PyArrayMethod_StridedLoop *loop, PyArrayMethod_Context *c
             }
         }
         if (!masked) {
-            if (count > start) res = call_loop(loop, ctx, nout, ptrs, strides, start, count - start);
+            if (count > start) {
+                res = call_loop(loop, ctx, nout, ptrs, strides, start, count - start, nsrc);
+            }
         } else {
-            const char *m = ptrs[nout + 1];
-            const npy_intp ms = strides[nout + 1];
+            const char *m = ptrs[nout + nsrc];
+            const npy_intp ms = strides[nout + nsrc];
             npy_intp k = start;
             while (k < count && res == 0) {
                 while (k < count && !*(const npy_bool *)(m + k * ms)) k++;
                 npy_intp run_start = k;
                 while (k < count && *(const npy_bool *)(m + k * ms)) k++;
-                if (k > run_start) res = call_loop(loop, ctx, nout, ptrs, strides, run_start, k - run_start);
+                if (k > run_start) {
+                    res = call_loop(loop, ctx, nout, ptrs, strides, run_start, k - run_start, nsrc);
+                }
             }
         }
         if (res < 0) return res;
@@ -176,12 +184,10 @@ PyObject *first_values_view(PyArrayObject *operand, const bool *axis_flags, cons
 //   initials (if any), 1 = none (initial=None), 2 = `initials` (one per output)
 //   descrs: (stream descr, out descr 0, ..., out descr nout-1)
 PyObject *engine_reduce(PyObject *, PyObject *args) {
-    PyObject *ufunc, *outs, *where, *axes, *initials, *descrs;
-    PyArrayObject *operand;
+    PyObject *ufunc, *outs, *where, *axes, *initials, *descrs, *operands;
     int mode;
-    if (!PyArg_ParseTuple(args, "OO!O!OO!iOO!", &ufunc, &PyArray_Type, &operand, &PyTuple_Type,
-                          &outs, &where, &PyTuple_Type, &axes, &mode, &initials,
-                          &PyTuple_Type, &descrs)) {
+    if (!PyArg_ParseTuple(args, "OOO!OO!iOO!", &ufunc, &operands, &PyTuple_Type, &outs, &where,
+                          &PyTuple_Type, &axes, &mode, &initials, &PyTuple_Type, &descrs)) {
         return nullptr;
     }
     PyArray_Descr *stream = (PyArray_Descr *)PyTuple_GET_ITEM(descrs, 0);
@@ -193,6 +199,35 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
                      (PyObject *)stream);
         return nullptr;
     }
+    // The streams: the array, or the K source arrays of a K-source ufunc (a
+    // tuple of arrays of one shape: the caller broadcast them).
+    const int nsrc = entry->nsrc;
+    PyArrayObject *src[4] = {};
+    if (nsrc == 1 && PyArray_Check(operands)) {
+        src[0] = (PyArrayObject *)operands;
+    } else if (nsrc > 1 && PyTuple_Check(operands) && PyTuple_GET_SIZE(operands) == nsrc) {
+        for (int j = 0; j < nsrc; j++) {
+            PyObject *o = PyTuple_GET_ITEM(operands, j);
+            if (!PyArray_Check(o) ||
+                !PyArray_SAMESHAPE((PyArrayObject *)o, (PyArrayObject *)PyTuple_GET_ITEM(operands, 0))) {
+                PyErr_SetString(PyExc_ValueError, "numreduce: the sources must be arrays of one shape");
+                return nullptr;
+            }
+            src[j] = (PyArrayObject *)o;
+        }
+        if (mode == 1) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s: a reduction of %d sources starts from its initials; "
+                         "initial=None is not supported",
+                         name, nsrc);
+            return nullptr;
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError, "numreduce: %s reduces %d source array%s", name, nsrc,
+                     nsrc == 1 ? "" : "s (a tuple)");
+        return nullptr;
+    }
+    PyArrayObject *operand = src[0];
     if (PyTuple_GET_SIZE(outs) != nout || PyTuple_GET_SIZE(descrs) != nout + 1) {
         PyErr_SetString(PyExc_ValueError, "numreduce: internal argument mismatch");
         return nullptr;
@@ -237,13 +272,15 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         op_dtypes[i] = (PyArray_Descr *)PyTuple_GET_ITEM(descrs, 1 + i);
         op_flags[i] = NPY_ITER_READWRITE | NPY_ITER_ALIGNED | NPY_ITER_ALLOCATE | NPY_ITER_NO_SUBTYPE;
     }
-    op[nout] = operand;
-    op_dtypes[nout] = stream;
-    op_flags[nout] = NPY_ITER_READONLY | NPY_ITER_ALIGNED | NPY_ITER_NO_BROADCAST;
+    for (int j = 0; j < nsrc; j++) {
+        op[nout + j] = src[j];
+        op_dtypes[nout + j] = stream;
+        op_flags[nout + j] = NPY_ITER_READONLY | NPY_ITER_ALIGNED | NPY_ITER_NO_BROADCAST;
+    }
     if (masked) {
-        op[nout + 1] = (PyArrayObject *)where;
-        op_dtypes[nout + 1] = PyArray_DESCR((PyArrayObject *)where);
-        op_flags[nout + 1] = NPY_ITER_READONLY;
+        op[nout + nsrc] = (PyArrayObject *)where;
+        op_dtypes[nout + nsrc] = PyArray_DESCR((PyArrayObject *)where);
+        op_flags[nout + nsrc] = NPY_ITER_READONLY;
     }
     // Reduced axes are NPY_ITER_REDUCTION_AXIS(-1), as in NumPy's wrapper:
     // the iterator then reduces over those axes only, and an output axis of
@@ -283,7 +320,7 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
                                 NPY_ITER_ZEROSIZE_OK | NPY_ITER_REFS_OK | NPY_ITER_DELAY_BUFALLOC |
                                 NPY_ITER_DONT_NEGATE_STRIDES | NPY_ITER_COPY_IF_OVERLAP;
     IterGuard guard;
-    guard.it = NpyIter_AdvancedNew(masked ? nout + 2 : nout + 1, op, it_flags, NPY_KEEPORDER,
+    guard.it = NpyIter_AdvancedNew(nout + nsrc + (masked ? 1 : 0), op, it_flags, NPY_KEEPORDER,
                                    NPY_UNSAFE_CASTING, op_flags, op_dtypes, ndim, op_axes,
                                    nullptr, 0);
     NpyIter *iter = guard.it;
@@ -291,10 +328,11 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
     PyArrayObject **iter_ops = NpyIter_GetOperandArray(iter);
     PyArray_Descr **iter_descrs = NpyIter_GetDescrArray(iter);
 
-    // The loop context sees NumPy's (nout + 1) -> nout descriptor layout.
-    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 1];
-    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + 1 + i] = iter_descrs[i];
-    ctx_descrs[nout] = iter_descrs[nout];
+    // The loop context sees NumPy's (nout + 1) -> nout descriptor layout
+    // (nout + K -> nout for K sources).
+    PyArray_Descr *ctx_descrs[2 * NPY_MAXARGS + 4];
+    for (int i = 0; i < nout; i++) ctx_descrs[i] = ctx_descrs[nout + nsrc + i] = iter_descrs[i];
+    for (int j = 0; j < nsrc; j++) ctx_descrs[nout + j] = iter_descrs[nout + j];
     PyArrayMethod_Context ctx;
     std::memset(&ctx, 0, sizeof(ctx));
     ctx.caller = ufunc;
@@ -363,10 +401,10 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         const bool needs_api = NpyIter_IterationNeedsAPI(iter);
         int r;
         if (needs_api) {
-            r = run(iter, entry->reduce, &ctx, nout, masked, skip_first);
+            r = run(iter, entry->reduce, &ctx, nout, masked, skip_first, nsrc);
         } else {
             Py_BEGIN_ALLOW_THREADS;
-            r = run(iter, entry->reduce, &ctx, nout, masked, skip_first);
+            r = run(iter, entry->reduce, &ctx, nout, masked, skip_first, nsrc);
             Py_END_ALLOW_THREADS;
         }
         if (r < 0 || PyErr_Occurred()) return nullptr;
@@ -406,7 +444,7 @@ struct DirectCall {
         PyArray_Descr *in = PyArray_DESCR(a);
         const char *name = nullptr;
         entry = find_loop(ufunc, in->type_num, &nout, &name);
-        if (entry == nullptr || !PyArray_ISNBO(in->byteorder) || !PyArray_ISALIGNED(a) ||
+        if (entry == nullptr || entry->nsrc != 1 || !PyArray_ISNBO(in->byteorder) || !PyArray_ISALIGNED(a) ||
             (entry->initials == nullptr && entry->out_type != in->type_num)) {
             return 0;
         }

@@ -46,6 +46,13 @@ inline const LoopEntry *method_loop(PyObject *ufunc, PyArray_Descr *in, const ch
         PyErr_Format(PyExc_TypeError, "numreduce: %R has no %s loop for dtype %R", ufunc, what,
                      (PyObject *)in);
     }
+    if (entry != nullptr && entry->nsrc != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "numreduce: %s of %R, a reduction of %d sources, is not supported yet "
+                     "(reduce and merge are)",
+                     what, ufunc, (int)entry->nsrc);
+        return nullptr;
+    }
     if (name != nullptr) *name = found;
     return entry;
 }

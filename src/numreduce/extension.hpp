@@ -54,6 +54,15 @@
 //         static bool initials(acc_t &a, bool empty);
 //     };
 //
+// Reductions of several sources (C API 1.1): a traits struct with
+// `static constexpr int nsrc = K;` (2 <= K <= 4) and
+// `using in_t = nr::sources<T, K>;` reduces K broadcast arrays of T
+// together -- lift(s) / step(a, s) read s.v[0] .. s.v[K-1] (a weighted sum
+// of squares: step(a, {x, w}) adds w x^2).  Its ufunc has K inputs (the
+// forward call is lift: the state of one element); register each loop
+// under T's dtype.  numreduce.reduce(ufunc, (x_0, ..., x_{K-1}), ...) and
+// the other methods take the K arrays as a tuple.
+//
 // Optional members speed up contiguous streams (block_reduce(acc, x, n)),
 // row blocks over axis 0 (rows_reduce) or carry a working frame (the
 // moments' shift); loops.hpp documents them.  The functions must be
@@ -77,7 +86,7 @@
 #include "loops.hpp"
 
 #define NUMREDUCE_API_VERSION_MAJOR 1
-#define NUMREDUCE_API_VERSION_MINOR 0
+#define NUMREDUCE_API_VERSION_MINOR 1
 #define NUMREDUCE_API_VERSION (NUMREDUCE_API_VERSION_MAJOR * 1000 + NUMREDUCE_API_VERSION_MINOR)
 // The capsule numreduce._core exports its C API table under.
 #define NUMREDUCE_CAPSULE_NAME "numreduce._core._C_API"
@@ -188,6 +197,12 @@ constexpr bool check_traits() {
     static_assert(c::plain_types<Tr>::value,
                   "numreduce traits: in_t and out_t must be trivially copyable, out_t at most "
                   "NR_MAX_OUT_BYTES (32) bytes");
+    static_assert(nsrc_of<Tr>::value >= 1 && nsrc_of<Tr>::value <= 4,
+                  "numreduce traits: nsrc must be between 1 and 4");
+    static_assert(nsrc_of<Tr>::value == 1 ||
+                      std::is_same<typename Tr::in_t,
+                                   sources<source_of<Tr>, nsrc_of<Tr>::value>>::value,
+                  "numreduce traits: with nsrc = K > 1, in_t must be nr::sources<T, K>");
     static_assert(c::has_lift<Tr>::value,
                   "numreduce traits: missing `static acc_t lift(in_t x)` (the state of one "
                   "element)");
@@ -271,8 +286,9 @@ LoopEntry make_loop_checked(int in_type, int out_type) {
                 parametric ? &resolve_common_descr<2 + Tr::nout> : nullptr,
                 &combine_buffers<Tr>, frame_hooks<Tr>(), rows_fn<Tr>(),
                 &merge_loop<Tr>, &scan_block<Tr>, &segment_block<Tr>, &scatter_block<Tr>,
-                Tr::nout, int(sizeof(typename Tr::in_t)), int(sizeof(typename Tr::out_t)),
-                kind_of<typename Tr::in_t>(), kind_of<typename Tr::out_t>()};
+                Tr::nout, int(sizeof(source_of<Tr>)), int(sizeof(typename Tr::out_t)),
+                kind_of<source_of<Tr>>(), kind_of<typename Tr::out_t>(),
+                char(nsrc_of<Tr>::value)};
     return e;
 }
 
@@ -282,6 +298,12 @@ LoopEntry make_loop_checked(int in_type, int out_type) {
 // `out_type` (NumPy type numbers: NPY_DOUBLE, ...).  Every output has
 // out_type; both forward inputs and the reduced stream have in_type.
 // Registration checks that the dtypes' sizes and kinds match in_t/out_t.
+// 1.1's LoopEntry::nsrc lives in 1.0's padding: the layout is 1.0's.
+static_assert(offsetof(LoopEntry, nsrc) == offsetof(LoopEntry, out_kind) + 1 &&
+                  sizeof(LoopEntry) == (offsetof(LoopEntry, out_kind) + alignof(LoopEntry)) /
+                                           alignof(LoopEntry) * alignof(LoopEntry),
+              "LoopEntry::nsrc must sit in the padding after out_kind (1.0's size)");
+
 template <class Tr>
 LoopEntry make_loop(int in_type, int out_type) {
     if constexpr (check_traits<Tr>()) {

@@ -58,7 +58,7 @@ const KindDef kKinds[K_COUNT] = {
     {"meanvar", 6, {S_A, S_AXIS, S_DTYPE, S_DDOF, S_KEEPDIMS, S_WHERE}},
     {"meanstd", 6, {S_A, S_AXIS, S_DTYPE, S_DDOF, S_KEEPDIMS, S_WHERE}},
     {"nanmeanvar", 6, {S_A, S_AXIS, S_DTYPE, S_DDOF, S_KEEPDIMS, S_WHERE}},
-    {"logsumexp", 3, {S_A, S_AXIS, S_KEEPDIMS}},
+    {"logsumexp", 2, {S_A, S_AXIS}},  // (a, axis, b, keepdims, ...): b and keepdims: general
     {"fsum", 4, {S_A, S_AXIS, S_DTYPE, S_KEEPDIMS}},
 };
 

@@ -34,6 +34,7 @@ constexpr std::size_t kFrameBytes = 32;
 // One dtype loop of one ufunc, generated from a traits struct by loops.hpp.
 struct LoopEntry {
     int in_type;   // NumPy type number of both forward inputs / the reduced stream
+                   // (of every source, for K sources)
     int out_type;  // NumPy type number of every output (and accumulator)
     PyArrayMethod_StridedLoop *forward;
     PyArrayMethod_StridedLoop *reduce;
@@ -75,6 +76,12 @@ struct LoopEntry {
     int out_size;
     char in_kind;
     char out_kind;
+    // C API 1.1: the number of sources K of the traits (Tr::nsrc, 1 for a
+    // one-source reduction), whose in_t is sources<T, K>: in_type and
+    // in_size/in_kind are then those of T.  It sits in what was padding, so
+    // sizeof(LoopEntry) is that of 1.0; numreduce reads it only from
+    // registrations built with 1.1 headers or newer (1.0's: K = 1).
+    char nsrc;
 };
 
 }  // namespace nr

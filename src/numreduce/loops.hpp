@@ -39,12 +39,53 @@ inline typename Tr::in_t load_in(const char *p) {
     return x;
 }
 
-// Forward (elementwise) loop: (a, b) -> store(combine(lift(a), lift(b))).
-// Operands: data[0], data[1] inputs, data[2 .. 2+nout) outputs.
+// The number of sources of a traits struct: Tr::nsrc where it declares one
+// (in_t is then sources<T, nsrc>, traits/common.hpp), else 1.
+template <class Tr, class = void>
+struct nsrc_of : std::integral_constant<int, 1> {};
+template <class Tr>
+struct nsrc_of<Tr, std::void_t<decltype(Tr::nsrc)>> : std::integral_constant<int, int(Tr::nsrc)> {};
+// The type of one source value: in_t, or T of sources<T, K>.
+template <class Tr, class = void>
+struct source_type {
+    using type = typename Tr::in_t;
+};
+template <class Tr>
+struct source_type<Tr, std::enable_if_t<(nsrc_of<Tr>::value > 1)>> {
+    using type = std::remove_extent_t<decltype(Tr::in_t::v)>;
+};
+template <class Tr>
+using source_of = typename source_type<Tr>::type;
+
+// One element of K strided sources.
+template <class Tr>
+inline typename Tr::in_t load_sources(const char *const *p) {
+    typename Tr::in_t s;
+    for (int j = 0; j < nsrc_of<Tr>::value; j++) std::memcpy(&s.v[j], p[j], sizeof(s.v[j]));
+    return s;
+}
+
+// Forward (elementwise) loop: (a, b) -> store(combine(lift(a), lift(b))),
+// and for K-source traits (x_0 .. x_{K-1}) -> store(lift(x)): the state of
+// one element.  Operands: data[0 .. nin) inputs, data[nin .. nin+nout)
+// outputs (nin = 2, or K).
 template <class Tr>
 int forward_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
                  npy_intp const strides[], NpyAuxData *) {
     const npy_intp n = dimensions[0];
+    if constexpr (nsrc_of<Tr>::value > 1) {
+        constexpr int K = nsrc_of<Tr>::value;
+        const char *src[K];
+        char *out[Tr::nout];
+        for (int j = 0; j < K; j++) src[j] = data[j];
+        for (int i = 0; i < Tr::nout; i++) out[i] = data[K + i];
+        for (npy_intp k = 0; k < n; k++) {
+            store_acc<Tr>(Tr::lift(load_sources<Tr>(src)), out);
+            for (int j = 0; j < K; j++) src[j] += strides[j];
+            for (int i = 0; i < Tr::nout; i++) out[i] += strides[K + i];
+        }
+        return 0;
+    }
     const char *a = data[0], *b = data[1];
     char *out[Tr::nout];
     for (int i = 0; i < Tr::nout; i++) out[i] = data[2 + i];
@@ -177,13 +218,63 @@ struct has_row_walk<Tr, std::void_t<decltype(&Tr::row_walk)>> : std::true_type {
 //   data[0 .. nout)          accumulators (aliased with the outputs)
 //   data[nout]               the streamed input
 //   data[nout+1 .. 2nout+1)  outputs
+//
+// K-source traits: data[nout .. nout+K) are the K streams and the outputs
+// follow them (reduce_sources_loop).
 template <class Tr>
-int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
-                npy_intp const strides[], NpyAuxData *) {
+int reduce_sources_loop(const char *const *src, const npy_intp *sstr, char *const *acc_p,
+                        const npy_intp *astr, char *const *out_p, const npy_intp *ostr,
+                        npy_intp n) {
+    constexpr int N = Tr::nout, K = nsrc_of<Tr>::value;
+    using in_t = typename Tr::in_t;
+    using S = source_of<Tr>;
+    bool acc_fixed = true;
+    for (int i = 0; i < N; i++) acc_fixed = acc_fixed && astr[i] == 0 && ostr[i] == 0;
+    const char *x[K];
+    for (int j = 0; j < K; j++) x[j] = src[j];
+    if (acc_fixed) {
+        // One state: the streams gathered into blocks of elements, so the
+        // traits' contiguous-stream algorithm applies.
+        acc_of<Tr> acc = load_acc<Tr>(acc_p);
+        constexpr npy_intp B = 256;
+        in_t buf[B];
+        for (npy_intp k = 0; k < n; k += B) {
+            const npy_intp m = n - k < B ? n - k : B;
+            for (int j = 0; j < K; j++) {
+                const char *p = x[j];
+                if (sstr[j] == (npy_intp)sizeof(S)) {
+                    for (npy_intp t = 0; t < m; t++) std::memcpy(&buf[t].v[j], p + t * sizeof(S), sizeof(S));
+                } else {
+                    for (npy_intp t = 0; t < m; t++, p += sstr[j]) std::memcpy(&buf[t].v[j], p, sizeof(S));
+                }
+                x[j] += m * sstr[j];
+            }
+            acc = reduce_stream<Tr>(acc, buf, m);
+        }
+        store_acc<Tr>(acc, out_p);
+        return 0;
+    }
+    // Every element has its own accumulator.
+    char *a[N], *o[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = acc_p[i];
+        o[i] = out_p[i];
+    }
+    for (npy_intp k = 0; k < n; k++) {
+        store_acc<Tr>(Tr::step(load_acc<Tr>(a), load_sources<Tr>(x)), o);
+        for (int j = 0; j < K; j++) x[j] += sstr[j];
+        for (int i = 0; i < N; i++) {
+            a[i] += astr[i];
+            o[i] += ostr[i];
+        }
+    }
+    return 0;
+}
+
+template <class Tr>
+int reduce_loop_one(char *const data[], npy_intp n, npy_intp const strides[]) {
     constexpr int N = Tr::nout;
     using in_t = typename Tr::in_t;
-    const npy_intp n = dimensions[0];
-    if (n <= 0) return 0;
     const char *x = data[N];
     const npy_intp sx = strides[N];
 
@@ -256,6 +347,20 @@ int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dime
         }
     }
     return 0;
+}
+
+template <class Tr>
+int reduce_loop(PyArrayMethod_Context *, char *const data[], npy_intp const dimensions[],
+                npy_intp const strides[], NpyAuxData *) {
+    const npy_intp n = dimensions[0];
+    if (n <= 0) return 0;
+    if constexpr (nsrc_of<Tr>::value > 1) {
+        constexpr int N = Tr::nout, K = nsrc_of<Tr>::value;
+        return reduce_sources_loop<Tr>(data + N, strides + N, data, strides, data + N + K,
+                                       strides + N + K, n);
+    } else {
+        return reduce_loop_one<Tr>(data, n, strides);
+    }
 }
 
 // NPY_METH_get_reduction_loop (slot 11) for the native path.

@@ -10,11 +10,13 @@
 
 #include "extension.hpp"
 #include "traits/argminmax.hpp"
+#include "traits/comoments.hpp"
 #include "traits/fminfmax.hpp"
 #include "traits/logsumexp.hpp"
 #include "traits/minmax.hpp"
 #include "traits/moments.hpp"
 #include "traits/twosum.hpp"
+#include "traits/wmoments.hpp"
 
 namespace nr {
 namespace {
@@ -89,6 +91,21 @@ std::vector<LoopEntry> real_dtypes(bool with_integers) {
     return v;
 }
 
+// Reductions of two sources Tr<T, A>: float32 sources accumulate in
+// F32A, float64 and long double in themselves (numreduce's functions cast
+// other sources to float64 first).
+template <template <class, class> class Tr, class F32A>
+std::vector<LoopEntry> source_dtypes() {
+    return {make_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()),
+            make_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE),
+            make_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE)};
+}
+
+template <class T, class A>
+using PlainWMoments = WMoments<T, A, false>;
+template <class T, class A>
+using NanWMoments = WMoments<T, A, true>;
+
 template <class T, class A>
 using PlainMoments = Moments<T, A, false>;
 template <class T, class A>
@@ -137,6 +154,47 @@ std::vector<UFuncDef> &table() {
          "(Neumaier / Kahan-Babuska) summation: sum = s + e.  Integers\n"
          "accumulate in float64, float16 in float32.",
          2, real_dtypes<TwoSum, float, float>(true), nullptr},
+        // Reductions of two sources: ufuncs of two inputs whose call gives
+        // the state of one element; numreduce.reduce(u, (x, y), ...).
+        {"wmoments",
+         "wmoments(x, w, /, out=(None,) * 4, *, where=True, ...)\n\n"
+         "State of the weighted moments of one element: (W, K, m, M2) =\n"
+         "(w, x, 0, 0) (all 0 where w == 0).  Its reduction\n"
+         "``numreduce.reduce(wmoments, (x, w), axis)`` accumulates the weight\n"
+         "sum W, the mean K + m (K: an origin, the first x with a weight) and\n"
+         "M2 = sum(w (x - mean)**2) in one pass over both arrays (frequency\n"
+         "weights: var = M2 / (W - ddof)).  float32 accumulates in float64.",
+         4, source_dtypes<PlainWMoments, double>(), nullptr},
+        {"nanwmoments",
+         "nanwmoments(x, w, /, out=(None,) * 4, *, where=True, ...)\n\n"
+         "Like ``wmoments`` but an element whose x is NaN is dropped with its\n"
+         "weight.",
+         4, source_dtypes<NanWMoments, double>(), nullptr},
+        {"comoments",
+         "comoments(x, y, /, out=(None,) * 8, *, where=True, ...)\n\n"
+         "State of the co-moments of one pair: (n, Kx, Ky, mx, my, Mxx, Myy,\n"
+         "Cxy) = (1, x, y, 0, 0, 0, 0, 0).  Its reduction\n"
+         "``numreduce.reduce(comoments, (x, y), axis)`` accumulates the count,\n"
+         "the means Kx + mx, Ky + my (K: an origin, the first pair) and the\n"
+         "sums of squared and crossed deviations in one pass, merged as Chan's\n"
+         "moments: cov = Cxy / (n - ddof), corr = Cxy / sqrt(Mxx Myy).\n"
+         "float32 accumulates in float64.",
+         8, source_dtypes<CoMoments, double>(), nullptr},
+        {"maxsumexpb",
+         "maxsumexpb(x, b, /, out=(None, None), *, where=True, ...)\n\n"
+         "State of log(sum(b exp(x))) of one element: (m, t) = (x, b - 1)\n"
+         "((-inf, -1) where b == 0).  Its reduction keeps maxsumexp's (running\n"
+         "max, sum of b exp(x - max) - 1) over both arrays in one pass:\n"
+         "log|sum| = m + log(abs(t + 1)), the sign that of t + 1\n"
+         "(scipy.special.logsumexp(x, b=b)).  float32 accumulates in float64.",
+         2, source_dtypes<MaxSumExpB, double>(), nullptr},
+        {"twoprod",
+         "twoprod(x, y, /, out=(None, None), *, where=True, ...)\n\n"
+         "Error-free product: p = fl(x y) and e with p + e == x y exactly\n"
+         "(fused multiply-add; e = 0 where p is not finite).  Its reduction\n"
+         "``numreduce.reduce(twoprod, (x, y), axis)`` is the compensated dot\n"
+         "product as twosum states: sum(x y) = s + e (math.sumprod).",
+         2, source_dtypes<SumProd, float>(), nullptr},
     };
     return t;
 }
@@ -157,6 +215,7 @@ std::deque<UFuncDef> &registry() {
     return r;
 }
 PyObject *g_nout_dict = nullptr;  // {ufunc: nout}: _core._MULTI_OUTPUT
+PyObject *g_nsrc_dict = nullptr;  // {ufunc: K} of the K-source ufuncs: _core._MULTI_SOURCE
 bool g_native = false;
 
 const UFuncDef *def_of(PyObject *ufunc) {
@@ -181,13 +240,20 @@ int promote_common(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
                    PyArray_DTypeMeta *const signature[], PyArray_DTypeMeta *new_op_dtypes[]) {
     const UFuncDef *def = def_of(ufunc);
     const int nargs = ((PyUFuncObject *)ufunc)->nargs;
-    PyArray_DTypeMeta *in = signature[0] ? signature[0] : signature[1];
+    const int nin = ((PyUFuncObject *)ufunc)->nin;
+    PyArray_DTypeMeta *in = nullptr;
+    for (int i = 0; i < nin && in == nullptr; i++) in = signature[i];
     PyArray_DTypeMeta *out = nullptr;
-    for (int i = 2; i < nargs && out == nullptr; i++) out = signature[i];
+    for (int i = nin; i < nargs && out == nullptr; i++) out = signature[i];
     if (in != nullptr) {
         Py_INCREF(in);
     } else {
         in = PyArray_CommonDType(op_dtypes[0], op_dtypes[1]);
+        for (int i = 2; i < nin && in != nullptr; i++) {
+            PyArray_DTypeMeta *c = PyArray_CommonDType(in, op_dtypes[i]);
+            Py_DECREF(in);
+            in = c;
+        }
         if (in == nullptr) return -1;
     }
     // Python scalars alone stay abstract: give them NumPy's default dtypes.
@@ -218,7 +284,7 @@ int promote_common(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
     }
     Py_INCREF(out_dt);
     for (int i = 0; i < nargs; i++) {
-        PyArray_DTypeMeta *d = i < 2 ? in : out_dt;
+        PyArray_DTypeMeta *d = i < nin ? in : out_dt;
         Py_INCREF(d);
         new_op_dtypes[i] = d;
     }
@@ -227,12 +293,16 @@ int promote_common(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
     return 0;
 }
 
-int add_loop(PyObject *ufunc, const char *name, int nout, const LoopEntry &e, bool native) {
-    PyArray_DTypeMeta *dtypes[2 + NPY_MAXARGS];
+int add_loop(PyObject *ufunc, const char *name, int nin, int nout, const LoopEntry &e,
+             bool native) {
+    PyArray_DTypeMeta *dtypes[2 * NPY_MAXARGS];
     PyArray_DTypeMeta *in = dtypemeta(e.in_type), *out = dtypemeta(e.out_type);
     if (in == nullptr || out == nullptr) return -1;
-    dtypes[0] = dtypes[1] = in;
-    for (int i = 0; i < nout; i++) dtypes[2 + i] = out;
+    for (int i = 0; i < nin; i++) dtypes[i] = in;
+    for (int i = 0; i < nout; i++) dtypes[nin + i] = out;
+    // NumPy's reduce (native) is for 2-input ufuncs: a K-source reduction
+    // runs through numreduce's engine only.
+    native = native && e.nsrc == 1;
 
     PyType_Slot slots[6];
     int k = 0;
@@ -250,7 +320,7 @@ int add_loop(PyObject *ufunc, const char *name, int nout, const LoopEntry &e, bo
 
     PyArrayMethod_Spec spec = {};
     spec.name = name;
-    spec.nin = 2;
+    spec.nin = nin;
     spec.nout = nout;
     spec.casting = NPY_NO_CASTING;
     spec.flags = (NPY_ARRAYMETHOD_FLAGS)(NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_IS_REORDERABLE);
@@ -259,11 +329,11 @@ int add_loop(PyObject *ufunc, const char *name, int nout, const LoopEntry &e, bo
     return PyUFunc_AddLoopFromSpec(ufunc, &spec);
 }
 
-int add_promoter(PyObject *ufunc, int nout) {
-    PyObject *dtype_tuple = PyTuple_New(2 + nout);
+int add_promoter(PyObject *ufunc, int nin, int nout) {
+    PyObject *dtype_tuple = PyTuple_New(nin + nout);
     if (dtype_tuple == nullptr) return -1;
-    for (int i = 0; i < 2 + nout; i++) {
-        PyObject *item = i < 2 ? (PyObject *)&PyArrayDescr_Type : Py_None;
+    for (int i = 0; i < nin + nout; i++) {
+        PyObject *item = i < nin ? (PyObject *)&PyArrayDescr_Type : Py_None;
         Py_INCREF(item);
         PyTuple_SET_ITEM(dtype_tuple, i, item);
     }
@@ -279,17 +349,18 @@ int add_promoter(PyObject *ufunc, int nout) {
 }
 
 PyObject *make_ufunc(const UFuncDef &def, bool native) {
-    PyObject *ufunc = PyUFunc_FromFuncAndData(nullptr, nullptr, nullptr, 0, 2, def.nout,
+    const int nin = def.nsrc > 1 ? def.nsrc : 2;
+    PyObject *ufunc = PyUFunc_FromFuncAndData(nullptr, nullptr, nullptr, 0, nin, def.nout,
                                               PyUFunc_None, def.name.c_str(),
                                               def.doc.empty() ? nullptr : def.doc.c_str(), 0);
     if (ufunc == nullptr) return nullptr;
     for (const LoopEntry &e : def.loops) {
-        if (add_loop(ufunc, def.name.c_str(), def.nout, e, native) < 0) {
+        if (add_loop(ufunc, def.name.c_str(), nin, def.nout, e, native) < 0) {
             Py_DECREF(ufunc);
             return nullptr;
         }
     }
-    if (add_promoter(ufunc, def.nout) < 0) {
+    if (add_promoter(ufunc, nin, def.nout) < 0) {
         Py_DECREF(ufunc);
         return nullptr;
     }
@@ -326,8 +397,18 @@ int check_spec(const UFuncSpec *spec) {
         return -1;
     }
     std::set<int> seen;
+    const bool has_nsrc = spec->api_version % 1000 >= 1;  // LoopEntry::nsrc is 1.1's
     for (int k = 0; k < spec->nloops; k++) {
         const LoopEntry &e = spec->loops[k];
+        const int nsrc = has_nsrc ? e.nsrc : 1;
+        const int nsrc0 = has_nsrc ? spec->loops[0].nsrc : 1;
+        if (nsrc < 1 || nsrc > 4 || nsrc != nsrc0) {
+            PyErr_Format(PyExc_ValueError,
+                         "numreduce: ufunc '%s', loop %d: its traits have %d sources, loop 0 "
+                         "%d (every loop of a ufunc takes the same number, 1 to 4)",
+                         name, k, nsrc, nsrc0);
+            return -1;
+        }
         if (e.forward == nullptr || e.reduce == nullptr || e.get_reduce == nullptr ||
             e.combine == nullptr || e.merge == nullptr || e.scan == nullptr ||
             e.segment == nullptr || e.scatter == nullptr) {
@@ -399,17 +480,25 @@ PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
     if (check_spec(spec) < 0) return nullptr;
     UFuncDef def{spec->name, spec->doc != nullptr ? spec->doc : "", spec->nout,
                  std::vector<LoopEntry>(spec->loops, spec->loops + spec->nloops), nullptr};
+    // check_spec: every loop has the same nsrc; 1.0's entries have padding there
+    def.nsrc = spec->api_version % 1000 >= 1 ? def.loops[0].nsrc : 1;
+    for (LoopEntry &e : def.loops) e.nsrc = char(def.nsrc);
     registry().push_back(std::move(def));
     UFuncDef &reg = registry().back();
     PyObject *ufunc = make_ufunc(reg, g_native);
     PyObject *nout = ufunc != nullptr ? PyLong_FromLong(reg.nout) : nullptr;
-    if (nout == nullptr || PyDict_SetItem(g_nout_dict, ufunc, nout) < 0 ||
+    PyObject *nsrc = nout != nullptr ? PyLong_FromLong(reg.nsrc) : nullptr;
+    if (nsrc == nullptr || PyDict_SetItem(g_nout_dict, ufunc, nout) < 0 ||
+        (reg.nsrc > 1 && PyDict_SetItem(g_nsrc_dict, ufunc, nsrc) < 0) ||
         PyModule_AddObjectRef(module, reg.name.c_str(), ufunc) < 0) {
         Py_XDECREF(nout);
-        if (ufunc != nullptr && PyDict_Contains(g_nout_dict, ufunc) == 1) {
+        Py_XDECREF(nsrc);
+        if (ufunc != nullptr) {
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
-            if (PyDict_DelItem(g_nout_dict, ufunc) < 0) PyErr_Clear();
+            for (PyObject *d : {g_nout_dict, g_nsrc_dict}) {
+                if (PyDict_Contains(d, ufunc) == 1 && PyDict_DelItem(d, ufunc) < 0) PyErr_Clear();
+            }
             PyErr_Restore(type, value, tb);
         }
         Py_XDECREF(ufunc);
@@ -417,6 +506,7 @@ PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
         return nullptr;
     }
     Py_DECREF(nout);
+    Py_DECREF(nsrc);
     reg.ufunc = ufunc;  // the module keeps it alive
     return ufunc;
 }
@@ -442,7 +532,10 @@ PyObject *registry_has_initials(PyObject *, PyObject *args) {
 int register_ufuncs(PyObject *module, bool native) {
     g_native = native;
     g_nout_dict = PyDict_New();
-    if (g_nout_dict == nullptr || PyModule_AddObjectRef(module, "_MULTI_OUTPUT", g_nout_dict) < 0) {
+    g_nsrc_dict = PyDict_New();
+    if (g_nout_dict == nullptr || g_nsrc_dict == nullptr ||
+        PyModule_AddObjectRef(module, "_MULTI_OUTPUT", g_nout_dict) < 0 ||
+        PyModule_AddObjectRef(module, "_MULTI_SOURCE", g_nsrc_dict) < 0) {
         return -1;
     }
     for (const UFuncDef &row : table()) {

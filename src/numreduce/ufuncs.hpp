@@ -20,6 +20,7 @@ struct UFuncDef {
     int nout;
     std::vector<LoopEntry> loops;
     PyObject *ufunc;  // registered: the module that holds it keeps it alive
+    int nsrc = 1;     // sources per element (LoopEntry::nsrc): the ufunc's inputs where > 1
 };
 
 // Build every ufunc of numreduce's table through register_spec and add it to

@@ -217,4 +217,45 @@ NR_HD_ALWAYS void two_sum(A a, A b, A &s, A &e) {
     e = (is_finite(s) & !is_finite(e)) ? fast : e;
 }
 
+// One element of a reduction of K sources (weighted moments: x and its
+// weight; co-moments: x and y; ...): the K broadcast source values at one
+// position, all of the loop's source type T.  A K-source traits struct has
+// `static constexpr int nsrc = K;` and `using in_t = sources<T, K>;`; its
+// lift(in_t) / step(acc, in_t) read v[0] .. v[K-1].  An array of sources is
+// the K source arrays interleaved, i.e. a C-contiguous (..., K) array of T.
+template <class T, int K>
+struct sources {
+    T v[K];
+};
+
+// a * b + c rounded once (fused multiply-add): the instruction on GPUs and
+// in the host's vector clones, libm's (exact) fma otherwise.
+NR_HD_ALWAYS float fused_mul_add(float a, float b, float c) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return fmaf(a, b, c);
+#else
+    return __builtin_fmaf(a, b, c);
+#endif
+}
+NR_HD_ALWAYS double fused_mul_add(double a, double b, double c) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return fma(a, b, c);
+#else
+    return __builtin_fma(a, b, c);
+#endif
+}
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double c) {
+    return __builtin_fmal(a, b, c);
+}
+#endif
+
+// TwoProduct: p = fl(a b) and its exact rounding error e, a b = p + e
+// exactly (where the product neither overflows nor underflows).
+template <class A>
+NR_HD_ALWAYS void two_prod(A a, A b, A &p, A &e) {
+    p = a * b;
+    e = fused_mul_add(a, b, -p);
+}
+
 }  // namespace nr

@@ -140,4 +140,86 @@ struct MaxSumExp {
     }
 };
 
+// log(|sum(b exp(x))|) of two sources (x, b), scipy.special.logsumexp(x,
+// b=b)'s meaning: the states of MaxSumExp with each element's exp scaled by
+// its b, t = sum(b exp(x - m)) - 1, so the sum may be negative (t < -1) or
+// zero (t = -1); the result is m + log(|t + 1|), computed as m + log1p(t)
+// where t > -1 (its precision near 0: logsumexp([0, -40], b=[1, 1]) =
+// 4.2e-18), and the sign is that of t + 1.  An element with b = 0 is no
+// element (scipy masks its x to -inf: an inf there does not count).  The
+// max is taken over the elements that count; NaN propagates.
+template <class T, class A>
+struct MaxSumExpB {
+    static constexpr int nsrc = 2;
+    using in_t = sources<T, 2>;  // (x, b)
+    using out_t = A;
+    static constexpr int nout = 2;
+    using base = MaxSumExp<A, A>;
+    using acc_t = typename base::acc_t;
+
+    NR_HD static acc_t lift(in_t s) {
+        const A x = to_real<A>(s.v[0]), b = to_real<A>(s.v[1]);
+        if (b == A(0)) return {{neg_inf<A>(), A(-1)}};
+        if (x != x || b != b) return {{x + b, x + b}};
+        return {{x, b - A(1)}};
+    }
+    NR_HD static acc_t step(acc_t a, in_t s) { return combine(a, lift(s)); }
+    NR_HD static acc_t combine(acc_t a, acc_t b) { return base::combine(a, b); }
+    NR_HD static bool initials(acc_t &a, bool empty) { return base::initials(a, empty); }
+
+    // Contiguous stream: per block, pass 1 finds the max of the elements
+    // that count, pass 2 sums b exp(x - max) over the others and the b of
+    // the ones equal to the max (t = (sum of those b - 1) + sum), merged
+    // pairwise by MaxSumExp's tree.
+    static constexpr int BLOCK = 1024;
+    NR_HD static acc_t reduce_block(const in_t *xb, long long m) {
+        A mx = neg_inf<A>();
+        bool any = false, nan = false;
+        for (long long j = 0; j < m; j++) {
+            const A v = to_real<A>(xb[j].v[0]), b = to_real<A>(xb[j].v[1]);
+            const bool counts = b != A(0);
+            nan = nan || (counts && (v != v || b != b));
+            any = any || counts;
+            mx = counts && v > mx ? v : mx;
+        }
+        if (nan) {
+            acc_t a = {{neg_inf<A>(), A(-1)}};
+            for (long long j = 0; j < m; j++) a = step(a, xb[j]);
+            return a;
+        }
+        if (!any) return {{neg_inf<A>(), A(-1)}};
+        A s = A(0), c = A(0);
+        for (long long j = 0; j < m; j++) {
+            const A v = to_real<A>(xb[j].v[0]), b = to_real<A>(xb[j].v[1]);
+            const bool eq = v == mx;  // also for +-inf
+            c += eq ? b : A(0);
+            s += eq || b == A(0) ? A(0) : b * exp_nonpos(v - mx);
+        }
+        return {{mx, (c - A(1)) + s}};
+    }
+    template <class F>
+    NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
+        acc_t stack[64];
+        int level[64];
+        int top = 0;
+        for (long long k = 0; k < n; k += BLOCK) {
+            acc_t cur = block(k, (n - k) < BLOCK ? (n - k) : BLOCK);
+            int lv = 0;
+            while (top > 0 && level[top - 1] == lv) {
+                cur = combine(stack[--top], cur);
+                lv++;
+            }
+            stack[top] = cur;
+            level[top++] = lv;
+        }
+        if (top == 0) return acc;
+        acc_t r = stack[--top];
+        while (top > 0) r = combine(stack[--top], r);
+        return combine(acc, r);
+    }
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
+    }
+};
+
 }  // namespace nr

@@ -114,4 +114,76 @@ struct TwoSum {
 #endif
 };
 
+// sum(x y) of two sources, compensated (math.sumprod's meaning, and
+// numreduce.sumprod's): each product split exactly by TwoProduct (fma) into
+// p + e, p summed by TwoSum with every rounding error and every e
+// accumulated in the second output.  The states are TwoSum's (s, e), the
+// result s + e: error <= eps |sum| + (n eps^2 + 2^-53 eps) sum|x y| roughly,
+// against np.dot's n eps sum|x y|.  Products that overflow give inf (e = 0),
+// NaN propagates.  Accumulates in A (float64 for float32 sources).
+template <class T, class A>
+struct SumProd {
+    static constexpr int nsrc = 2;
+    using in_t = sources<T, 2>;  // (x, y)
+    using out_t = A;
+    static constexpr int nout = 2;
+    using base = TwoSum<A, A>;
+    using acc_t = typename base::acc_t;
+
+    NR_HD_ALWAYS static acc_t lift(in_t s) {
+        A p, e;
+        two_prod(to_real<A>(s.v[0]), to_real<A>(s.v[1]), p, e);
+        return {{p, is_finite(p) ? e : A(0)}};
+    }
+    NR_HD_ALWAYS static acc_t step(acc_t a, in_t s) {
+        const acc_t q = lift(s);
+        return base::add(a.v[0], q.v[0], a.v[1] + q.v[1]);
+    }
+    NR_HD static acc_t combine(acc_t a, acc_t b) { return base::combine(a, b); }
+    NR_HD static bool initials(acc_t &a, bool empty) { return base::initials(a, empty); }
+
+    // Contiguous stream: LANES independent (s, e) accumulators (the
+    // compiler's vector lanes), merged pairwise at the end: the products'
+    // and the sums' errors are exact, so the lanes change only the order
+    // of the compensated sum, not its bound.
+    static constexpr int LANES = 8;
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        if (n < 2 * LANES) {
+            for (long long k = 0; k < n; k++) acc = step(acc, x[k]);
+            return acc;
+        }
+        A s[LANES], c[LANES];
+        for (int l = 0; l < LANES; l++) {
+            s[l] = -A(0);
+            c[l] = -A(0);
+        }
+        const long long m = n - n % LANES;
+        for (long long k = 0; k < m; k += LANES) {
+            for (int l = 0; l < LANES; l++) {
+                A p, e, t, f;
+                two_prod(to_real<A>(x[k + l].v[0]), to_real<A>(x[k + l].v[1]), p, e);
+                two_sum(s[l], p, t, f);
+                s[l] = t;
+                c[l] += f + e;
+            }
+        }
+        for (int w = LANES / 2; w >= 1; w /= 2) {
+            for (int l = 0; l < w; l++) {
+                const acc_t r = combine(acc_t{{s[l], c[l]}}, acc_t{{s[l + w], c[l + w]}});
+                s[l] = r.v[0];
+                c[l] = r.v[1];
+            }
+        }
+        // Non-finite lanes: their e is meaningless (inf - inf); step the
+        // stream in order instead, as the other paths give.
+        if (!is_finite(s[0]) || !is_finite(c[0])) {
+            for (long long k = 0; k < n; k++) acc = step(acc, x[k]);
+            return acc;
+        }
+        acc = combine(acc, acc_t{{s[0], c[0]}});
+        for (long long k = m; k < n; k++) acc = step(acc, x[k]);
+        return acc;
+    }
+};
+
 }  // namespace nr

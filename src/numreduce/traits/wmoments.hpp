@@ -1,0 +1,127 @@
+// Weighted moments of two sources (x, w): (W, K, m, M2) with W = sum(w),
+// mean = K + m and M2 = sum(w (x - mean)^2) -- frequency weights: integer
+// weights give the moments of x repeated w times, var = M2 / (W - ddof).
+//
+// K is an origin: the first value of x with a nonzero weight (the state's
+// own data), and m the mean relative to it.  Every difference is taken
+// relative to the origin, so on data far from 0 (1e8 + N(0, 1)) the shifted
+// values x - K are exact and the merge of two states compares their means
+// through (K_b - K_a) + m_b - m_a, exact where the origins are close: the
+// accuracy of a two-pass variance on every path (stream, strided steps,
+// chunks, Dask blocks, groups), with no working frame.  The state is what
+// `reduce` returns; numreduce's user functions finish it.
+//
+// An element with weight 0 is no element (as np.repeat(x, 0)); with
+// SKIP_NAN an element whose x is NaN is dropped with its weight.  A
+// negative weight is the caller's error (the user functions raise before
+// any work).  inf/NaN data give a non-finite mean (K = 0, m the plain sum)
+// and a NaN M2, as np.average / np.var give.  Accumulates in A (float64 for
+// float32 sources).
+#pragma once
+#include "common.hpp"
+
+namespace nr {
+
+template <class T, class A, bool SKIP_NAN = false>
+struct WMoments {
+    static constexpr int nsrc = 2;
+    using in_t = sources<T, 2>;  // (x, w)
+    using out_t = A;
+    static constexpr int nout = 4;
+    struct acc_t {
+        A v[4];  // W, K, m, M2
+    };
+
+    NR_HD static bool skip(A x, A w) { return w == A(0) || (SKIP_NAN && x != x); }
+
+    NR_HD static acc_t lift(in_t s) {
+        const A x = to_real<A>(s.v[0]), w = to_real<A>(s.v[1]);
+        if (skip(x, w)) return {{A(0), A(0), A(0), A(0)}};
+        if (!is_finite(x)) return {{w, A(0), x, x - x}};
+        return {{w, x, A(0), A(0)}};
+    }
+    // West's weighted update, relative to the origin.
+    NR_HD static acc_t step(acc_t a, in_t s) {
+        const A x = to_real<A>(s.v[0]), w = to_real<A>(s.v[1]);
+        if (skip(x, w)) return a;
+        if (a.v[0] == A(0)) return lift(s);
+        const A W = a.v[0] + w;
+        if (!is_finite(x) || !is_finite(a.v[2])) {
+            // inf/NaN: the mean is the plain sum, M2 NaN (np.average, np.var)
+            return {{W, A(0), (a.v[1] + a.v[2]) + x, (x - x) + (a.v[2] - a.v[2])}};
+        }
+        const A y = x - a.v[1], d = y - a.v[2];
+        if (!is_finite(d)) {
+            // finite values further apart than the largest double
+            const A f = w / W;
+            return {{W, A(0), (a.v[1] + a.v[2]) * (A(1) - f) + x * f, -neg_inf<A>()}};
+        }
+        const A m = a.v[2] + d * (w / W);
+        return {{W, a.v[1], m, a.v[3] + w * d * (y - m)}};
+    }
+    // Chan et al.'s merge with weights, in a's origin (b's mean moved to it
+    // through the difference of the origins).
+    NR_HD static acc_t combine(acc_t a, acc_t b) {
+        if (b.v[0] == A(0)) return a;
+        if (a.v[0] == A(0)) return b;
+        const A W = a.v[0] + b.v[0];
+        if (!is_finite(a.v[2]) || !is_finite(b.v[2])) {
+            return {{W, A(0), (a.v[1] + a.v[2]) + (b.v[1] + b.v[2]), (a.v[2] - a.v[2]) + (b.v[2] - b.v[2])}};
+        }
+        const A mb = (b.v[1] - a.v[1]) + b.v[2], d = mb - a.v[2];
+        const A f = b.v[0] / W;
+        if (!is_finite(d)) {
+            return {{W, A(0), (a.v[1] + a.v[2]) * (A(1) - f) + (b.v[1] + b.v[2]) * f, -neg_inf<A>()}};
+        }
+        return {{W, a.v[1], a.v[2] + d * f, a.v[3] + b.v[3] + d * d * a.v[0] * f}};
+    }
+    // (0, 0, 0, 0) for every reduction, empty or not.
+    NR_HD static bool initials(acc_t &a, bool) {
+        a = {{A(0), A(0), A(0), A(0)}};
+        return true;
+    }
+
+    // Contiguous stream: blocks of BLOCK elements as sums of the shifted
+    // values (no division per element), S0 = sum w, S1 = sum w (x - K),
+    // S2 = sum w (x - K)^2, each block's state (S0, K, S1/S0, S2 - S1^2/S0)
+    // merged into acc (the corrected two-pass formula: the shifted values
+    // are small next to K where the data are clustered).  Where a sum is not
+    // finite (inf/NaN data, overflow) the stream is stepped instead.
+    static constexpr int BLOCK = 256;
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        long long k = 0;
+        acc_t a = acc;
+        if (a.v[0] == A(0)) {  // the origin: the first element with a weight
+            while (k < n && skip(to_real<A>(x[k].v[0]), to_real<A>(x[k].v[1]))) k++;
+            if (k == n) return acc;
+            a = lift(x[k++]);
+        }
+        const A K = a.v[1];
+        if (!is_finite(a.v[2])) return steps(a, x + k, n - k);
+        for (long long b = k; b < n; b += BLOCK) {
+            const long long e = n - b < BLOCK ? n : b + BLOCK;
+            A s0 = A(0), s1 = A(0), s2 = A(0);
+            for (long long j = b; j < e; j++) {
+                const A xv = to_real<A>(x[j].v[0]), wv = to_real<A>(x[j].v[1]);
+                const bool sk = skip(xv, wv);
+                const A d = xv - K, wd = sk ? A(0) : wv * d;
+                s0 += sk ? A(0) : wv;
+                s1 += wd;
+                s2 += sk ? A(0) : wd * d;
+            }
+            if (!is_finite(s0) || !is_finite(s1) || !is_finite(s2)) return steps(acc, x, n);
+            if (s0 == A(0)) continue;
+            const A mb = s1 / s0, m2 = s2 - s1 * mb;
+            a = combine(a, acc_t{{s0, K, mb, m2 > A(0) ? m2 : A(0)}});
+        }
+        return a;
+    }
+
+  private:
+    NR_HD static acc_t steps(acc_t a, const in_t *x, long long n) {
+        for (long long k = 0; k < n; k++) a = step(a, x[k]);
+        return a;
+    }
+};
+
+}  // namespace nr

@@ -1,0 +1,395 @@
+"""Reductions of several arrays (issue 25, first part): the two-source
+ufuncs (wmoments, nanwmoments, comoments, maxsumexpb, twoprod) through
+numreduce.reduce, and the user functions built on them -- meanvar /
+meanstd / nanmeanvar(weights=), logsumexp(b=, return_sign=), covariance,
+correlation, sumprod -- against NumPy, SciPy and exact fractions."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import numreduce as nr
+
+sp = pytest.importorskip("scipy.special")
+stats = pytest.importorskip("scipy.stats")
+
+RNG = np.random.default_rng(20261203)
+
+
+def exact_weighted(x, w, ddof=0):
+    """(mean, var) of frequency-weighted data in exact rational arithmetic."""
+    xs = [Fraction(float(v)) for v in x]
+    ws = [Fraction(float(v)) for v in w]
+    W = sum(ws)
+    mean = sum(a * b for a, b in zip(xs, ws)) / W
+    m2 = sum(b * (a - mean) ** 2 for a, b in zip(xs, ws))
+    return mean, m2 / (W - ddof)
+
+
+def rel(a, b):
+    return abs(Fraction(float(a)) - b) / abs(b)
+
+
+# ---------------------------------------------------------------------------
+# weighted moments
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 2, 7, 255, 256, 257, 1000, 5000])
+def test_integer_weights_are_repeats(n):
+    x = RNG.normal(size=n) * 3 + 1
+    w = RNG.integers(0, 5, n)
+    w[0] = max(w[0], 1)
+    rep = np.repeat(x, w)
+    for ddof in (0, 1):
+        m, v = nr.meanvar(x, weights=w, ddof=ddof)
+        np.testing.assert_allclose(m, rep.mean(), rtol=1e-14)
+        np.testing.assert_allclose(v, rep.var(ddof=ddof), rtol=1e-12)
+        m, s = nr.meanstd(x, weights=w, ddof=ddof)
+        np.testing.assert_allclose(s, rep.std(ddof=ddof), rtol=1e-12)
+
+
+def test_weighted_mean_is_np_average_along_axes():
+    x = RNG.normal(size=(6, 7, 8))
+    w = RNG.random((6, 7, 8))
+    for axis in (None, 0, 1, 2, (0, 2), -1):
+        m, v = nr.meanvar(x, axis=axis, weights=w)
+        am = np.average(x, axis=axis, weights=w)
+        np.testing.assert_allclose(m, am, rtol=1e-13)
+        dev = x - (am if axis is None else np.expand_dims(am, axis))
+        av = np.average(dev ** 2, axis=axis, weights=w)
+        np.testing.assert_allclose(v, av, rtol=1e-12)
+        mk, vk = nr.meanvar(x, axis=axis, weights=w, keepdims=True)
+        assert mk.shape == np.mean(x, axis=axis, keepdims=True).shape
+        np.testing.assert_allclose(vk, np.reshape(v, vk.shape), rtol=0)
+
+
+def test_weights_broadcast():
+    x = RNG.normal(size=(5, 40))
+    w = RNG.random(40)
+    m, v = nr.meanvar(x, axis=1, weights=w)
+    wb = np.broadcast_to(w, x.shape)
+    np.testing.assert_allclose(m, np.average(x, axis=1, weights=wb), rtol=1e-13)
+    m1, _ = nr.meanvar(x, axis=1, weights=w[None, :])
+    np.testing.assert_array_equal(m, m1)
+    # scalar weight: the unweighted moments
+    np.testing.assert_allclose(nr.meanvar(x, axis=1, weights=2.0), nr.meanvar(x, axis=1),
+                               rtol=1e-13)
+
+
+def test_offset_data_accuracy_against_fractions():
+    # 1e8 + N(0, 1): within NumPy's two-pass error, on every path (the
+    # contiguous stream, strided steps along axis 0, reversed views)
+    n = 3000
+    x = 1e8 + RNG.normal(size=n)
+    w = RNG.integers(1, 4, n).astype(float)
+    mean, var = exact_weighted(x, w)
+    rep = np.repeat(x, w.astype(int))
+    np_err = rel(rep.var(), var)
+    for xx, ww in ((x, w), (x[::-1], w[::-1]), (x[::2], w[::2])):
+        em, ev = exact_weighted(xx, ww)
+        m, v = nr.meanvar(xx, weights=ww)
+        assert rel(m, em) < 1e-15
+        assert rel(v, ev) <= max(4 * np_err, 1e-14)
+    X = np.stack([x, x[::-1]], axis=1)  # axis 0 of a C-ordered array: per-column steps
+    W = np.stack([w, w[::-1]], axis=1)
+    m, v = nr.meanvar(X, axis=0, weights=W)
+    for j in range(2):
+        em, ev = exact_weighted(X[:, j], W[:, j])
+        assert rel(v[j], ev) <= max(4 * np_err, 1e-14)
+
+
+def test_zero_weight_slice_is_empty():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    w = np.array([[0.0, 0.0], [1.0, 2.0]])
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"), \
+            pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        m, v = nr.meanvar(x, axis=1, weights=w)
+    assert np.isnan(m[0]) and np.isnan(v[0])
+    assert m[1] == pytest.approx(11 / 3)
+
+
+def test_zero_weight_ignores_inf():
+    m, v = nr.meanvar(np.array([1.0, np.inf, 3.0]), weights=np.array([1, 0, 1]))
+    assert (m, v) == (2.0, 1.0)
+
+
+def test_negative_weight_raises_before_work():
+    with pytest.raises(ValueError, match="non-negative"):
+        nr.meanvar(np.ones(3), weights=np.array([1.0, -1.0, 1.0]))
+
+
+def test_weights_shape_mismatch():
+    with pytest.raises(ValueError, match="broadcast"):
+        nr.meanvar(np.ones(3), weights=np.ones(4))
+
+
+def test_nanmeanvar_drops_weight_with_nan():
+    x = np.array([1.0, np.nan, 3.0, 5.0])
+    w = np.array([1.0, 10.0, 1.0, 2.0])
+    m, v = nr.nanmeanvar(x, weights=w)
+    ok = ~np.isnan(x)
+    rep = np.repeat(x[ok], w[ok].astype(int))
+    assert m == pytest.approx(rep.mean()) and v == pytest.approx(rep.var())
+    m, v = nr.meanvar(x, weights=w)
+    assert np.isnan(m) and np.isnan(v)
+
+
+def test_weighted_where_and_dtypes():
+    x = RNG.normal(size=20).astype(np.float32)
+    w = RNG.integers(1, 3, 20)
+    keep = RNG.random(20) > 0.3
+    m, v = nr.meanvar(x, weights=w, where=keep)
+    rep = np.repeat(x[keep].astype(np.float64), w[keep])
+    assert m == pytest.approx(rep.mean(), rel=1e-6) and v == pytest.approx(rep.var(), rel=1e-5)
+    # np.average's result dtype: float32 data with int64 weights -> float64
+    assert m.dtype == np.result_type(x.dtype, w.dtype)
+    m32, _ = nr.meanvar(x, weights=np.ones(20, np.float32))
+    assert m32.dtype == np.float32
+
+
+def test_weighted_complex_raises():
+    with pytest.raises(TypeError, match="real"):
+        nr.meanvar(np.ones(3, complex), weights=np.ones(3))
+
+
+# ---------------------------------------------------------------------------
+# logsumexp(b=, return_sign=)
+# ---------------------------------------------------------------------------
+
+def test_logsumexp_b_matches_scipy():
+    a = RNG.normal(size=(30, 40)) * 10
+    b = RNG.normal(size=(30, 40))
+    for axis in (None, 0, 1):
+        r, s = nr.logsumexp(a, axis=axis, b=b, return_sign=True)
+        er, es = sp.logsumexp(a, axis=axis, b=b, return_sign=True)
+        np.testing.assert_allclose(r, er, rtol=1e-12)
+        np.testing.assert_array_equal(s, es)
+    bp = np.abs(b)
+    np.testing.assert_allclose(nr.logsumexp(a, axis=1, b=bp),
+                               sp.logsumexp(a, axis=1, b=bp), rtol=1e-13)
+
+
+def test_logsumexp_b_edge_cases_from_scipy():
+    # scipy.special's own tests: log1p precision, zeros in b, infinities
+    assert nr.logsumexp(np.array([0.0, -40.0]), b=np.array([1.0, 1.0])) == \
+        pytest.approx(4.248354255291589e-18, rel=1e-14)
+    a = np.array([np.inf, 1.0, 2.0])
+    assert nr.logsumexp(a, b=np.array([0.0, 1.0, 1.0])) == pytest.approx(
+        sp.logsumexp(a, b=[0.0, 1.0, 1.0]))
+    r, s = nr.logsumexp(np.array([1.0, 1.0]), b=np.array([1.0, -1.0]), return_sign=True)
+    er, es = sp.logsumexp([1.0, 1.0], b=[1.0, -1.0], return_sign=True)
+    assert r == er and s == es
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(nr.logsumexp(np.array([1.0, 2.0]), b=np.array([1.0, -1.0])))
+    r, s = nr.logsumexp(np.array([1.0, 2.0]), b=np.array([0.0, 0.0]), return_sign=True)
+    er, es = sp.logsumexp([1.0, 2.0], b=[0.0, 0.0], return_sign=True)
+    assert r == er == -np.inf and s == es
+    assert np.isnan(nr.logsumexp(np.array([1.0, np.nan]), b=np.array([1.0, 1.0])))
+
+
+def test_logsumexp_b_broadcast_and_keepdims():
+    a = RNG.normal(size=(4, 5))
+    b = RNG.random(5)
+    r = nr.logsumexp(a, axis=1, b=b, keepdims=True)
+    np.testing.assert_allclose(r, sp.logsumexp(a, axis=1, b=b, keepdims=True), rtol=1e-13)
+    assert nr.logsumexp(a, b=b).dtype == np.float64
+    assert nr.logsumexp(a.astype(np.float32), b=b.astype(np.float32)).dtype == np.float32
+
+
+def test_logsumexp_positional_order_is_scipys():
+    a = np.array([1.0, 2.0])
+    b = np.array([2.0, 3.0])
+    assert nr.logsumexp(a, None, b) == pytest.approx(sp.logsumexp(a, None, b))
+
+
+# ---------------------------------------------------------------------------
+# covariance and correlation
+# ---------------------------------------------------------------------------
+
+def test_covariance_correlation_match_numpy_per_slice():
+    x = RNG.normal(size=(5, 300)) + 1e6
+    y = 0.5 * x + RNG.normal(size=(5, 300))
+    c = nr.covariance(x, y, axis=1)
+    r = nr.correlation(x, y, axis=1)
+    for i in range(5):
+        np.testing.assert_allclose(c[i], np.cov(x[i], y[i])[0, 1], rtol=1e-9)
+        np.testing.assert_allclose(r[i], np.corrcoef(x[i], y[i])[0, 1], rtol=1e-9)
+        np.testing.assert_allclose(r[i], stats.pearsonr(x[i], y[i])[0], rtol=1e-9)
+    np.testing.assert_allclose(nr.covariance(x, y, axis=1, ddof=0),
+                               [np.cov(x[i], y[i], ddof=0)[0, 1] for i in range(5)], rtol=1e-9)
+    cx = nr.covariance(x.T, y.T, axis=0)  # strided steps
+    np.testing.assert_allclose(cx, c, rtol=1e-12)
+
+
+def test_covariance_exact_on_offset_data():
+    x = 1e9 + RNG.normal(size=2000)
+    y = -3e8 + RNG.normal(size=2000)
+    xs = [Fraction(float(v)) for v in x]
+    ys = [Fraction(float(v)) for v in y]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    exact = sum((a - mx) * (b - my) for a, b in zip(xs, ys)) / (len(xs) - 1)
+    assert rel(nr.covariance(x, y), exact) < 1e-12
+    assert rel(np.cov(x, y)[0, 1], exact) < 1e-6  # the reference works too
+
+
+def test_correlation_linear_and_bounds():
+    x = RNG.normal(size=1000)
+    assert abs(nr.correlation(x, 3 * x + 2) - 1) < 4 * np.finfo(float).eps
+    assert abs(nr.correlation(x, -2 * x + 1) + 1) < 4 * np.finfo(float).eps
+    r = nr.correlation(RNG.normal(size=(50, 3)), RNG.normal(size=(50, 3)), axis=0)
+    assert np.all(np.abs(r) <= 1)
+
+
+def test_correlation_constant_slice_nan_with_warning():
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(nr.correlation(np.ones(5), np.arange(5.0)))
+
+
+def test_covariance_dof_warning():
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        assert np.isnan(nr.covariance(np.array([1.0]), np.array([2.0])))
+
+
+# ---------------------------------------------------------------------------
+# sumprod
+# ---------------------------------------------------------------------------
+
+def exact_dot(x, y):
+    return sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y))
+
+
+def ill_conditioned(n, cond_exp=15):
+    """Ogita-Rump-Oishi style dot product of condition about 10**cond_exp."""
+    half = n // 2
+    e = np.round(RNG.random(half) * cond_exp * 3.32 / 2)
+    e[0], e[-1] = round(cond_exp * 3.32 / 2) + 1, 0
+    x = np.empty(n)
+    y = np.empty(n)
+    x[:half] = (2 * RNG.random(half) - 1) * 2.0 ** e
+    y[:half] = (2 * RNG.random(half) - 1) * 2.0 ** e
+    e2 = np.round(np.linspace(cond_exp * 3.32 / 2, 0, n - half))
+    for i in range(half, n):
+        x[i] = (2 * RNG.random() - 1) * 2.0 ** e2[i - half]
+        y[i] = ((2 * RNG.random() - 1) * 2.0 ** e2[i - half] - float(exact_dot(x[:i], y[:i]))) / x[i]
+    p = RNG.permutation(n)
+    return x[p], y[p]
+
+
+def test_sumprod_accuracy_ill_conditioned():
+    eps = np.finfo(float).eps
+    for _ in range(3):
+        x, y = ill_conditioned(200)
+        exact = exact_dot(x, y)
+        absum = sum(abs(Fraction(float(a)) * Fraction(float(b))) for a, b in zip(x, y))
+        err = abs(Fraction(float(nr.sumprod(x, y))) - exact)
+        assert err <= 2 * eps * abs(exact) + Fraction(1, 10**20) * absum
+        if hasattr(math, "sumprod"):
+            assert nr.sumprod(x, y) == pytest.approx(math.sumprod(x, y), rel=4 * eps)
+
+
+def test_sumprod_axis_and_dtypes():
+    x = RNG.normal(size=(7, 9))
+    y = RNG.normal(size=(7, 9))
+    np.testing.assert_allclose(nr.sumprod(x, y, axis=1), np.einsum("ij,ij->i", x, y),
+                               rtol=1e-12)
+    np.testing.assert_allclose(nr.sumprod(x, y, axis=0), np.einsum("ij,ij->j", x, y),
+                               rtol=1e-12)
+    assert nr.sumprod(x.astype(np.float32), y.astype(np.float32)).dtype == np.float32
+    assert nr.sumprod(np.arange(4), np.arange(4)) == 14.0
+    assert nr.sumprod(np.array([np.inf, 1.0]), np.array([1.0, 1.0])) == np.inf
+
+
+# ---------------------------------------------------------------------------
+# the ufuncs and numreduce.reduce with several arrays
+# ---------------------------------------------------------------------------
+
+def test_reduce_takes_a_tuple_of_sources():
+    x = RNG.normal(size=(4, 6))
+    w = RNG.random((4, 6))
+    W, K, m, M2 = nr.reduce(nr.wmoments, (x, w), axis=1)
+    np.testing.assert_allclose(W, w.sum(1), rtol=1e-14)
+    np.testing.assert_allclose(K + m, np.average(x, axis=1, weights=w), rtol=1e-13)
+    with pytest.raises(TypeError, match="tuple"):
+        nr.reduce(nr.wmoments, x)
+    with pytest.raises(ValueError, match="initial=None"):
+        nr.reduce(nr.wmoments, (x, w), initial=None)
+    out = tuple(np.empty(4) for _ in range(4))
+    res = nr.reduce(nr.wmoments, (x, w), axis=1, out=out)
+    assert all(r is o for r, o in zip(res, out))
+    np.testing.assert_array_equal(out[0], W)
+
+
+def test_merge_of_source_states():
+    x = RNG.normal(size=1000) + 5
+    y = RNG.normal(size=1000)
+    a = nr.reduce(nr.comoments, (x[:300], y[:300]), axis=0)
+    b = nr.reduce(nr.comoments, (x[300:], y[300:]), axis=0)
+    m = nr.merge(nr.comoments, a, b)
+    n, Kx, Ky, mx, my, Mxx, Myy, Cxy = m
+    assert n == 1000
+    assert Cxy / (n - 1) == pytest.approx(np.cov(x, y)[0, 1], rel=1e-12)
+
+
+def test_forward_call_is_one_elements_state():
+    assert tuple(float(v) for v in nr.wmoments(3.0, 2.0)) == (2.0, 3.0, 0.0, 0.0)
+    p, e = nr.twoprod(0.1, 0.1)
+    assert Fraction(float(p)) + Fraction(float(e)) == Fraction(0.1) ** 2
+    m, t = nr.maxsumexpb(1.0, 0.0)
+    assert (m, t) == (-np.inf, -1.0)
+
+
+def test_other_methods_refuse_clearly():
+    x = np.ones(4)
+    with pytest.raises(TypeError, match="not supported yet"):
+        nr.accumulate(nr.wmoments, np.stack([x, x], -1))
+
+
+def test_thread_count_does_not_change_bits():
+    x = 1e3 + RNG.normal(size=300_000)
+    w = RNG.random(300_000)
+    before = nr.get_num_threads()
+    try:
+        nr.set_num_threads(1)
+        one = (nr.meanvar(x, weights=w), nr.covariance(x, w), nr.sumprod(x, w),
+               nr.logsumexp(x, b=w))
+        nr.set_num_threads(4)
+        four = (nr.meanvar(x, weights=w), nr.covariance(x, w), nr.sumprod(x, w),
+                nr.logsumexp(x, b=w))
+    finally:
+        nr.set_num_threads(before)
+    assert repr(one) == repr(four)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 3), st.integers(0, 60), st.booleans(),
+       st.sampled_from([np.float32, np.float64]))
+def test_hypothesis_shapes(rows, axis_pick, cols, reverse, dt):
+    shape = (rows, cols)
+    x = RNG.normal(size=shape).astype(dt)
+    y = RNG.normal(size=shape).astype(dt)
+    w = RNG.integers(1, 3, shape).astype(dt)
+    if reverse:
+        x, y, w = x[::-1, ::-1], y[::-1, ::-1], w[::-1, ::-1]
+    axis = (None, 0, 1, -1)[axis_pick]
+    n = x.size if axis is None else x.shape[axis]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m, v = nr.meanvar(x, axis=axis, weights=w)
+        em = np.average(x.astype(np.float64), axis=axis, weights=w) if n else None
+        s = nr.sumprod(x, y, axis=axis)
+        c = nr.covariance(x, y, axis=axis)
+    if n:
+        np.testing.assert_allclose(m, em, rtol=1e-5 if dt == np.float32 else 1e-12, atol=1e-6)
+    es = np.sum(x.astype(np.float64) * y, axis=axis)
+    np.testing.assert_allclose(s, es, rtol=1e-5 if dt == np.float32 else 1e-12, atol=1e-5)
+    if n > 1:
+        xm = x.astype(np.float64)
+        ec = np.sum((xm - xm.mean(axis=axis, keepdims=True)) *
+                    (y - y.astype(np.float64).mean(axis=axis, keepdims=True)), axis=axis) / (n - 1)
+        np.testing.assert_allclose(c, ec, rtol=1e-6 if dt == np.float32 else 1e-10, atol=1e-6)
