@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import _core
+from . import _core, _threadpool
 from ._version import __version__
 
 HAVE_NATIVE_REDUCE: bool = bool(_core._HAVE_NATIVE_REDUCE)
@@ -218,3 +218,4 @@ def _check_simd_env() -> None:
 
 _check_simd_env()
 _init_threads_from_env()
+_threadpool.install()
