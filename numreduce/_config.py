@@ -84,8 +84,8 @@ def set_num_threads(n: int) -> int:
     (``minmax(a)``, ``logsumexp(a)``, ``fsum(a)``, ...) of more than 2**21
     elements is cut into fixed chunks of 2**21 elements, merged in index
     order; up to ``n`` threads compute the chunks with the GIL released, so
-    the result is bitwise the same for any ``n``; smaller arrays are one
-    chunk and start no thread.  The moments reduction (``meanvar``) reduces
+    the result is bitwise the same for any ``n``; arrays of up to 2**21 +
+    2**19 - 1 elements (one chunk, or a quarter chunk more) start no thread.  The moments reduction (``meanvar``) reduces
     its chunks in one shifted frame chosen from the data and merges them
     there, as accurately as one piece.  Long grouped reductions
     (``reduce_by_group`` without ``initial``, ``group_*``) use the same
