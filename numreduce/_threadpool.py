@@ -28,7 +28,7 @@ import sys
 
 _MODULE = "threadpoolctl"
 _SYMBOLS = ("numreduce_get_num_threads", "numreduce_set_num_threads")
-_state = {"registered": False}
+_registered: set = set()  # id() of the threadpoolctl modules registered with
 
 
 def _controller_class(threadpoolctl):
@@ -66,11 +66,11 @@ def _controller_class(threadpoolctl):
 
 
 def _register(module) -> None:
-    if _state["registered"] or not hasattr(module, "register") \
+    if id(module) in _registered or not hasattr(module, "register") \
             or not hasattr(module, "LibController"):
         return  # a threadpoolctl without the extension point (before 3.0)
     module.register(_controller_class(module))
-    _state["registered"] = True
+    _registered.add(id(module))
 
 
 class _Loader:
@@ -124,9 +124,17 @@ def _uninstall() -> None:
 
 
 def install() -> None:
-    """Register with threadpoolctl now if it is imported, else when it is."""
-    module = sys.modules.get(_MODULE)
-    if module is not None:
+    """Register with threadpoolctl now if it is imported, else when it is.
+
+    ``python -m threadpoolctl -i numreduce`` runs threadpoolctl as
+    ``__main__``: that module is registered with too."""
+    main = sys.modules.get("__main__")
+    modules = [sys.modules.get(_MODULE)]
+    if getattr(getattr(main, "__spec__", None), "name", None) == _MODULE:
+        modules.append(main)
+    for module in modules:
+        if module is None:
+            continue
         try:
             _register(module)
         except Exception as exc:  # noqa: BLE001 - never break numreduce's import
@@ -134,5 +142,5 @@ def install() -> None:
 
             warnings.warn(f"numreduce: could not register with threadpoolctl: {exc!r}",
                           RuntimeWarning, stacklevel=2)
-    elif _Finder not in sys.meta_path:
+    if modules[0] is None and _Finder not in sys.meta_path:
         sys.meta_path.insert(0, _Finder)

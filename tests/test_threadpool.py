@@ -79,3 +79,16 @@ def test_registered_when_threadpoolctl_comes_first():
     # threadpoolctl imported (and its libraries listed) before numreduce
     assert _run("import threadpoolctl; threadpoolctl.threadpool_info()\n"
                 "import numreduce\n" + _SHOW) == "[('numreduce', 3)]"
+
+
+def test_python_m_threadpoolctl_lists_numreduce():
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    env["NUMREDUCE_NUM_THREADS"] = "3"
+    r = subprocess.run([sys.executable, "-P", "-m", "threadpoolctl", "-i", "numreduce"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    import json
+
+    pools = [p for p in json.loads(r.stdout) if p["user_api"] == "numreduce"]
+    assert [(p["internal_api"], p["num_threads"], p["version"]) for p in pools] == \
+        [("numreduce", 3, nr.__version__)]
