@@ -176,7 +176,7 @@ def test_grouped_pieces_match_references():
     assert np.isnan(m[g[CHUNK + 17]]) and np.isnan(v[g[CHUNK + 17]])
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("threads", [1, 2, 3, "default"])
 def test_grouped_pieces_2d_and_where_bitwise(threads):
     """Rows of 3 along axis 0 (pieces of whole rows), with a where mask."""
     n = (2 * CHUNK) // 3 + 101
@@ -186,7 +186,10 @@ def test_grouped_pieces_2d_and_where_bitwise(threads):
     old = nr.set_num_threads(1)
     try:
         ref = _bits(nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w))
-        nr.set_num_threads(threads)
+        if threads == "default":
+            _config.reset_num_threads()
+        else:
+            nr.set_num_threads(threads)
         got = _bits(nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w))
     finally:
         nr.set_num_threads(old)
