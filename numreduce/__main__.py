@@ -40,6 +40,18 @@ def demo() -> None:
               " slots; nr.reduce works here)")
 
 
+def one_thread_tables() -> None:
+    """Time the tables at one thread, as NumPy's reductions run, unless the
+    user chose a count (NUMREDUCE_NUM_THREADS); the rows that compare thread
+    counts set their own."""
+    from . import _config
+
+    if not _config.threads_chosen():
+        default = nr.set_num_threads(1)
+        print(f"(timed at one thread, like NumPy; the default here is {default}: "
+              f"NUMREDUCE_NUM_THREADS={default} times that)")
+
+
 def bench(args: argparse.Namespace) -> int:
     from . import _bench
 
@@ -48,6 +60,7 @@ def bench(args: argparse.Namespace) -> int:
 
     print("numreduce performance targets (same-run ratios, min of repeats)")
     nr.show_config()
+    one_thread_tables()
     print()
     print(_bench.TARGET_HEAD)
     print("-" * len(_bench.TARGET_HEAD), flush=True)
@@ -70,6 +83,7 @@ def bench_peers(args: argparse.Namespace) -> int:
     print("numreduce beside bottleneck, numbagg and NumPy/SciPy (same-run ratios, min of "
           "repeats; ratio > 1: numreduce faster)")
     nr.show_config()
+    one_thread_tables()
     print(f"peers: {_bench_peers.describe_peers()}")
     print()
     print(_bench_peers.PEER_HEAD)
@@ -87,6 +101,7 @@ def job(args: argparse.Namespace) -> int:
     print()
     demo()
     print(flush=True)
+    one_thread_tables()
     _bench.bench_all(quick=args.quick)
     return 0
 

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from . import _core
+from . import _core, _threadpool
 from ._version import __version__
 
 HAVE_NATIVE_REDUCE: bool = bool(_core._HAVE_NATIVE_REDUCE)
@@ -39,6 +39,8 @@ def config() -> dict:
         "native_reason": _core._NATIVE_REASON,
         "reduce_path": "native ufunc.reduce + engine" if HAVE_NATIVE_REDUCE else "engine",
         "threads": get_num_threads(),
+        "threads_source": ("set by the user (Dask tasks too)" if threads_chosen()
+                           else "default: the usable cores (1 per Dask task)"),
         "compiler": _core._BUILD_COMPILER,
         "npy_target_version": hex(_core._BUILD_NPY_TARGET_VERSION),
         "c_api": "%d.%d" % divmod(int(_core._C_API_VERSION), 1000),
@@ -68,21 +70,28 @@ def show_config() -> None:
 
 
 def set_num_threads(n: int) -> int:
-    """Use up to ``n`` threads for large whole-array reductions; returns the
-    previous setting.
+    """Use up to ``n`` threads for large reductions; returns the previous
+    setting.
+
+    The default is the number of usable cores (:func:`usable_cpus`: the
+    process's CPU affinity and cgroup CPU quota), or the environment
+    variable ``NUMREDUCE_NUM_THREADS`` at import.  A count set here or by the
+    variable is the user's choice; the default is not, and inside the tasks
+    of numreduce's Dask backend (which Dask already runs one per thread)
+    every call then takes one thread.
 
     An option-free whole-array reduction of a contiguous array
     (``minmax(a)``, ``logsumexp(a)``, ``fsum(a)``, ...) of more than 2**21
     elements is cut into fixed chunks of 2**21 elements, merged in index
     order; up to ``n`` threads compute the chunks with the GIL released, so
-    the result is bitwise the same for any ``n``.  The default is 1 (or the
-    environment variable ``NUMREDUCE_NUM_THREADS`` at import).  The moments
-    reduction (``meanvar``) reduces its chunks in one shifted frame chosen
-    from the data and merges them there, as accurately as one piece.  Long
-    grouped reductions (``reduce_by_group`` without ``initial``, ``group_*``)
-    use the same fixed pieces, ``accumulate`` over a non-leading axis
-    independent blocks, and ``reduceat``/``segmented_reduce`` independent
-    segments, so they too give the same bits for any ``n``.
+    the result is bitwise the same for any ``n``; arrays of up to 2**21 +
+    2**19 - 1 elements (one chunk, or a quarter chunk more) start no thread.  The moments reduction (``meanvar``) reduces
+    its chunks in one shifted frame chosen from the data and merges them
+    there, as accurately as one piece.  Long grouped reductions
+    (``reduce_by_group`` without ``initial``, ``group_*``) use the same
+    fixed pieces, ``accumulate`` over a non-leading axis independent blocks,
+    and ``reduceat``/``segmented_reduce`` independent segments, so they too
+    give the same bits for any ``n``.
     """
     return _core._set_num_threads(_thread_count(n))
 
@@ -104,9 +113,68 @@ def _thread_count(n) -> int:
 
 def get_num_threads() -> int:
     """The current thread setting (see :func:`set_num_threads`)."""
-    n = _core._set_num_threads(1)
-    _core._set_num_threads(n)
-    return n
+    return _core._get_num_threads()[0]
+
+
+def threads_chosen() -> bool:
+    """Whether the user chose the thread count (``set_num_threads`` or
+    ``NUMREDUCE_NUM_THREADS``) rather than the default."""
+    return bool(_core._get_num_threads()[1])
+
+
+def _cgroup_cpu_limit() -> int | None:
+    """The cgroup v2 CPU quota of this process (``cpu.max``: quota and
+    period, rounded up), or None where there is none or it cannot be read."""
+    import math
+
+    try:
+        with open("/proc/self/cgroup") as f:
+            path = next((line.strip()[3:] for line in f if line.startswith("0::")), None)
+    except OSError:
+        return None
+    if path is None:
+        return None
+    for folder in (path, "/"):  # the process's cgroup; in a container, its root
+        try:
+            with open(f"/sys/fs/cgroup{folder.rstrip('/')}/cpu.max") as f:
+                quota, period = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue
+        if quota == "max":
+            return None
+        try:
+            return max(1, math.ceil(int(quota) / int(period)))
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
+
+
+def usable_cpus() -> int:
+    """The cores this process may use: ``os.process_cpu_count()`` (Python
+    3.13), else the CPU affinity (``os.sched_getaffinity``), else
+    ``os.cpu_count()``; no more than a cgroup v2 CPU quota allows."""
+    import os
+
+    n = None
+    if hasattr(os, "process_cpu_count"):
+        n = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        try:
+            n = len(os.sched_getaffinity(0))
+        except OSError:
+            n = None
+    if not n:
+        n = os.cpu_count() or 1
+    limit = _cgroup_cpu_limit()
+    if limit is not None:
+        n = min(n, limit)
+    return max(1, min(int(n), 1024))
+
+
+def reset_num_threads() -> int:
+    """Back to the default count (:func:`usable_cpus`, not the user's
+    choice); returns the previous count."""
+    return _core._set_default_threads(usable_cpus())
 
 
 def _init_threads_from_env() -> None:
@@ -118,6 +186,25 @@ def _init_threads_from_env() -> None:
             set_num_threads(int(value))  # an integer string; int() raises ValueError
         except ValueError as exc:
             raise ValueError(f"NUMREDUCE_NUM_THREADS={value!r}: {exc}") from None
+    else:
+        reset_num_threads()
+
+
+def dask_task(fn):
+    """``fn`` as a task function of numreduce's Dask backend: while it runs,
+    numreduce's calls on its thread take one thread unless the user chose
+    the count (Dask runs one task per thread or process already)."""
+    import functools
+
+    @functools.wraps(fn)
+    def task(*args, **kwargs):
+        previous = _core._task_mode(True)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _core._task_mode(previous)
+
+    return task
 
 
 def _check_simd_env() -> None:
@@ -131,3 +218,4 @@ def _check_simd_env() -> None:
 
 _check_simd_env()
 _init_threads_from_env()
+_threadpool.install()

@@ -6,10 +6,13 @@ finish come in as arguments.  A reduction is one tree reduction
 (``_dask_graph.reduction``: each block's states, the reduction's own merge,
 the finish in the aggregate, one structured result whose fields are the
 lazy outputs), a scan a chain of carries (``_dask_graph.scan_chain``).
+Every task function runs under ``_config.dask_task``: Dask runs one task
+per thread already, so numreduce's calls inside take one thread unless the
+user chose the count (``set_num_threads``, ``NUMREDUCE_NUM_THREADS``).
 The arguments were checked with the rules every backend shares before any
 graph is built (docs/dask.md, docs/architecture.md).
 
-Layer: backends (imports the rules layer, ``_host`` and ``_dask_graph``).
+Layer: backends (imports the rules layer (``_config`` too), ``_host`` and ``_dask_graph``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from . import _core, _host
 from ._args import (bad_group_id, check_group_ids, check_where, empty_group_error,
                     group_ids as host_ids, is_dask_array, num_groups as host_num_groups,
                     where_mask)
+from ._config import dask_task
 from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
 from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, resolve,
                       seed_values)
@@ -192,10 +196,12 @@ def merge_pair(ufunc, a, b):
     return _host.merge(ufunc, a, b, (None,) * nout, descrs)
 
 
+@dask_task
 def _merge_ufunc(ref, a, b):
     return merge_pair(_ufunc(ref), a, b)
 
 
+@dask_task
 def _merge_parts(ref, a, b):
     """merge of states made of one state per part (complex data)."""
     ufunc = _ufunc(ref)
@@ -251,6 +257,7 @@ def _keep_reduce(ufunc, block, axes, descrs=None, mode=0, initials=None, mask=No
                         mask)
 
 
+@dask_task
 def _reduce_state(ref, descrs, mode, initials, identity, block, w, axes):
     ufunc = _ufunc(ref)
     if not identity and math.prod(block.shape[i] for i in axes) == 0:
@@ -258,6 +265,7 @@ def _reduce_state(ref, descrs, mode, initials, identity, block, w, axes):
     return {"empty": False, "s": _keep_reduce(ufunc, block, axes, descrs, mode, initials, w)}
 
 
+@dask_task
 def _reduce_finish(uname, dtypes, finish, ref, seeds, states):
     if states is None:
         # only with unknown chunk sizes (known empty input fails at build time)
@@ -269,6 +277,7 @@ def _reduce_finish(uname, dtypes, finish, ref, seeds, states):
     return res if finish is None else finish(np, res)
 
 
+@dask_task
 def _parts_state(ref, parts, dtype, accurate, block, w, axes):
     ufunc = _ufunc(ref)
     if accurate:
@@ -278,6 +287,7 @@ def _parts_state(ref, parts, dtype, accurate, block, w, axes):
     return {"empty": False, "s": tuple(tuple(s) for s in states)}
 
 
+@dask_task
 def _parts_finish(finish, states):
     return finish(np, states)  # (np is not passed in the graph: modules do not pickle)
 
@@ -324,6 +334,7 @@ def _isnan(v):
     return np.zeros(v.shape, bool)
 
 
+@dask_task
 def _arg_block(block, axis, skip, shape, state_dt, block_info=None):
     """(vmin, imin, vmax, imax) of one block, keepdims shape; indices global
     (C-order flat for axis=None), -1 where the block has nothing (empty, or
@@ -374,6 +385,7 @@ def _arg_pick(va, ia, vb, ib, less):
     return (ib >= 0) & ((ia < 0) | better)
 
 
+@dask_task
 def _arg_merge(a, b):
     out = a.copy()
     for v, i, less in (("vmin", "imin", True), ("vmax", "imax", False)):
@@ -383,10 +395,12 @@ def _arg_merge(a, b):
     return out
 
 
+@dask_task
 def _arg_identity(block, w, axes):
     return {"empty": False, "s": block}
 
 
+@dask_task
 def _arg_finish(skip, states):
     st = states
     if (st["imin"] < 0).any() or (st["imax"] < 0).any():
@@ -427,16 +441,19 @@ def arg_reduce(x, ax, shape, skip, label="", qualname=""):
 # block's running states
 # ---------------------------------------------------------------------------
 
+@dask_task
 def _scan_block(ref, axis, descrs, block):
     u = _ufunc(ref)
     return _host.scan(u, block, axis, descrs=descrs, outs=(None,) * u.nout)
 
 
+@dask_task
 def _merge_packed(ref, nout, a, b):
     """merge of two packed (structured) blocks of running states."""
     return pack(merge_pair(_ufunc(ref), unpack(a, nout), unpack(b, nout)), b.dtype)
 
 
+@dask_task
 def _finish_block(finish, k, counts, *blocks):
     """Output ``k`` of a scan's finish on one block of the parts' states
     (``counts``: the number of states of each part)."""
@@ -525,6 +542,7 @@ def _check_no_empty(ids, g, label):
         raise empty_group_error(label, int(np.flatnonzero(empty)[0]))
 
 
+@dask_task
 def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, masked, label,
                  block, w, axes):
     ufunc = _ufunc(ref)
@@ -550,11 +568,13 @@ def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, mas
     return {"empty": False, "s": (states, counts)}
 
 
+@dask_task
 def _merge_groups(ref, a, b):
     counts = b[1] if a[1] is None else a[1] if b[1] is None else a[1] + b[1]
     return _merge_parts(ref, a[0], b[0]), counts
 
 
+@dask_task
 def _group_finish(label, check_empty, finish, ref, seeds, dtypes, states):
     parts, counts = states
     # counts None: an output block with no elements across the group axis
@@ -637,6 +657,7 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
 # the groups the block has (global indices, -1 for the others); the states,
 # num_groups entries per block, merged by argminmax's own rule (_arg_merge)
 
+@dask_task
 def _group_arg_block(block, ids, g=0, state_dt=None, descrs=None, label="", block_info=None):
     st = np.zeros(g, state_dt)
     st["imin"] = st["imax"] = -1
@@ -655,6 +676,7 @@ def _group_arg_block(block, ids, g=0, state_dt=None, descrs=None, label="", bloc
     return st
 
 
+@dask_task
 def _group_arg_finish(label, states):
     imin, imax = states["imin"], states["imax"]
     if (imin < 0).any():
@@ -688,6 +710,7 @@ def group_arg(x, ids, g, descrs, label="", qualname=""):
 # without initials merge exactly too
 # ---------------------------------------------------------------------------
 
+@dask_task
 def _seg_state(ref, lo, hi, descrs, mode, seeds, block, w, axes):
     """The block's pieces of every segment: (states, present) with the
     segment axis of length nseg, present[s] where the block holds at least
@@ -721,6 +744,7 @@ def _seg_state(ref, lo, hi, descrs, mode, seeds, block, w, axes):
     return {"empty": False, "s": (tuple(states), present)}
 
 
+@dask_task
 def _seg_merge(ref, axis, a, b):
     (sa, pa), (sb, pb) = a, b
     both = pa & pb
@@ -741,6 +765,7 @@ def _seg_merge(ref, axis, a, b):
     return tuple(out), pa | pb
 
 
+@dask_task
 def _seg_finish(ref, axis, dtypes, empty_state, seeds, states):
     """Absent segments (no element anywhere) take the empty state (the
     ufunc's initials, or the seed); the seed is merged once into the others

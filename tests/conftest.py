@@ -48,3 +48,16 @@ def two_threads():
     old = numreduce.set_num_threads(2)
     yield
     numreduce.set_num_threads(old)
+
+
+@pytest.fixture(autouse=True)
+def _thread_setting_restored():
+    """Every test leaves the thread setting as it found it, whether the user
+    chose the count included (a test's set_num_threads(old) would otherwise
+    turn the default into a choice, and Dask tasks would then thread)."""
+    n, chosen, _ = numreduce._core._get_num_threads()
+    yield
+    if chosen:
+        numreduce._core._set_num_threads(n)
+    else:
+        numreduce._core._set_default_threads(n)

@@ -984,3 +984,88 @@ def test_several_graphs_computed_together():
         assert_same(g, r)
     for g, r in zip(got[6:], refs[6:]):
         assert_same(g, r, exact=False)
+
+
+# ---------------------------------------------------------------------------
+# No oversubscription: inside the Dask backend's tasks numreduce's calls take
+# one thread unless the user chose the count
+# ---------------------------------------------------------------------------
+
+def _threads_in_tasks(monkeypatch, scheduler, f):
+    """The thread counts numreduce's calls got inside the graph's tasks."""
+    from numreduce import _host
+
+    seen = []
+
+    def recorded(real):
+        def call(*args, **kwargs):
+            seen.append(nr._core._get_num_threads()[2])
+            return real(*args, **kwargs)
+        return call
+
+    for fn in ("reduce_parts", "reduce", "quick_reduce", "group_reduce", "scan"):
+        monkeypatch.setattr(_host, fn, recorded(getattr(_host, fn)))
+    dask.compute(*f(), scheduler=scheduler)
+    assert seen, "no task reached numreduce"
+    return set(seen)
+
+
+_TASK_CALLS = [
+    ("meanvar", lambda x: nr.meanvar(x)),
+    ("minmax", lambda x: nr.minmax(x)),
+    ("reduce", lambda x: nr.reduce(nr.minimummaximum, x, where=x > 2, initial=(9.0, 0.0))),
+    ("group_minmax", lambda x: nr.group_minmax(x, np.arange(x.shape[0]) % 3, num_groups=3)),
+    ("accumulate", lambda x: nr.accumulate(nr.minimummaximum, x)),
+]
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
+@pytest.mark.parametrize("name,f", _TASK_CALLS, ids=[n for n, _ in _TASK_CALLS])
+def test_tasks_take_one_thread_at_the_default(monkeypatch, scheduler, name, f):
+    nr._core._set_default_threads(4)  # a default of 4 (on any machine), not a choice
+    x = da.from_array(np.arange(1.0, 4001.0), chunks=1000)
+    assert _threads_in_tasks(monkeypatch, scheduler, lambda: f(x)) == {1}
+    # outside the tasks: the default count
+    assert nr._core._get_num_threads() == (4, False, 4)
+
+
+@pytest.mark.parametrize("name,f", _TASK_CALLS, ids=[n for n, _ in _TASK_CALLS])
+def test_tasks_take_the_count_the_user_chose(monkeypatch, name, f):
+    nr.set_num_threads(3)
+    x = da.from_array(np.arange(1.0, 4001.0), chunks=1000)
+    assert _threads_in_tasks(monkeypatch, "threads", lambda: f(x)) == {3}
+
+
+def test_tasks_results_the_same_at_one_thread_and_default():
+    """A chunk of more than 2**21 elements: the task reduces it in chunks
+    whether one thread or several compute them."""
+    from numreduce import _config
+
+    x = da.from_array(np.random.default_rng(3).standard_normal(5 * 2**21) + 1e3,
+                      chunks=5 * 2**20)
+    _config.reset_num_threads()
+    default = dask.compute(*nr.meanvar(x), scheduler="threads")
+    nr.set_num_threads(4)
+    four = dask.compute(*nr.meanvar(x), scheduler="threads")
+    assert [np.asarray(r).tobytes() for r in default] == [np.asarray(r).tobytes() for r in four]
+
+
+def test_distributed_worker_tasks_take_one_thread(monkeypatch):
+    distributed = pytest.importorskip("distributed", reason="distributed is not installed "
+                                      "(the 'dask' extra has it)")
+    from numreduce import _host
+
+    nr._core._set_default_threads(4)  # a default of 4 (on any machine), not a choice
+    seen = []
+    real = _host.reduce_parts
+
+    def parts(*args, **kwargs):
+        seen.append(nr._core._get_num_threads()[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_host, "reduce_parts", parts)
+    x = da.from_array(np.arange(1.0, 4001.0), chunks=1000)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
+                            dashboard_address=None) as client:
+        client.compute(list(nr.meanvar(x)), sync=True)
+    assert seen and set(seen) == {1}

@@ -28,6 +28,7 @@ LAYERS = {
     "_cupy_source": ("core", 1),  # the generated CUDA source of the device kernels
     "_args": ("rules", 2),
     "_dtypes": ("rules", 3),
+    "_threadpool": ("rules", 2),  # threadpoolctl's controller, registered on its import
     "_config": ("rules", 3),
     "_extension": ("rules", 3),
     "_host": ("backends", 4),

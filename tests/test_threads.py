@@ -3,14 +3,16 @@
 Whole-array reductions of more than 2**21 elements are split into fixed
 chunks of 2**21 elements merged pairwise in index order, whatever
 ``set_num_threads`` says; threads only decide who computes which chunk.  So
-every reduction that threads must give the same bits with 1 to 8 threads,
-on sizes around the chunk size (one chunk, one chunk and a bit, several,
-an uneven last chunk)."""
+every reduction that threads must give the same bits with 1 to 8 threads
+and at the default (the usable cores, whatever their number), on sizes
+around the chunk size (one chunk, one chunk and a bit, several, an uneven
+last chunk)."""
 
 import numpy as np
 import pytest
 
 import numreduce as nr
+from numreduce import _config
 
 CHUNK = 2**21
 SIZES = [CHUNK - 1, CHUNK + 1, 2 * CHUNK + 12345]
@@ -26,20 +28,20 @@ def _bits(res):
 
 
 def _per_thread_count(f):
-    old = nr.set_num_threads(1)
-    try:
-        out = []
-        for t in THREADS:
-            nr.set_num_threads(t)
-            out.append(_bits(f()))
-    finally:
-        nr.set_num_threads(old)
-    return out
+    """f's bits with 1 to 8 threads, then at the default setting."""
+    out = []
+    for t in THREADS:
+        nr.set_num_threads(t)
+        out.append(_bits(f()))
+    _config.reset_num_threads()
+    out.append(_bits(f()))
+    return out  # (conftest restores the setting)
 
 
 def _assert_thread_independent(f):
     out = _per_thread_count(f)
-    for t, r in zip(THREADS, out):
+    default = f"the default ({nr.get_num_threads()} threads)"
+    for t, r in zip([*THREADS, default], out):
         assert r == out[0], f"{t} threads differ from 1 thread"
 
 
@@ -174,7 +176,7 @@ def test_grouped_pieces_match_references():
     assert np.isnan(m[g[CHUNK + 17]]) and np.isnan(v[g[CHUNK + 17]])
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("threads", [1, 2, 3, "default"])
 def test_grouped_pieces_2d_and_where_bitwise(threads):
     """Rows of 3 along axis 0 (pieces of whole rows), with a where mask."""
     n = (2 * CHUNK) // 3 + 101
@@ -184,7 +186,10 @@ def test_grouped_pieces_2d_and_where_bitwise(threads):
     old = nr.set_num_threads(1)
     try:
         ref = _bits(nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w))
-        nr.set_num_threads(threads)
+        if threads == "default":
+            _config.reset_num_threads()
+        else:
+            nr.set_num_threads(threads)
         got = _bits(nr.reduce_by_group(nr.moments, a, g, num_groups=37, where=w))
     finally:
         nr.set_num_threads(old)
@@ -239,3 +244,100 @@ def test_accumulate_threaded_matches_numpy():
         nr.set_num_threads(old)
     np.testing.assert_array_equal(lo, np.minimum.accumulate(a, axis=1))
     np.testing.assert_array_equal(hi, np.maximum.accumulate(a, axis=1))
+
+
+# ---------------------------------------------------------------------------
+# The default count: the usable cores; NUMREDUCE_NUM_THREADS and
+# set_num_threads win
+# ---------------------------------------------------------------------------
+
+def _run(code, **env_set):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "NUMREDUCE_NUM_THREADS")}
+    env.update(env_set)
+    r = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+def test_default_is_the_usable_cores():
+    import os
+
+    n, chosen, usable = _run("import numreduce as nr, numreduce._config as c; "
+                             "print(nr.get_num_threads(), c.threads_chosen(), c.usable_cpus())")
+    assert (n, chosen) == (usable, "False")
+    expect = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    limit = _config._cgroup_cpu_limit()
+    if hasattr(os, "process_cpu_count"):
+        expect = os.process_cpu_count()
+    assert int(n) == min(expect, limit or expect)
+
+
+def test_env_variable_wins_over_the_default():
+    assert _run("import numreduce as nr, numreduce._config as c; "
+                "print(nr.get_num_threads(), c.threads_chosen())",
+                NUMREDUCE_NUM_THREADS="3") == ["3", "True"]
+
+
+def test_set_num_threads_is_a_choice_and_reset_is_the_default():
+    _config.reset_num_threads()
+    assert not _config.threads_chosen()
+    assert nr.get_num_threads() == _config.usable_cpus()
+    assert nr.set_num_threads(3) == _config.usable_cpus()
+    assert (nr.get_num_threads(), _config.threads_chosen()) == (3, True)
+    assert _config.reset_num_threads() == 3
+    assert not _config.threads_chosen()
+
+
+def test_usable_cpus_follows_affinity_and_cgroup_quota(monkeypatch):
+    import os
+
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(_config, "_cgroup_cpu_limit", lambda: None)
+    assert _config.usable_cpus() == 3
+    monkeypatch.setattr(_config, "_cgroup_cpu_limit", lambda: 2)
+    assert _config.usable_cpus() == 2
+    monkeypatch.setattr(os, "process_cpu_count", lambda: 1, raising=False)
+    assert _config.usable_cpus() == 1
+
+
+def test_cgroup_cpu_max_is_read(monkeypatch, tmp_path):
+    import builtins
+
+    files = {"/proc/self/cgroup": "0::/job\n",
+             "/sys/fs/cgroup/job/cpu.max": "250000 100000\n"}
+    real_open = builtins.open
+
+    def fake_open(path, *args, **kwargs):
+        if path in files:
+            f = tmp_path / "f"
+            f.write_text(files[path])
+            return real_open(f, *args, **kwargs)
+        if str(path).startswith(("/proc/self/cgroup", "/sys/fs/cgroup")):
+            raise FileNotFoundError(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    assert _config._cgroup_cpu_limit() == 3  # 2.5 cores, rounded up
+    files["/sys/fs/cgroup/job/cpu.max"] = "max 100000\n"
+    assert _config._cgroup_cpu_limit() is None
+    del files["/sys/fs/cgroup/job/cpu.max"]
+    files["/sys/fs/cgroup/cpu.max"] = "100000 100000\n"  # a container's root cgroup
+    assert _config._cgroup_cpu_limit() == 1
+
+
+def test_show_config_says_where_the_count_comes_from(capsys):
+    _config.reset_num_threads()
+    nr.show_config()
+    out = capsys.readouterr().out
+    assert f"threads: {_config.usable_cpus()}\n" in out
+    assert "threads_source: default: the usable cores (1 per Dask task)" in out
+    nr.set_num_threads(2)
+    nr.show_config()
+    assert "threads_source: set by the user (Dask tasks too)" in capsys.readouterr().out

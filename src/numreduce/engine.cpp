@@ -17,6 +17,12 @@
 
 #include "ufuncs.hpp"
 
+#if defined(_WIN32)
+#define NR_EXPORT __declspec(dllexport)
+#else
+#define NR_EXPORT __attribute__((visibility("default")))
+#endif
+
 // NumPy's flag for an op_axes entry that is a reduction axis (NumPy's
 // private common.h; the encoding is part of NpyIter_AdvancedNew's op_axes
 // contract since NumPy 1.21, and NumPy's own reduce passes it this way).
@@ -31,35 +37,97 @@ namespace nr {
 // count; the chunks' partial results merge pairwise in index order.  The
 // pieces and the merge tree depend on the array's size alone, so a result
 // is bitwise the same for any numreduce.set_num_threads: threads only
-// decide who computes which chunk (at most g_num_threads of them).
-static int g_num_threads = 1;
+// decide who computes which chunk (at most engine_num_threads() of them).
+//
+// The setting: a count (the usable cores by default, numreduce/_config.py
+// sets it at import) and whether the user chose it (set_num_threads or
+// NUMREDUCE_NUM_THREADS).  A thread running a Dask task of numreduce's Dask
+// backend marks itself (t_task, _task_mode): there the calls take one thread
+// unless the count was chosen, since Dask runs one task per thread already.
+// Atomics: threadpoolctl reads and sets the count through ctypes, without
+// the GIL.
+static std::atomic<int> g_num_threads{1};
+static std::atomic<bool> g_explicit{false};
+static thread_local bool t_task = false;
 
 static npy_intp chunks_for(npy_intp n) { return n > kChunk ? (n + kChunk - 1) / kChunk : 1; }
 
-PyObject *engine_set_num_threads(PyObject *, PyObject *arg) {
+// n as a thread count 1..1024, or -1 with the exception set.
+static long thread_count_arg(PyObject *arg) {
     // An exact integer (operator.index semantics), never a bool; numreduce's
     // set_num_threads checks the same in Python with a friendlier message.
     if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
         PyErr_Format(PyExc_TypeError, "set_num_threads: n must be an integer, not %.100s",
                      Py_TYPE(arg)->tp_name);
-        return nullptr;
+        return -1;
     }
     int overflow = 0;
     PyObject *index = PyNumber_Index(arg);
-    if (index == nullptr) return nullptr;
+    if (index == nullptr) return -1;
     long n = PyLong_AsLongAndOverflow(index, &overflow);
     Py_DECREF(index);
-    if (n == -1 && PyErr_Occurred()) return nullptr;
+    if (n == -1 && PyErr_Occurred()) return -1;
     if (overflow != 0 || n < 1 || n > 1024) {
         PyErr_SetString(PyExc_ValueError, "set_num_threads: n must be between 1 and 1024");
-        return nullptr;
+        return -1;
     }
-    long old = g_num_threads;
-    g_num_threads = (int)n;
+    return n;
+}
+
+// _set_num_threads(n): the user's count (explicit); returns the previous count.
+PyObject *engine_set_num_threads(PyObject *, PyObject *arg) {
+    const long n = thread_count_arg(arg);
+    if (n < 0) return nullptr;
+    const long old = g_num_threads.exchange((int)n);
+    g_explicit.store(true);
     return PyLong_FromLong(old);
 }
 
-int engine_num_threads() { return g_num_threads; }
+// _set_default_threads(n): the default count (not explicit); returns the previous count.
+PyObject *engine_set_default_threads(PyObject *, PyObject *arg) {
+    const long n = thread_count_arg(arg);
+    if (n < 0) return nullptr;
+    const long old = g_num_threads.exchange((int)n);
+    g_explicit.store(false);
+    return PyLong_FromLong(old);
+}
+
+// _get_num_threads() -> (count, explicit, this thread's count for a call now)
+PyObject *engine_get_num_threads(PyObject *, PyObject *) {
+    return Py_BuildValue("(iOi)", g_num_threads.load(), g_explicit.load() ? Py_True : Py_False,
+                         engine_num_threads());
+}
+
+// _task_mode(flag) -> previous flag, for the calling thread only.
+PyObject *engine_task_mode(PyObject *, PyObject *arg) {
+    const int flag = PyObject_IsTrue(arg);
+    if (flag < 0) return nullptr;
+    const bool old = t_task;
+    t_task = flag != 0;
+    return PyBool_FromLong(old);
+}
+
+int engine_num_threads() {
+    if (t_task && !g_explicit.load(std::memory_order_relaxed)) return 1;
+    return g_num_threads.load(std::memory_order_relaxed);
+}
+
+}  // namespace nr
+
+// The symbols threadpoolctl's controller for numreduce (numreduce/_threadpool.py)
+// finds in this shared library and calls through ctypes: the count alone
+// (whether the user chose it is left as it is, so that threadpool_limits
+// restores the state it found).
+extern "C" {
+NR_EXPORT int numreduce_get_num_threads(void) { return nr::g_num_threads.load(); }
+NR_EXPORT int numreduce_set_num_threads(int n) {
+    if (n < 1) n = 1;
+    if (n > 1024) n = 1024;
+    return nr::g_num_threads.exchange(n);
+}
+}
+
+namespace nr {
 
 namespace {
 
@@ -547,7 +615,12 @@ int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *o
     const FrameHooks *frame = call.entry->frame;
     const npy_intp nchunks = frame == nullptr || call.entry->initials != nullptr ? chunks_for(n) : 1;
     if (nchunks == 1) frame = nullptr;
-    const int nthreads = nchunks < g_num_threads ? (int)nchunks : g_num_threads;
+    // Threads only where a second thread gets real work: beyond the first
+    // chunk at least a quarter chunk (2**19 elements, hundreds of
+    // microseconds against tens for starting a thread); the chunks are
+    // the same either way.
+    const int nthreads_set = n - kChunk >= kChunk / 4 ? engine_num_threads() : 1;
+    const int nthreads = nchunks < nthreads_set ? (int)nchunks : nthreads_set;
     if (nchunks == 1 && n <= 50000) {
         // The small arrays' case (one chunk, no frame, no threads): what
         // run_chunk(0) below does for it, without the chunk bookkeeping --

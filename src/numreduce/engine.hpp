@@ -12,12 +12,17 @@ PyObject *engine_reduce(PyObject *self, PyObject *args);
 PyObject *engine_argminmax(PyObject *self, PyObject *args);
 PyObject *engine_reduce_all(PyObject *self, PyObject *args);
 PyObject *engine_set_num_threads(PyObject *self, PyObject *arg);
+PyObject *engine_set_default_threads(PyObject *self, PyObject *arg);
+PyObject *engine_get_num_threads(PyObject *self, PyObject *unused);
+PyObject *engine_task_mode(PyObject *self, PyObject *arg);
 PyObject *engine_reduce_rows(PyObject *self, PyObject *args);
 PyObject *engine_reduce_trailing(PyObject *self, PyObject *args);
 // engine_merge.cpp, engine_scan.cpp
 PyObject *engine_merge(PyObject *self, PyObject *args);
 PyObject *engine_accumulate(PyObject *self, PyObject *args);
-// engine_segments.cpp; engine.cpp's thread count (set_num_threads)
+// engine_segments.cpp; engine.cpp's thread count for this call: the
+// setting, or 1 in a Dask task of numreduce's Dask backend unless the user
+// chose the count (set_num_threads, NUMREDUCE_NUM_THREADS)
 PyObject *engine_segments(PyObject *self, PyObject *args);
 int engine_num_threads();
 // engine_scatter.cpp

@@ -24,6 +24,13 @@ PyMethodDef methods[] = {
      "_reduce_trailing(ufunc, a2d) -> tuple or None: axis-1 reduction, row by row."},
     {"_set_num_threads", (PyCFunction)nr::engine_set_num_threads, METH_O,
      "_set_num_threads(n) -> previous n.  Call numreduce.set_num_threads instead."},
+    {"_set_default_threads", (PyCFunction)nr::engine_set_default_threads, METH_O,
+     "_set_default_threads(n) -> previous n: the count not chosen by the user (import)."},
+    {"_get_num_threads", (PyCFunction)nr::engine_get_num_threads, METH_NOARGS,
+     "_get_num_threads() -> (n, chosen by the user, this thread's n for a call now).  Call numreduce.get_num_threads instead."},
+    {"_task_mode", (PyCFunction)nr::engine_task_mode, METH_O,
+     "_task_mode(flag) -> previous flag: this thread runs Dask tasks (one thread per call\n"
+     "unless the user chose the count)."},
     {"_argminmax", (PyCFunction)nr::engine_argminmax, METH_VARARGS,
      "_argminmax(rows, skip_nan) -> (argmin, argmax) per row of a 2-D array.\n"
      "Call numreduce.argminmax instead."},
