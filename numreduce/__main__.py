@@ -1,9 +1,10 @@
 """``python -m numreduce``: the package's main job for a newcomer.
 
-Prints the active reduction path, NumPy version and SIMD level, runs a short
-demo, then the benchmark tables (numreduce vs the NumPy/SciPy calls users
-write today) and the accuracy table.  Every table row is printed as soon as
-it is measured.
+Says in one line which reduce path this NumPy gets, runs a short demo, then
+the benchmark tables (numreduce vs the NumPy/SciPy calls users write today)
+and the accuracy table, and ends with the full configuration
+(``numreduce.show_config()``).  Every table row is printed as soon as it is
+measured.
 
     python -m numreduce [--quick]
     python -m numreduce bench [--quick] [--plot FILE.png] [--save FILE.json [--note TEXT]]
@@ -52,6 +53,16 @@ def one_thread_tables() -> None:
               f"NUMREDUCE_NUM_THREADS={default} times that)")
 
 
+def path_line() -> str:
+    """The reduce path of this NumPy, in one plain line."""
+    head = f"numreduce {nr.__version__} on NumPy {np.__version__}: "
+    if nr.HAVE_NATIVE_REDUCE:
+        return (head + "`ufunc.reduce` works on the multi-output ufuncs here (native); "
+                "`nr.reduce` gives the same results")
+    return (head + "`ufunc.reduce` on multi-output ufuncs arrives with NumPy 2.6; "
+            "`nr.reduce` gives the same results here")
+
+
 def bench(args: argparse.Namespace) -> int:
     from . import _bench
 
@@ -96,22 +107,23 @@ def bench_peers(args: argparse.Namespace) -> int:
 def job(args: argparse.Namespace) -> int:
     from . import _bench
 
-    print("numreduce configuration")
-    nr.show_config()
+    print(path_line())
     print()
     demo()
     print(flush=True)
     one_thread_tables()
     _bench.bench_all(quick=args.quick)
+    print("\nnumreduce configuration (numreduce.show_config())")
+    nr.show_config()
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m numreduce",
-        description="Show numreduce's configuration, a short demo, the benchmark tables "
-                    "(numreduce against the NumPy/SciPy calls users write today) and the "
-                    "accuracy table.  Rows are printed as they are measured.")
+        description="A short demo, the benchmark tables (numreduce against the NumPy/SciPy "
+                    "calls users write today), the accuracy table and numreduce's "
+                    "configuration.  Rows are printed as they are measured.")
     p.add_argument("--quick", action="store_true",
                    help="smaller arrays and fewer repeats (seconds instead of minutes)")
     p.set_defaults(func=job)

@@ -24,9 +24,15 @@ settings.register_profile(
 settings.load_profile("ci")
 
 
-@pytest.fixture(params=["engine", "native"], scope="session")
+@pytest.fixture(params=["engine", "native"], scope="module")
 def reduce_path(request):
-    """A function ``f(ufunc, a, **kw)`` running one of the two reduce paths.
+    """A function ``f(ufunc, a, **kw)`` running one of the two reduce paths:
+    each test that takes it runs twice, as ``test_x[engine]`` and
+    ``test_x[native]``.  Module scope: pytest groups a module's tests by
+    path within the module, so each file shows once in the progress lines (a
+    session-scoped fixture regrouped the whole run, and files showed up two
+    or three times); not function scope, which Hypothesis' ``@given`` tests
+    refuse (the fixture is not reset between examples).
 
     The native path is skipped (visibly, with the probe's reason) where the
     running NumPy lacks the multi-output reduction slots."""

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import strategies as st
@@ -98,6 +100,14 @@ def outcome(fn):
         return "ok", fn()
     except Exception as exc:  # noqa: BLE001 - the type is what we compare
         return "raise", exc
+
+
+def outcome_warned(fn):
+    """(outcome(fn), the set of (category, message) of the warnings it raised)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = outcome(fn)
+    return res, {(w.category, str(w.message)) for w in caught}
 
 
 def assert_same_result(got, want):

@@ -101,3 +101,62 @@ def test_bench_save_round_trip(tmp_path):
 def test_bench_save_needs_a_file():
     r = run("bench", "--save")
     assert r.returncode == 2 and "--save" in r.stderr
+
+
+def test_main_job_leads_with_the_path_and_ends_with_the_configuration():
+    """`python -m numreduce --quick`: one plain line on the reduce path, the
+    demo and the tables, the full configuration last; every ratio column is
+    a speedup (higher is better)."""
+    import numreduce as nr
+
+    r = run("--quick", timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"numreduce {nr.__version__} on NumPy {np.__version__}: ")
+    assert "`nr.reduce` gives the same results" in lines[0]
+    assert ("arrives with NumPy 2.6" in lines[0]) == (not nr.HAVE_NATIVE_REDUCE)
+    assert lines[2].startswith(">>> a = ")
+    config = lines.index("numreduce configuration (numreduce.show_config())")
+    accuracy = next(i for i, ln in enumerate(lines) if ln.startswith("Accuracy:"))
+    assert accuracy < config
+    assert not any("native_reason" in ln for ln in lines[:config])
+    assert any(ln.strip().startswith("native_reason:") for ln in lines[config:])
+    head = next(ln for ln in lines if ln.lstrip().startswith("dtype"))
+    assert "speedup vs min+max" in head and "speedup vs max alone" in head
+    assert "time /" not in r.stdout
+    lse = next(ln for ln in lines if ln.startswith("logsumexp, 30*N(0,1)"))
+    assert "n/a" not in lse
+
+
+def test_family_row_below_one_says_why(monkeypatch):
+    from numreduce import _bench
+
+    monkeypatch.setattr(_bench, "best_times", lambda *fns, **kw: [2.0, 1.0])
+    monkeypatch.setattr(_bench, "family_cases", lambda n, quick: [
+        ("fsum 1-D f64 1e+06", None, None, "np.sum"),
+        ("meanvar 1-D f64 1e+06", None, None, "np.mean+np.var")])
+    out = _bench.family_table(quick=True).splitlines()
+    assert out[2].endswith("0.50x  np.sum (*)")
+    assert out[3].endswith("0.50x  np.mean+np.var")
+    assert out[4].startswith("(*) fsum below 1: the compensation's cost")
+    assert len(out) == 5
+
+
+def test_accuracy_references_without_the_optional_packages(monkeypatch):
+    """Without mpmath the logsumexp reference is math.fsum-based (agreeing
+    with mpmath's to about 1e-16), without SciPy the row compares NumPy's
+    expression: no `n/a`."""
+    from numreduce import _bench
+
+    y = np.random.default_rng(5).standard_normal(2000) * 30
+    with_mp, name = _bench._logsumexp_reference(y)
+    assert name == "mpmath"
+    monkeypatch.setitem(sys.modules, "mpmath", None)
+    without, name = _bench._logsumexp_reference(y)
+    assert name == "math.fsum"
+    assert abs(without - with_mp) <= 4e-16 * abs(with_mp)
+    monkeypatch.setitem(sys.modules, "scipy.special", None)
+    table = _bench.accuracy_table()
+    row = next(ln for ln in table.splitlines() if ln.startswith("logsumexp"))
+    assert "(ref: math.fsum)" in row and row.endswith("np.max+log(np.sum(exp))")
+    assert "n/a" not in row

@@ -55,6 +55,29 @@ def test_page_python_blocks_run(page, index, before, code, tmp_path, monkeypatch
     assert runner.failures == 0, "".join(out)
 
 
+_COPIED = re.compile(r"^<!-- (?P<kind>whole|excerpt) of (?P<path>examples/\S+)[^\n]*-->\n"
+                     r"```\w+\n(?P<code>.*?)^```", re.S | re.M)
+
+
+def test_example_code_on_the_pages_is_the_example_code():
+    """The code a page shows from examples/ (marked `<!-- whole of PATH -->`
+    or `<!-- excerpt of PATH ... -->` on the line before the block) is the
+    file's text, or a verbatim part of it: the tutorial cannot drift from
+    the example that CI builds and tests."""
+    found = {}
+    for page in PAGES:
+        for m in _COPIED.finditer(page.read_text(encoding="utf-8")):
+            text = (DOCS.parent / m["path"]).read_text(encoding="utf-8")
+            if m["kind"] == "whole":
+                assert m["code"] == text, f"{page.name}: the copy of {m['path']} differs"
+            else:
+                assert m["code"] in text, f"{page.name}: the excerpt of {m['path']} differs"
+            found.setdefault(page.name, set()).add(m["path"])
+    assert found.get("extending.md") == {"examples/sumsq/src/sumsq.hpp",
+                                         "examples/sumsq/src/module.cpp",
+                                         "examples/sumsq/meson.build"}
+
+
 def test_reference_names_every_public_name():
     text = (DOCS / "reference.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^\.\. auto(?:function|data):: numreduce\.(\w+)", text, re.M))

@@ -359,7 +359,7 @@ def test_complex_data_real_dtype_refused(fn, dtype):
 DDOF_ACCEPTED = [0, 1, 2, 3, 4, 10, -1, -1.5, 0.5, 1.5, True, False, np.float64(1.5),
                  np.int8(1), np.uint64(2), np.bool_(True), np.array(1), np.array(2.5),
                  Fraction(1, 2), np.nan, np.inf, -np.inf, 2**40]
-DDOF_TYPEERROR = ["x", "1", None, 1j, 1 + 0j, np.complex128(1), np.timedelta64(1),
+DDOF_TYPEERROR = ["x", "1", None, 1j, 1 + 0j, np.complex128(1), np.timedelta64(1, "s"),
                   object(), np.array("x"), np.array(1 + 0j)]
 DDOF_VALUEERROR = [np.array([0, 1]), np.array([0, 1, 2]), [1], (1,), np.array([1]),
                    np.zeros((1, 1))]
@@ -400,7 +400,7 @@ def test_ddof_not_a_real_number_raises_typeerror(fn, ddof):
         fn(a, ddof=ddof)
 
 
-@pytest.mark.parametrize("ddof", ["x", None, object(), np.timedelta64(1)], ids=repr)
+@pytest.mark.parametrize("ddof", ["x", None, object(), np.timedelta64(1, "s")], ids=repr)
 def test_ddof_typeerror_is_numpys_type(ddof):
     a = np.array([1.0, 2.0, 4.0])
     with pytest.raises(TypeError):

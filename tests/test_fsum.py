@@ -16,6 +16,10 @@ from helpers import INT_DTYPES
 TS = nr.twosum
 F64_MAX = float(np.finfo(np.float64).max)
 F32_MAX = float(np.finfo(np.float32).max)
+# One ulp at the largest finite value (np.spacing there is inf, with an
+# overflow warning): the pairs below sit half an ulp from overflow.
+F64_MAX_ULP = math.ulp(F64_MAX)                                       # 2**971
+F32_MAX_ULP = F32_MAX - float(np.nextafter(np.float32(F32_MAX), np.float32(0)))  # 2**104
 
 
 def exact(v):
@@ -85,11 +89,11 @@ def test_twosum_float64_arrays_mixed_magnitudes(data):
 
 
 NEAR_OVERFLOW = [
-    (F64_MAX, -float(np.spacing(F64_MAX)) / 2), (F64_MAX, float(np.spacing(F64_MAX)) / 2),
+    (F64_MAX, -F64_MAX_ULP / 2), (F64_MAX, F64_MAX_ULP / 2),
     (F64_MAX, -F64_MAX), (F64_MAX, -1e292), (-F64_MAX, 1e292), (F64_MAX, 1.0),
     (F64_MAX * 0.75, F64_MAX * 0.5), (F64_MAX, F64_MAX), (-F64_MAX, -F64_MAX),
     (F64_MAX, -F64_MAX / 2), (F64_MAX / 2 + float(np.spacing(F64_MAX / 2)), F64_MAX / 2),
-    (np.nextafter(F64_MAX, 0), float(np.spacing(F64_MAX)) / 2),
+    (np.nextafter(F64_MAX, 0), F64_MAX_ULP / 2),
     (np.inf, -np.inf), (np.inf, np.inf), (np.inf, 1.0), (np.nan, 1.0), (1.0, np.nan),
     (-np.inf, F64_MAX), (-4.0857562922753104e+307, F64_MAX), (1e308, -F64_MAX),
     (5e-324, -5e-324), (5e-324, 5e-324), (1e-308, -1e-308 * (1 - 2**-52)),
@@ -107,7 +111,7 @@ def test_twosum_float64_special_pairs(a, b):
     assert_error_free([b], [a], [s], [e], np.float64)
 
 
-@pytest.mark.parametrize("a,b", [(F32_MAX, -float(np.spacing(np.float32(F32_MAX))) / 2),
+@pytest.mark.parametrize("a,b", [(F32_MAX, -F32_MAX_ULP / 2), (F32_MAX, F32_MAX_ULP / 2),
                                  (F32_MAX, F32_MAX), (F32_MAX, -F32_MAX), (3e38, 1e31),
                                  (1e-45, -1e-45), (16777216.0, 1.0), (np.inf, -np.inf),
                                  (np.nan, 2.0)], ids=repr)

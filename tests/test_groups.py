@@ -318,7 +318,8 @@ def test_group_meanvar_axis_complex_and_empty_groups():
     for k in range(3):
         np.testing.assert_allclose(mean[:, k], np.mean(a[:, ids == k], axis=1))
         np.testing.assert_allclose(var[:, k], np.var(a[:, ids == k], axis=1, ddof=1))
-    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"), \
+            pytest.warns(RuntimeWarning, match="Degrees of freedom <= 0"):
         mean, var = nr.group_meanvar(np.array([1.0, 3.0]), [0, 0], num_groups=2)
     np.testing.assert_array_equal(mean, [2, np.nan])
     with pytest.raises(TypeError, match="dtype=int64 is not supported"):

@@ -471,6 +471,7 @@ def test_subclass_sums_kept_like_np_sum(axis):
     assert type(got[0]) is type(np.minimum.reduce(a, axis=axis)) is MyArray
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 def test_matrix_refused():
     m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
     for f in ALL:

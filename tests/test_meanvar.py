@@ -298,7 +298,8 @@ def test_docstring_examples():
                          ids=["meanvar", "meanstd", "nanmeanvar"])
 def test_empty_slices_nan_and_warnings(fn, refs, shape, axis):
     a = np.empty(shape)
-    with pytest.warns(RuntimeWarning, match=EMPTY_MSG):
+    with pytest.warns(RuntimeWarning, match=EMPTY_MSG), \
+            pytest.warns(RuntimeWarning, match=DOF_MSG):
         got = fn(a, axis=axis)
     _run_differential(fn, refs[0], refs[1], 2, a, axis, False, None, 0, None)
     assert all(np.isnan(g).all() for g in got)
@@ -307,7 +308,8 @@ def test_empty_slices_nan_and_warnings(fn, refs, shape, axis):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.longdouble], ids=str)
 def test_nanmeanvar_all_nan_slices(dtype):
     a = np.array([[np.nan, np.nan, np.nan], [1.0, np.nan, 3.0]], dtype=dtype)
-    with pytest.warns(RuntimeWarning, match=EMPTY_MSG):
+    with pytest.warns(RuntimeWarning, match=EMPTY_MSG), \
+            pytest.warns(RuntimeWarning, match=DOF_MSG):
         m, v = nr.nanmeanvar(a, axis=1)
     assert np.isnan(m[0]) and np.isnan(v[0]) and m[1] == 2 and v[1] == 1
     with warnings.catch_warnings():

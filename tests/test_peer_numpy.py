@@ -354,9 +354,9 @@ class TestMinMaxOrdering:
         for kind in ("M8", "m8"):
             dt = f"{kind}[{unit}]"
             for ticks in ([3, 1, 2], [3, "NaT", 1], ["NaT", 1, 2], [1, 2, "NaT"], ["NaT"] * 3):
-                a = np.array([np.datetime64("NaT") if t == "NaT" else t for t in ticks]
+                a = np.array([np.datetime64("NaT", unit) if t == "NaT" else t for t in ticks]
                              if kind == "M8" else
-                             [np.timedelta64("NaT") if t == "NaT" else t for t in ticks],
+                             [np.timedelta64("NaT", unit) if t == "NaT" else t for t in ticks],
                              dtype=dt)
                 check(nr.minmax, MINMAX, a)
                 check(nr.argminmax, ARG, a)

@@ -7,10 +7,12 @@
 // the numerically careful one.
 #pragma once
 
-#include <numreduce/traits/common.hpp>  // nr::to_real, nr::half16
+#include <numreduce/traits/common.hpp>  // NR_HD, nr::to_real, nr::half16
 
 // T: the element type; A: the accumulation and output type (float64 for
-// bool, integers, float16/32/64; long double for long double).
+// bool, integers, float16/32/64; long double for long double).  NR_HD
+// (inline on the host, __host__ __device__ under NVRTC) and no library
+// includes keep the header device-pure, as numreduce's own traits are.
 template <class T, class A = double>
 struct SumSq {
     using in_t = T;
@@ -20,19 +22,21 @@ struct SumSq {
         A v[2];  // sum, sum of squares
     };
 
-    static acc_t lift(T x) {
+    NR_HD static acc_t lift(T x) {
         const A y = nr::to_real<A>(x);
         return {{y, y * y}};
     }
-    static acc_t step(acc_t a, T x) {
+    NR_HD static acc_t step(acc_t a, T x) {
         const A y = nr::to_real<A>(x);
         return {{a.v[0] + y, a.v[1] + y * y}};
     }
-    static acc_t combine(acc_t a, acc_t b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}}; }
+    NR_HD static acc_t combine(acc_t a, acc_t b) {
+        return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}};
+    }
     // Every sum starts from 0 (the identity, so where= and empty slices
     // work): an empty sum is (0, 0), and a sum of -0.0 values is 0.0, as
     // np.sum gives.
-    static bool initials(acc_t &a, bool) {
+    NR_HD static bool initials(acc_t &a, bool) {
         a = acc_t{{A(0), A(0)}};
         return true;
     }

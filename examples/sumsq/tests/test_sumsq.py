@@ -109,6 +109,16 @@ def test_reduce_where_initial_out_and_empty():
     assert math.copysign(1.0, s) == math.copysign(1.0, want)
 
 
+def test_initial_none_copies_the_raw_first_element():
+    """NumPy's rule for initial=None (docs/extending.md, section 1): every
+    output starts from the first element itself, not from lift(x), so the sum
+    of squares of [-3, 4] comes out as -3 + 16; the default uses the traits'
+    initials."""
+    a = np.array([-3.0, 4.0])
+    assert nr.reduce(sumsq, a, initial=None) == (1.0, 13.0)
+    assert nr.reduce(sumsq, a) == (1.0, 25.0)
+
+
 def test_reduce_strided_and_reversed_views():
     a = data("f4", (40, 30), 6)
     for v in (a[::2, ::-3], a.T, a[:, 1:][::-1]):
