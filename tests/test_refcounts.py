@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import random
 import sys
 import tracemalloc
 
@@ -247,12 +248,23 @@ def test_resolve_matches_numpys_one_step_resolution(ufunc):
     nout = MULTI_OUTPUT[ufunc]
     out_choices = [None, np.dtype("f8"), np.dtype("f4"), np.dtype("i8"), np.dtype("M8[ns]"),
                    np.dtype("m8[s]"), np.dtype("O"), np.dtype("bool")]
+    if nout <= 3:
+        # Every combination, less (for 3 outs) those with two or more given
+        # outs of more than two kinds, to keep the matrix small.
+        out_matrix = [o for o in itertools.product(out_choices, repeat=nout)
+                      if nout < 3 or sum(d is not None for d in o) <= 1 or len(set(o)) <= 2]
+    else:
+        # 4 and 8 outputs (wmoments, comoments): 8**nout combinations is
+        # millions of calls; every single given out in every position, all
+        # outs given alike, and a fixed pseudo-random sample of mixes.
+        rng = random.Random(nout)
+        out_matrix = [tuple(d if i == j else None for i in range(nout))
+                      for j in range(nout) for d in out_choices]
+        out_matrix += [(d,) * nout for d in out_choices]
+        out_matrix += [tuple(rng.choice(out_choices) for _ in range(nout)) for _ in range(60)]
     checked = mixed = 0
     for arr_dtype in _RESOLVE_DTYPES:
-        for out_dtypes in itertools.product(out_choices, repeat=nout):
-            if nout == 3 and sum(d is not None for d in out_dtypes) > 1 and \
-                    len(set(out_dtypes)) > 2:
-                continue  # keep the matrix small
+        for out_dtypes in out_matrix:
             for dtype in (None, np.dtype("f8"), np.dtype("M8[ms]")):
                 outs_ = tuple(None if d is None else np.empty(0, dtype=d) for d in out_dtypes)
                 sig = dtype
