@@ -79,6 +79,9 @@ def test_bench_quick_streams_rows():
     rows = [ln for ln in out.splitlines() if ln.rstrip().endswith((" ok", " MISS"))]
     assert len(rows) >= 20
     assert any(r.startswith("fsum f64 1e+06 vs np.sum") for r in rows)
+    # each measured ratio says its direction, as its target does
+    for r in rows:
+        assert ("x the time  <= " in r) or ("x faster  >= " in r) or ("x faster  faster" in r), r
 
 
 def test_bench_save_round_trip(tmp_path):

@@ -222,7 +222,18 @@ PyMODINIT_FUNC PyInit__nr_ext_ok(void) {
         nr::register_ufunc(m, "triple", nullptr,
                            {nr::make_loop<Triple<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0 ||
         nr::register_ufunc(m, "range", nullptr,
-                           {nr::make_loop<Range>(NPY_DOUBLE, NPY_DOUBLE)}) < 0) {
+                           {nr::make_loop<Range>(NPY_DOUBLE, NPY_DOUBLE)}) < 0 ||
+        // the same reduction, its loops in two orders (promotion follows it)
+        nr::register_ufunc(m, "floats_first", nullptr,
+                           {nr::make_loop<SumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
+                            nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                            nr::make_loop<SumSq<npy_int>>(NPY_INT, NPY_DOUBLE),
+                            nr::make_loop<SumSq<npy_longlong>>(NPY_LONGLONG, NPY_DOUBLE)}) < 0 ||
+        nr::register_ufunc(m, "ints_first", nullptr,
+                           {nr::make_loop<SumSq<npy_int>>(NPY_INT, NPY_DOUBLE),
+                            nr::make_loop<SumSq<npy_longlong>>(NPY_LONGLONG, NPY_DOUBLE),
+                            nr::make_loop<SumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
+                            nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0) {
         Py_DECREF(m);
         return nullptr;
     }
@@ -319,9 +330,82 @@ def test_registered_ufunc_runs_every_method(ext):
     n, s1, s2 = nr.reduce(triple, a, axis=0)
     np.testing.assert_array_equal(n, np.full(9, 6.0))
     with pytest.raises(TypeError, match="did not contain a loop"):
-        nr.reduce(sumsq, np.ones(3, dtype=np.int16))
+        nr.reduce(sumsq, np.ones(3, dtype=np.complex128))   # no loop takes it safely
     if nr.HAVE_NATIVE_REDUCE:
         np.testing.assert_allclose(sumsq.reduce(a, axis=1)[0], a.sum(1), rtol=1e-13)
+
+
+# Input without a loop of its own: the first loop, in registration order,
+# that it casts to safely.
+PROMOTED = {"floats_first": {"int16": "float32", "uint8": "float32", "bool": "float32",
+                             "float16": "float32", "uint32": "float64", "int8": "float32",
+                             "uint64": "float64"},
+            "ints_first": {"int16": "int32", "uint8": "int32", "bool": "int32",
+                           "float16": "float32", "uint32": "int64", "int8": "int32",
+                           "uint64": "float64"}}
+
+
+@pytest.mark.parametrize("name", sorted(PROMOTED))
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "bool", "float16", "uint32", "int8", "uint64"])
+def test_registered_ufunc_promotes_to_the_first_safe_loop(ext, name, dtype):
+    """A ufunc registered with float32/float64/int32/int64 loops takes
+    int16, uint8, bool, float16, ... input through the first loop (in
+    registration order) the input casts to safely, in every method; the
+    results are those of the same values in float64."""
+    u = getattr(ext, name)
+    want = np.dtype(PROMOTED[name][dtype])
+    dt = np.dtype(dtype)
+    assert u.resolve_dtypes((dt, dt, None, None)) == (want, want, np.dtype("f8"), np.dtype("f8"))
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 2 if dtype == "bool" else 50, (4, 6)).astype(dt)
+    x = a.astype(np.float64)
+    close = lambda got, ref: [np.testing.assert_allclose(g, r, rtol=1e-12)  # noqa: E731
+                              for g, r in zip(got, ref)]
+    close(u(a, a[::-1]), (x + x[::-1], x * x + x[::-1] ** 2))
+    close(nr.reduce(u, a, axis=1), (x.sum(1), (x * x).sum(1)))
+    close(nr.reduce(u, a, axis=None), (x.sum(), (x * x).sum()))
+    close(nr.accumulate(u, a, axis=1), (np.cumsum(x, 1), np.cumsum(x * x, 1)))
+    close(nr.reduceat(u, a, [0, 3], axis=1),
+          (np.add.reduceat(x, [0, 3], axis=1), np.add.reduceat(x * x, [0, 3], axis=1)))
+    close(nr.segmented_reduce(u, a, [0, 2], [3, 6], axis=1),
+          (np.stack([x[:, 0:3].sum(1), x[:, 2:6].sum(1)], 1),
+           np.stack([(x * x)[:, 0:3].sum(1), (x * x)[:, 2:6].sum(1)], 1)))
+    g = np.array([0, 1, 0, 1])
+    close(nr.reduce_by_group(u, a, g, 2, axis=0),
+          (np.stack([x[g == k].sum(0) for k in range(2)]),
+           np.stack([(x * x)[g == k].sum(0) for k in range(2)])))
+    close(nr.merge(u, nr.reduce(u, a[:2], axis=0), nr.reduce(u, a[2:], axis=0)),
+          (x.sum(0), (x * x).sum(0)))
+    outs = (np.zeros(3), np.zeros(3))
+    nr.at(u, outs, [0, 2, 2], a[0, :3])
+    close(outs, ([x[0, 0], 0, x[0, 1] + x[0, 2]], [x[0, 0] ** 2, 0, x[0, 1] ** 2 + x[0, 2] ** 2]))
+    s, q = u.outer(a[0], a[1])
+    close((s, q), (np.add.outer(x[0], x[1]), np.add.outer(x[0] ** 2, x[1] ** 2)))
+    if nr.HAVE_NATIVE_REDUCE:
+        close(u.reduce(a, axis=1), (x.sum(1), (x * x).sum(1)))
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64", "m8[s]"])
+def test_registered_ufunc_without_a_safe_loop_keeps_numpys_error(ext, dtype):
+    """No registered loop takes complex or timedelta input safely: NumPy's
+    TypeError, naming the types, in the elementwise call and the methods."""
+    a = np.ones(3, dtype=dtype)
+    for u in (ext.floats_first, ext.ints_first):
+        with pytest.raises(TypeError, match="did not contain a loop"):
+            u(a, a)
+        with pytest.raises(TypeError, match="did not contain a loop"):
+            nr.reduce(u, a)
+        with pytest.raises(TypeError, match="did not contain a loop"):
+            nr.accumulate(u, a)
+
+
+def test_numreduces_own_ufuncs_keep_their_loops():
+    """numreduce's own ufuncs do not take the first safe loop: nanmoments
+    has no integer loops and refuses int16 (the statistics choose their
+    stream dtypes themselves)."""
+    dt = np.dtype("int16")
+    with pytest.raises(TypeError, match="did not contain a loop"):
+        nr.nanmoments.resolve_dtypes((dt, dt, None, None, None))
 
 
 def test_registered_ufunc_without_initials_follows_reduce_rules(ext):

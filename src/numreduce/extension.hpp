@@ -337,8 +337,10 @@ struct CApi {
     // Validate `spec`, build the ufunc (2 inputs, spec->nout outputs, the
     // loops, numreduce's promoter; the reduction-loop and initials slots
     // where NumPy has them), make it known to the engine and add it to
-    // `module` as spec->name.  A new reference to the ufunc, or nullptr with
-    // a Python exception (ValueError/TypeError naming what is wrong).
+    // `module` as spec->name.  An input dtype without a loop of its own goes
+    // to the first loop, in spec->loops order, that it casts to safely.  A
+    // new reference to the ufunc, or nullptr with a Python exception
+    // (ValueError/TypeError naming what is wrong).
     PyObject *(*register_ufunc)(PyObject *module, const UFuncSpec *spec);
     // 1 where ufunc.reduce runs the registered reduction loops natively.
     int (*native_reduce)(void);

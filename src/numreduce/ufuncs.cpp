@@ -217,6 +217,7 @@ std::deque<UFuncDef> &registry() {
 PyObject *g_nout_dict = nullptr;  // {ufunc: nout}: _core._MULTI_OUTPUT
 PyObject *g_nsrc_dict = nullptr;  // {ufunc: K} of the K-source ufuncs: _core._MULTI_SOURCE
 bool g_native = false;
+bool g_own = false;  // register_ufuncs is registering numreduce's own table
 
 const UFuncDef *def_of(PyObject *ufunc) {
     for (const UFuncDef &def : registry()) {
@@ -232,10 +233,25 @@ const LoopEntry *loop_for(const UFuncDef &def, int in_type) {
     return nullptr;
 }
 
+// The first loop of `def`, in registration order, that input type `type_num`
+// casts to safely (NumPy's legacy types only), or nullptr.
+const LoopEntry *first_safe_loop(const UFuncDef &def, int type_num) {
+    if (type_num < 0 || type_num >= NPY_NTYPES_LEGACY) return nullptr;
+    for (const LoopEntry &e : def.loops) {
+        if (PyArray_CanCastSafely(type_num, e.in_type)) return &e;
+    }
+    return nullptr;
+}
+
 // Promoter, the way np.minimum resolves: the inputs take the common DType of
 // the two inputs (or the one pinned by the signature), the outputs the loop's
 // output DType for that input; a signature output (dtype=) pins the outputs
 // and, when no loop for the common input produces it, the inputs as well.
+// Another extension's ufunc (def->safe_casts) sends a common input without a
+// loop of its own to the first loop it casts to safely (int16 to a float32
+// loop registered before float64, ...); where none does, NumPy's "no loop"
+// TypeError stays.  numreduce's own ufuncs keep their loops exactly (the
+// CuPy mirror reads them through resolve_dtypes).
 int promote_common(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
                    PyArray_DTypeMeta *const signature[], PyArray_DTypeMeta *new_op_dtypes[]) {
     const UFuncDef *def = def_of(ufunc);
@@ -267,6 +283,19 @@ int promote_common(PyObject *ufunc, PyArray_DTypeMeta *const op_dtypes[],
         in = c;
     }
     const LoopEntry *e = def != nullptr ? loop_for(*def, in->type_num) : nullptr;
+    if (e == nullptr && out == nullptr && def != nullptr && def->safe_casts) {
+        e = first_safe_loop(*def, in->type_num);
+        if (e != nullptr) {
+            PyArray_DTypeMeta *to = dtypemeta(e->in_type);
+            if (to == nullptr) {
+                Py_DECREF(in);
+                return -1;
+            }
+            Py_INCREF(to);
+            Py_DECREF(in);
+            in = to;
+        }
+    }
     PyArray_DTypeMeta *out_dt;
     if (out != nullptr) {
         out_dt = out;
@@ -483,6 +512,7 @@ PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
     // check_spec: every loop has the same nsrc; 1.0's entries have padding there
     def.nsrc = spec->api_version % 1000 >= 1 ? def.loops[0].nsrc : 1;
     for (LoopEntry &e : def.loops) e.nsrc = char(def.nsrc);
+    def.safe_casts = !g_own;
     registry().push_back(std::move(def));
     UFuncDef &reg = registry().back();
     PyObject *ufunc = make_ufunc(reg, g_native);
@@ -538,13 +568,18 @@ int register_ufuncs(PyObject *module, bool native) {
         PyModule_AddObjectRef(module, "_MULTI_SOURCE", g_nsrc_dict) < 0) {
         return -1;
     }
+    g_own = true;
     for (const UFuncDef &row : table()) {
         const UFuncSpec spec{NUMREDUCE_API_VERSION, int(sizeof(LoopEntry)), row.name.c_str(),
                              row.doc.c_str(), row.nout, int(row.loops.size()), row.loops.data()};
         PyObject *ufunc = register_spec(module, &spec);
-        if (ufunc == nullptr) return -1;
+        if (ufunc == nullptr) {
+            g_own = false;
+            return -1;
+        }
         Py_DECREF(ufunc);
     }
+    g_own = false;
     return 0;
 }
 

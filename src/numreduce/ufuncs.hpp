@@ -21,6 +21,9 @@ struct UFuncDef {
     std::vector<LoopEntry> loops;
     PyObject *ufunc;  // registered: the module that holds it keeps it alive
     int nsrc = 1;     // sources per element (LoopEntry::nsrc): the ufunc's inputs where > 1
+    // Another extension's ufunc: input without a loop of its own goes to the
+    // first loop (registration order) it casts to safely (promote_common).
+    bool safe_casts = false;
 };
 
 // Build every ufunc of numreduce's table through register_spec and add it to
