@@ -170,3 +170,279 @@ class NumreduceDatasetAccessor(_Reductions):
         attrs = dict(ds.attrs) if keep_attrs else {}
         result = tuple(xr.Dataset(o, attrs=attrs) for o in outs)
         return result if nout > 1 else result[0]
+
+
+# ---------------------------------------------------------------------------
+# grouped reductions: obj.nr.groupby(group) and obj.nr.resample(indexer)
+# ---------------------------------------------------------------------------
+#
+# xarray itself decides what the groups are: its groupby/resample runs on a
+# small int8 stand-in along the grouped dimension only (the obj's coordinates
+# along that dimension, no data), whose ``count()`` gives the result
+# coordinate exactly as xarray names and orders it, and whose ``groups`` give
+# the members of every group.  numreduce then reduces the data: the scatter
+# kernels (group_minmax, group_meanvar, ...) for a general grouping, the
+# segment method (reduceat) where the groups are contiguous runs (resample,
+# a sorted label), the Dask grouped path for Dask-backed data.  Empty groups
+# (resample bins without data) are left out of the reduction and come back
+# as NaN by a reindex, as xarray gives them.
+
+
+def _group_plan(obj, kind, spec, kwargs):
+    """(dim, codes, template): the grouped dimension, the group of every
+    element along it (-1: in no group, as NaN labels), and xarray's own
+    ``count()`` of the stand-in (its coordinate is the result's)."""
+    if kind == "groupby":
+        group = spec
+        g = obj[group] if isinstance(group, str) else group
+        if not isinstance(g, xr.DataArray):
+            raise TypeError("numreduce: nr.groupby takes a coordinate or variable name, a "
+                            "virtual coordinate such as 'time.month', or a DataArray of "
+                            f"labels; got {type(group).__name__}")
+        if g.ndim != 1:
+            raise NotImplementedError("numreduce: nr.groupby groups along one dimension; the "
+                                      f"group has dimensions {g.dims}")
+        dim = g.dims[0]
+    else:
+        if len(spec) != 1:
+            raise ValueError("numreduce: nr.resample takes one dimension, as "
+                             f"resample(time='1MS'); got {list(spec)}")
+        (dim,) = spec
+        if dim not in obj.dims:
+            raise ValueError(f"numreduce: dimension {dim!r} not found in the object's "
+                             f"dimensions {tuple(obj.dims)}")
+    n = obj.sizes[dim]
+    coords = {k: v.variable for k, v in obj.coords.items() if v.dims == (dim,)}
+    stand_in = xr.DataArray(np.zeros(n, np.int8), dims=(dim,), coords=coords)
+    if kind == "groupby":
+        gb = stand_in.groupby(group, **kwargs)
+    else:
+        gb = stand_in.resample(spec, **kwargs)
+    template = gb.count()
+    (rdim,) = template.dims
+    codes = np.full(n, -1, np.intp)
+    groups = gb.groups
+    if groups:
+        keys = list(groups)
+        pos = template.get_index(rdim).get_indexer(keys)
+        if (pos < 0).any():
+            raise RuntimeError("numreduce: a group of xarray's groupby is missing from its "
+                               "result coordinate")
+        for p, k in zip(pos, keys):
+            codes[groups[k]] = p
+    return dim, codes, template
+
+
+def _segments(codes):
+    """Start of every run of equal codes when the codes are non-decreasing
+    (contiguous groups, every one present), else None."""
+    if codes.size == 0 or (np.diff(codes) < 0).any():
+        return None
+    starts = np.flatnonzero(np.diff(codes, prepend=-1))
+    return starts if starts.size == codes[-1] + 1 else None
+
+
+def _nan_to(a, fill):
+    from ._args import is_dask_array
+    if is_dask_array(a):
+        import dask.array as da
+        return da.where(da.isnan(a), fill, a)
+    return np.where(np.isnan(a), fill, a)
+
+
+def _notnan(a):
+    from ._args import is_dask_array
+    if is_dask_array(a):
+        import dask.array as da
+        return ~da.isnan(a)
+    return ~np.isnan(a)
+
+
+def _group_minmax(a, codes, g, ax, skip, segs):
+    from . import _core
+    ufunc = _core.fminfmax if skip else _core.minimummaximum
+    if segs is not None:
+        return _api.reduceat(ufunc, a, segs, axis=ax)
+    return _api.reduce_by_group(ufunc, a, codes, g, axis=ax)
+
+
+def _group_meanvar(a, codes, g, ax, skip, segs, ddof=0, std=False):
+    where = _notnan(a) if skip else True
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean, var = _api.group_meanvar(a, codes, g, axis=ax, ddof=ddof, where=where)
+    return mean, (np.sqrt(var) if std else var)
+
+
+def _group_fsum(a, codes, g, ax, skip, segs):
+    return (_api.group_fsum(_nan_to(a, 0) if skip else a, codes, g, axis=ax),)
+
+
+def _group_logsumexp(a, codes, g, ax, skip, segs):
+    return (_api.group_logsumexp(_nan_to(a, -np.inf) if skip else a, codes, g, axis=ax),)
+
+
+# what xarray's own groupby computes for a variable without the grouped
+# dimension (it broadcasts it along the groups): the same methods on it
+_XR_METHODS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"),
+               "meanstd": ("mean", "std"), "fsum": ("sum",), "logsumexp": None}
+
+
+class _GroupedReductions:
+    """``obj.nr.groupby(group)`` / ``obj.nr.resample(indexer)``: numreduce's
+    grouped kernels over xarray's groups.  Methods: ``minmax``, ``meanvar``,
+    ``meanstd``, ``logsumexp``, ``fsum``; several outputs come back as a
+    tuple of objects, as the accessor's whole-dimension reductions."""
+
+    def __init__(self, obj, kind, spec, kwargs):
+        self._obj = obj
+        self._kind = kind
+        self._spec = spec
+        self._kwargs = kwargs
+        self._dim, self._codes, self._template = _group_plan(obj, kind, spec, kwargs)
+
+    def __repr__(self):
+        return (f"<numreduce {self._kind} over {self._dim!r}: "
+                f"{self._template.sizes[self._template.dims[0]]} groups>")
+
+    def _reduce_var(self, var, kernel, nout, skipna, keep_attrs, fill, kw):
+        from ._args import is_dask_array
+        dim, codes, template = self._dim, self._codes, self._template
+        (rdim,) = template.dims
+        counts = np.bincount(codes[codes >= 0], minlength=template.size)
+        present = counts > 0
+        ax = var.get_axis_num(dim)
+        data = var.data
+        if not isinstance(data, np.ndarray) and not is_dask_array(data):
+            data = np.asarray(data)
+        keep = codes >= 0
+        ids = codes
+        if not keep.all():
+            idx = np.flatnonzero(keep)
+            if isinstance(data, np.ndarray):
+                data = data.take(idx, axis=ax)
+            else:
+                import dask.array as da
+                data = da.take(data, idx, axis=ax)
+            ids = codes[idx]
+        remap = np.cumsum(present) - 1
+        ids = remap[ids].astype(np.intp)
+        g = int(present.sum())
+        segs = None if is_dask_array(data) else _segments(ids)
+        skip = _skip(skipna, var.dtype)
+        if skip and var.dtype.kind not in "fc":
+            skip = False  # nothing to skip in integer/bool data
+        if ids.size == 0:
+            raise ValueError(f"numreduce: no group has elements along {dim!r}")
+        outs = kernel(data, ids, g, ax, skip, segs, **kw)
+        dims = tuple(rdim if d == dim else d for d in var.dims)
+        coords = {k: v.variable for k, v in var.coords.items() if dim not in v.dims}
+        sub = template.isel({rdim: np.flatnonzero(present)}) if not present.all() else template
+        for k, v in sub.coords.items():
+            coords[k] = v.variable
+        res = []
+        for o in outs:
+            r = xr.DataArray(o, dims=dims, coords=coords, name=var.name,
+                             attrs=dict(var.attrs) if keep_attrs else {})
+            if not present.all():
+                r = r.reindex({rdim: template.get_index(rdim)}, fill_value=fill)
+                r = r.assign_coords({k: v.variable for k, v in template.coords.items()})
+            res.append(r)
+        return tuple(res)
+
+    def _xarray_own(self, sub, method, keep_attrs, kw):
+        """xarray's own groupby/resample for variables without the grouped
+        dimension (cheap: they have no data along it)."""
+        if self._kind == "groupby":
+            gb = sub.groupby(self._spec, **self._kwargs)
+        else:
+            gb = sub.resample(self._spec, **self._kwargs)
+        names = _XR_METHODS[method]
+        if names is None:
+            raise TypeError(f"numreduce: {method} of data variables without the grouped "
+                            f"dimension {self._dim!r} is not defined; select the variables "
+                            "that have it")
+        return tuple(getattr(gb, m)(keep_attrs=keep_attrs, **kw.get(m, {})) for m in names)
+
+    def _run(self, method, kernel, nout, skipna, keep_attrs, fill, kw=None, xr_kw=None):
+        kw = kw or {}
+        obj = self._obj
+        if isinstance(obj, xr.DataArray):
+            if self._dim not in obj.dims:
+                raise ValueError(f"numreduce: dimension {self._dim!r} not found in the "
+                                 f"object's dimensions {tuple(obj.dims)}")
+            res = self._reduce_var(obj, kernel, nout, skipna, keep_attrs, fill, kw)
+            return res if nout > 1 else res[0]
+        ds = obj
+        outs = [{} for _ in range(nout)]
+        without = [k for k, v in ds.data_vars.items() if self._dim not in v.dims]
+        for name, var in ds.data_vars.items():
+            if name in without:
+                continue
+            for o, r in zip(outs, self._reduce_var(var, kernel, nout, skipna, keep_attrs,
+                                                   fill, kw)):
+                # xarray's Dataset groupby puts the group dimension first
+                o[name] = r.transpose(self._template.dims[0], ...)
+        attrs = dict(ds.attrs) if keep_attrs else {}
+        result = [xr.Dataset(o, attrs=attrs) for o in outs]
+        if without:
+            own = self._xarray_own(ds.drop_vars([k for k in ds.data_vars if k not in without]),
+                                   method, keep_attrs, xr_kw or {})
+            result = [r.merge(w[without], combine_attrs="override") if r.data_vars else
+                      w[without] for r, w in zip(result, own)]
+            for r in result:
+                r.attrs = dict(attrs)
+        return tuple(result) if nout > 1 else result[0]
+
+    def minmax(self, *, skipna=None, keep_attrs=True):
+        """``(min, max)`` of every group, in one pass: xarray's
+        ``.min()`` and ``.max()`` of the same groupby/resample."""
+        return self._run("minmax", _group_minmax, 2, skipna, keep_attrs, np.nan)
+
+    def meanvar(self, *, skipna=None, ddof=0, keep_attrs=True):
+        """``(mean, var)`` of every group, in one pass: xarray's ``.mean()``
+        and ``.var(ddof=ddof)``."""
+        return self._run("meanvar", _group_meanvar, 2, skipna, keep_attrs, np.nan,
+                         {"ddof": ddof}, {"var": {"ddof": ddof}})
+
+    def meanstd(self, *, skipna=None, ddof=0, keep_attrs=True):
+        """``(mean, std)`` of every group, in one pass: xarray's ``.mean()``
+        and ``.std(ddof=ddof)``."""
+        return self._run("meanstd", _group_meanvar, 2, skipna, keep_attrs, np.nan,
+                         {"ddof": ddof, "std": True}, {"std": {"ddof": ddof}})
+
+    def logsumexp(self, *, skipna=None, keep_attrs=True):
+        """``log(sum(exp(x)))`` of every group (NaNs left out with
+        ``skipna``); an empty resample bin gives NaN, as xarray's ``sum``."""
+        return self._run("logsumexp", _group_logsumexp, 1, skipna, keep_attrs, np.nan)
+
+    def fsum(self, *, skipna=None, keep_attrs=True):
+        """Compensated sum of every group (NaNs left out with ``skipna``):
+        xarray's ``.sum()``; an empty resample bin gives NaN, as xarray's."""
+        return self._run("fsum", _group_fsum, 1, skipna, keep_attrs, np.nan)
+
+
+def _groupby(self, group, **kwargs):
+    """Grouped reductions over xarray's groups: ``group`` as for
+    ``obj.groupby`` (a coordinate name, a virtual coordinate such as
+    ``'time.month'``, a DataArray of labels); keyword arguments pass through
+    to xarray's groupby (``squeeze``, ``restore_coord_dims``, ...)."""
+    return _GroupedReductions(self._obj, "groupby", group, kwargs)
+
+
+def _resample(self, indexer=None, **kwargs):
+    """Grouped reductions over xarray's resample bins: ``obj.nr.resample(
+    time='1MS')`` as ``obj.resample(time='1MS')``; other keywords
+    (``closed``, ``label``, ``offset``, ...) pass through to xarray."""
+    spec = dict(indexer or {})
+    opts = {}
+    for k, v in kwargs.items():
+        if k in ("closed", "label", "offset", "origin", "skipna", "restore_coord_dims",
+                 "base", "loffset"):
+            opts[k] = v
+        else:
+            spec[k] = v
+    return _GroupedReductions(self._obj, "resample", spec, opts)
+
+
+_Reductions.groupby = _groupby
+_Reductions.resample = _resample
