@@ -1,0 +1,413 @@
+"""The ``.nr`` accessor on pandas Series and DataFrames.
+
+``import numreduce.pandas`` registers ``.nr`` on ``pandas.Series`` and
+``pandas.DataFrame`` (``import numreduce`` alone never imports pandas)::
+
+    import numreduce.pandas
+    df.nr.groupby("key").meanvar(ddof=1)     # as df.groupby("key").agg(["mean", "var"])
+    df.nr.groupby(["a", "b"]).minmax()       # as .agg(["min", "max"])
+    df.nr.groupby("key").argminmax()         # as .agg(["idxmin", "idxmax"]): index labels
+    df.nr.meanvar()                          # as df.agg(["mean", "var"])
+
+pandas decides the groups (``df.groupby(by, sort=, dropna=, observed=)``
+with every key pandas takes: column names, a list of them, a Series, ...):
+numreduce reduces every numeric column in one pass of its grouped kernels
+(``group_minmax``, ``group_meanvar``, ``group_fsum``, ``group_logsumexp``,
+``group_argminmax``), the columns of one dtype together.  Results are
+DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
+``(column, statistic)``, the group index as pandas builds it (sorted by
+default; ``sort=False``: order of first appearance), the grouping columns
+left out.  A Series gives a DataFrame with the statistics as columns.
+
+NaN handling is pandas' ``skipna=True`` default: NaN (NaT) is left out; a
+group without values gives NaN (``fsum``: 0, as ``sum``; ``argminmax``: the
+ValueError pandas' ``idxmin`` raises).  Nullable dtypes (``Float64``,
+``Int64``, ``boolean``) are reduced with their mask as ``where`` and give
+nullable results with ``<NA>``.  A column that is not numeric (strings,
+objects) raises a TypeError naming it; datetime and timedelta columns are
+reduced by ``minmax`` and ``argminmax`` only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import _api, _core
+
+__all__ = ["NumreduceDataFrameAccessor", "NumreduceSeriesAccessor"]
+
+_STATS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"), "meanstd": ("mean", "std"),
+          "fsum": ("sum",), "logsumexp": ("logsumexp",), "argminmax": ("idxmin", "idxmax")}
+
+
+def _column(name, values, method):
+    """(data ndarray, valid mask or None, nullable dtype or None) of one
+    column; TypeError for data the method does not reduce."""
+    if isinstance(values, pd.arrays.NumpyExtensionArray):
+        values = values.to_numpy()
+    dtype = values.dtype
+    if isinstance(values, (pd.arrays.IntegerArray, pd.arrays.FloatingArray,
+                           pd.arrays.BooleanArray)):
+        # a masked (nullable) array: Float64, Int64, boolean
+        npdt = dtype.numpy_dtype
+        valid = ~np.asarray(values.isna())
+        data = values.to_numpy(dtype=npdt, na_value=npdt.type(0))
+        if npdt.kind == "f":
+            valid &= ~np.isnan(data)
+        return data, valid, dtype
+    if isinstance(dtype, np.dtype):
+        data = np.asarray(values)
+        kind = dtype.kind
+        if kind in "biuf":
+            return data, (None if kind != "f" else ~np.isnan(data)), None
+        if kind in "mM" and method in ("minmax", "argminmax"):
+            return data, ~np.isnat(data), None
+    if isinstance(dtype, pd.DatetimeTZDtype) and method in ("minmax", "argminmax"):
+        raise TypeError(f"numreduce: column {name!r}: timezone-aware datetimes are not "
+                        "supported; reduce the column's .dt.tz_convert(None)")
+    raise TypeError(f"numreduce: column {name!r} of dtype {dtype} cannot be reduced by "
+                    f"{method} (needs bool, integer or floating point data"
+                    + (", or datetimes" if method in ("minmax", "argminmax") else "") + ")")
+
+
+def _minmax_initial(dt):
+    if dt.kind == "f":
+        return (np.inf, -np.inf)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return (info.max, info.min)
+    if dt.kind == "b":
+        return (True, False)
+    if dt.kind in "mM":
+        info = np.iinfo(np.int64)
+        unit = np.datetime_data(dt)
+        return (dt.type(info.max, unit[0]), dt.type(info.min + 1, unit[0]))
+    raise TypeError(f"numreduce: unsupported dtype {dt}")
+
+
+def _reduce_block(method, data, valid, ids, g, ddof):
+    """The statistics of a (n,) or (n, k) block per group: a list of arrays
+    of shape (g,) or (g, k), and the count of valid values per group (None:
+    every value valid)."""
+    count = None
+    if valid is not None and not valid.all():
+        w = valid
+        count = _api.group_fsum(w.astype(np.int8), ids, g) if w.ndim == 1 else None
+        if w.ndim > 1:
+            count = np.stack([np.bincount(ids, weights=w[:, j], minlength=g)
+                              for j in range(w.shape[1])], axis=1)
+    else:
+        valid = None
+    if method == "minmax":
+        if valid is None:
+            return list(_api.group_minmax(data, ids, g)), count
+        return list(_api.reduce_by_group(_core.minimummaximum, data, ids, g,
+                                         initial=_minmax_initial(data.dtype), where=valid)), count
+    if method in ("meanvar", "meanstd"):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                mean, var = _api.group_meanvar(data, ids, g, ddof=ddof,
+                                               where=True if valid is None else valid)
+        return [mean, np.sqrt(var) if method == "meanstd" else var], count
+    if method == "fsum":
+        if valid is not None:
+            data = np.where(valid, data, 0)
+        return [_api.group_fsum(data, ids, g)], count
+    if method == "logsumexp":
+        if valid is not None:
+            data = np.where(valid, data, -np.inf)
+        return [_api.group_logsumexp(data, ids, g)], count
+    raise AssertionError(method)
+
+
+def _argminmax_column(name, data, valid, ids, g, index):
+    """(idxmin, idxmax) labels of one column per group; pandas' ValueError
+    for a group without values."""
+    if valid is not None and not valid.all():
+        if data.dtype.kind in "mM":
+            i64 = data.view(np.int64)
+            lo = np.where(valid, i64, np.iinfo(np.int64).max)
+            hi = np.where(valid, i64, np.iinfo(np.int64).min)
+        else:
+            big = _minmax_initial(data.dtype)
+            lo = np.where(valid, data, big[0])
+            hi = np.where(valid, data, big[1])
+        cnt = np.bincount(ids, weights=valid, minlength=g)
+        if (cnt == 0).any():
+            raise ValueError("idxmin with skipna=True encountered all NA values in a group.")
+        imin = _api.group_argminmax(lo, ids, g)[0]
+        imax = _api.group_argminmax(hi, ids, g)[1]
+        # a group whose extreme is the filler's value (+-inf, the integer
+        # limit) may have picked an invalid position first: the first valid
+        # position holding that value instead
+        for res in (imin, imax):
+            bad = np.flatnonzero(~valid[res])
+            for j in bad:
+                members = np.flatnonzero((ids == j) & valid)
+                vals = data[members]
+                res[j] = members[np.argmin(vals) if res is imin else np.argmax(vals)]
+    else:
+        if data.dtype.kind in "mM":
+            data = data.view(np.int64)
+        imin, imax = _api.group_argminmax(data, ids, g)
+    return [np.asarray(index[imin]), np.asarray(index[imax])]
+
+
+def _nullable_result(arr, count, dtype, method, stat):
+    """A masked array for a nullable column's result (NA where a group had
+    no values or the statistic is NaN)."""
+    mask = np.isnan(arr) if arr.dtype.kind == "f" else np.zeros(arr.shape, bool)
+    if count is not None:
+        mask |= count == 0
+    if stat in ("min", "max"):
+        return pd.array(np.where(mask, 0, arr).astype(dtype.numpy_dtype), dtype=dtype).copy() \
+            if not mask.any() else _masked(arr.astype(dtype.numpy_dtype), mask, dtype)
+    if stat == "sum":
+        out_dt = pd.Float64Dtype() if arr.dtype.kind == "f" and dtype.numpy_dtype.kind == "f" \
+            else pd.Int64Dtype() if dtype.numpy_dtype.kind in "iub" else pd.Float64Dtype()
+        if out_dt == pd.Int64Dtype():
+            return _masked(np.round(arr).astype(np.int64), np.zeros(arr.shape, bool), out_dt)
+        return _masked(arr.astype(np.float64), np.zeros(arr.shape, bool), out_dt)
+    return _masked(arr.astype(np.float64), mask, pd.Float64Dtype())
+
+
+def _masked(values, mask, dtype):
+    arr = pd.array(values, dtype=dtype)
+    if mask.any():
+        arr[mask] = pd.NA
+    return arr
+
+
+def _fix_empty(arr, count, stat):
+    """NaN (pandas' result) where a group had no values; ``sum``: 0."""
+    if count is None or stat in ("sum", "logsumexp") or not (count == 0).any():
+        return arr
+    if arr.dtype.kind in "mM":
+        return np.where(count == 0, arr.dtype.type("NaT"), arr)
+    return np.where(count == 0, np.nan, arr)
+
+
+class _Grouped:
+    """``obj.nr.groupby(by, ...)``: pandas' groups, numreduce's kernels."""
+
+    def __init__(self, obj, by, kwargs, selection=None):
+        self._obj = obj
+        self._by = by
+        self._kwargs = kwargs
+        self._selection = selection
+        self._plan = None
+
+    def __getitem__(self, key):
+        """Column selection, as ``df.groupby(by)[key]``."""
+        return _Grouped(self._obj, self._by, self._kwargs, key)
+
+    def _groups(self):
+        """(codes of the observed groups per row, -1 for rows in no group;
+        number of observed groups; pandas' result index; positions of the
+        observed groups in it; the pandas groupby object)."""
+        if self._plan is not None:
+            return self._plan
+        kw = dict(self._kwargs)
+        kw.setdefault("observed", True)
+        gb = self._obj.groupby(self._by, **kw)
+        ng = gb.ngroup()
+        codes = ng.to_numpy(dtype=np.float64, na_value=-1.0) if ng.dtype.kind == "f" or \
+            isinstance(ng.dtype, pd.api.extensions.ExtensionDtype) else ng.to_numpy()
+        codes = np.asarray(codes).astype(np.intp)
+        size = gb.size()
+        if isinstance(size, pd.DataFrame):  # as_index=False
+            raise TypeError("numreduce: nr.groupby does not take as_index=False; "
+                            "reset the result's index instead")
+        sizes = size.to_numpy()
+        observed = np.flatnonzero(sizes > 0)
+        g = observed.size
+        counts = np.bincount(codes[codes >= 0], minlength=g)
+        if counts.size != g or not np.array_equal(counts, sizes[observed]):
+            raise RuntimeError("numreduce: pandas' group numbering does not match its group "
+                               "sizes; please report this with your pandas version")
+        self._plan = (codes, g, size.index, observed, gb)
+        return self._plan
+
+    def _columns(self, gb):
+        obj = self._obj
+        if isinstance(obj, pd.Series):
+            return None, [(obj.name, obj.array)]
+        if self._selection is not None:
+            sel = self._selection
+            if isinstance(sel, (list, tuple)):
+                return list(sel), [(c, obj[c].array) for c in sel]
+            return sel, [(sel, obj[sel].array)]
+        exclude = set(gb.exclusions) if hasattr(gb, "exclusions") else set()
+        cols = [c for c in obj.columns if c not in exclude]
+        return cols, [(c, obj[c].array) for c in cols]
+
+    def _run(self, method, ddof=1):
+        codes, g, rindex, observed, gb = self._groups()
+        sel, cols = self._columns(gb)
+        keep = None
+        if (codes < 0).any():
+            keep = np.flatnonzero(codes >= 0)
+            ids = codes[keep]
+        else:
+            ids = codes
+        stats = _STATS[method]
+        index = self._obj.index if keep is None else self._obj.index[keep]
+        # the columns' data first (every TypeError before any work), then
+        # one kernel call per dtype (the columns stacked)
+        prepared = []
+        for name, values in cols:
+            data, valid, nullable = _column(name, values, method)
+            if keep is not None:
+                data = data[keep]
+                valid = None if valid is None else valid[keep]
+            prepared.append((name, data, valid, nullable))
+        results = {}
+        if method == "argminmax" and observed.size != len(rindex):
+            raise ValueError("Can't get idxmin of an empty group due to unobserved "
+                             "categories. Specify observed=True in groupby instead.")
+        if method == "argminmax":
+            for name, data, valid, nullable in prepared:
+                results[name] = _argminmax_column(name, data, valid, ids, g, index)
+        else:
+            blocks = {}
+            for i, (name, data, valid, nullable) in enumerate(prepared):
+                blocks.setdefault((data.dtype, nullable is not None), []).append(i)
+            for idx in blocks.values():
+                if len(idx) == 1:
+                    name, data, valid, nullable = prepared[idx[0]]
+                    outs, count = _reduce_block(method, data, valid, ids, g, ddof)
+                    parts = [(name, [o for o in outs], count, nullable)]
+                else:
+                    data = np.stack([prepared[i][1] for i in idx], axis=1)
+                    valids = [prepared[i][2] for i in idx]
+                    valid = None if all(v is None for v in valids) else np.stack(
+                        [np.ones(len(ids), bool) if v is None else v for v in valids], axis=1)
+                    outs, count = _reduce_block(method, data, valid, ids, g, ddof)
+                    parts = [(prepared[i][0], [o[:, j] for o in outs],
+                              None if count is None else count[:, j], prepared[i][3])
+                             for j, i in enumerate(idx)]
+                for name, outs, count, nullable in parts:
+                    res = []
+                    for o, stat in zip(outs, stats):
+                        if nullable is not None:
+                            res.append(_nullable_result(o, count, nullable, method, stat))
+                        else:
+                            res.append(_fix_empty(o, count, stat))
+                    results[name] = res
+        obs_index = rindex[observed]
+        out = {}
+        for name, _ in cols:
+            for stat, arr in zip(stats, results[name]):
+                out[(name, stat)] = pd.Series(arr, index=obs_index, copy=False)
+        if isinstance(self._obj, pd.Series) or (sel is not None and not isinstance(sel, list)):
+            frame = pd.DataFrame({stat: out[(cols[0][0], stat)] for stat in stats},
+                                 index=obs_index)
+        else:
+            frame = pd.DataFrame(out, index=obs_index)
+            frame.columns = pd.MultiIndex.from_tuples(list(out), names=[None, None]) \
+                if out else pd.MultiIndex.from_tuples([], names=[None, None])
+        if observed.size != len(rindex):
+            frame = frame.reindex(rindex)
+            if method == "fsum":
+                frame = frame.fillna(0)
+        frame.index.names = rindex.names
+        return frame
+
+    def minmax(self):
+        """Minimum and maximum of every column per group, one pass:
+        ``groupby(by).agg(["min", "max"])``."""
+        return self._run("minmax")
+
+    def meanvar(self, ddof=1):
+        """Mean and variance of every column per group, one pass:
+        ``groupby(by).agg(["mean", "var"])`` (``ddof=1`` as pandas)."""
+        return self._run("meanvar", ddof)
+
+    def meanstd(self, ddof=1):
+        """Mean and standard deviation per group: ``.agg(["mean", "std"])``."""
+        return self._run("meanstd", ddof)
+
+    def fsum(self):
+        """Compensated sum of every column per group: ``.agg(["sum"])``
+        (float64 sums of integer columns)."""
+        return self._run("fsum")
+
+    def logsumexp(self):
+        """``log(sum(exp(x)))`` of every column per group (a ``logsumexp``
+        column per input column)."""
+        return self._run("logsumexp")
+
+    def argminmax(self):
+        """Index labels of every column's first minimum and maximum per
+        group: ``groupby(by).agg(["idxmin", "idxmax"])``."""
+        return self._run("argminmax")
+
+
+class _Accessor:
+    def __init__(self, obj):
+        self._obj = obj
+
+    def groupby(self, by=None, *, level=None, sort=True, dropna=True, observed=True):
+        """Grouped statistics over pandas' groups: ``by``, ``level``,
+        ``sort``, ``dropna`` and ``observed`` as for ``obj.groupby``."""
+        kw = {"sort": sort, "dropna": dropna, "observed": observed}
+        if level is not None:
+            kw["level"] = level
+        return _Grouped(self._obj, by, kw)
+
+    def _whole(self, method, ddof=1):
+        obj = self._obj
+        n = len(obj)
+        grouped = _Grouped(obj, None, {})
+        grouped._plan = (np.zeros(n, np.intp), 1, pd.Index([0]), np.array([0]), None)
+        if n == 0:
+            grouped._plan = (np.zeros(0, np.intp), 1, pd.Index([0]), np.array([0]), None)
+        frame = grouped._run(method, ddof) if n else None
+        if frame is None:
+            raise ValueError(f"numreduce: {method} of an empty {type(obj).__name__}")
+        stats = _STATS[method]
+        if isinstance(obj, pd.Series):
+            out = frame.iloc[0]
+            out.name = obj.name
+            out.index = pd.Index(list(stats))
+            return out
+        return pd.DataFrame({c: [frame[(c, s)].iloc[0] for s in stats]
+                             for c in frame.columns.get_level_values(0).unique()},
+                            index=list(stats))
+
+    def minmax(self):
+        """``obj.agg(["min", "max"])`` in one pass per dtype."""
+        return self._whole("minmax")
+
+    def meanvar(self, ddof=1):
+        """``obj.agg(["mean", "var"])`` in one pass per dtype."""
+        return self._whole("meanvar", ddof)
+
+    def meanstd(self, ddof=1):
+        """``obj.agg(["mean", "std"])`` in one pass per dtype."""
+        return self._whole("meanstd", ddof)
+
+    def fsum(self):
+        """Compensated ``obj.agg(["sum"])``."""
+        return self._whole("fsum")
+
+    def logsumexp(self):
+        """``log(sum(exp(x)))`` of every column."""
+        return self._whole("logsumexp")
+
+    def argminmax(self):
+        """``obj.agg(["idxmin", "idxmax"])``."""
+        return self._whole("argminmax")
+
+
+@pd.api.extensions.register_dataframe_accessor("nr")
+class NumreduceDataFrameAccessor(_Accessor):
+    """``DataFrame.nr``: numreduce's statistics; see ``numreduce.pandas``."""
+
+
+@pd.api.extensions.register_series_accessor("nr")
+class NumreduceSeriesAccessor(_Accessor):
+    """``Series.nr``: numreduce's statistics; see ``numreduce.pandas``."""

@@ -1,0 +1,208 @@
+"""The pandas ``.nr`` accessor (numreduce/pandas.py) against pandas' own
+``groupby(...).agg([...])``, ``idxmin``/``idxmax`` and ``agg([...])``:
+values, dtypes, index and columns; multi-key and categorical keys, sort,
+dropna, observed, NaN, nullable dtypes with pd.NA, datetime columns."""
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas", reason="pandas is not installed (the 'pandas' extra)")
+
+import numreduce  # noqa: E402,F401
+
+
+def test_not_imported_by_numreduce():
+    import subprocess
+    code = ("import sys, numreduce; assert 'numreduce.pandas' not in sys.modules; "
+            "assert 'pandas' not in sys.modules")
+    subprocess.run([sys.executable, "-P", "-c", code], check=True)
+
+
+import numreduce.pandas  # noqa: E402,F401  (registers .nr)
+
+
+def frame(n=500, seed=3, nan=True):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "k": rng.integers(0, 13, n),
+        "j": rng.choice(["a", "b", "c"], n),
+        "x": rng.standard_normal(n) * 100,
+        "y": rng.integers(-1000, 1000, n),
+        "z": rng.standard_normal(n).astype(np.float32),
+        "u": rng.integers(0, 255, n).astype(np.uint8),
+    })
+    if nan:
+        df.loc[df.index[::17], "x"] = np.nan
+        df.loc[df.k == 5, "z"] = np.nan  # one group all NaN in z
+    df.index = pd.Index(rng.permutation(n) * 3 + 1000, name="row")
+    return df
+
+
+def same(got, ref, exact=False, check_dtype=True):
+    pd.testing.assert_index_equal(got.index, ref.index)
+    pd.testing.assert_index_equal(got.columns, ref.columns)
+    if exact:
+        pd.testing.assert_frame_equal(got, ref, check_dtype=check_dtype)
+    else:
+        for c in ref.columns:
+            # float32: numreduce accumulates in float64, pandas in float32
+            tol = 1e-5 if ref[c].dtype == np.float32 else 1e-9
+            pd.testing.assert_series_equal(got[c], ref[c], check_dtype=check_dtype, rtol=tol,
+                                           atol=tol, check_exact=False)
+
+
+def agg(gb, stats):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return gb.agg(stats)
+
+
+@pytest.mark.parametrize("by", ["k", ["k", "j"], "series", ["j", "k"]])
+@pytest.mark.parametrize("sort", [True, False])
+def test_groupby_against_pandas(by, sort):
+    df = frame()
+    if by == "series":
+        by = pd.Series(np.asarray(df["k"]) % 4, index=df.index, name="key")
+    num = df.drop(columns=["j"]) if not (isinstance(by, list) and "j" in by) else df
+    gb = num.nr.groupby(by, sort=sort)
+    ref = num.groupby(by, sort=sort)
+    same(gb.minmax(), agg(ref, ["min", "max"]), exact=True)
+    same(gb.meanvar(), agg(ref, ["mean", "var"]), check_dtype=False)
+    same(gb.meanvar(ddof=0), agg(ref, [("mean", "mean"), ("var", lambda s: s.var(ddof=0))]),
+         check_dtype=False)
+    same(gb.meanstd(), agg(ref, ["mean", "std"]), check_dtype=False)
+    same(gb.fsum(), agg(ref, ["sum"]), check_dtype=False)
+    ref_arg = agg(ref[["x", "y", "u"]], ["idxmin", "idxmax"])
+    same(num.nr.groupby(by, sort=sort)[["x", "y", "u"]].argminmax(), ref_arg, exact=True)
+
+
+def test_float32_dtype_kept():
+    df = frame()
+    got = df.nr.groupby("k")[["z"]].meanvar()
+    ref = agg(df.groupby("k")[["z"]], ["mean", "var"])
+    assert list(got.dtypes) == list(ref.dtypes)
+    np.testing.assert_allclose(got.to_numpy(float), ref.to_numpy(float), rtol=1e-5)
+
+
+def test_series():
+    df = frame()
+    s = df["x"]
+    same(s.nr.groupby(df["k"]).meanvar(), agg(s.groupby(df["k"]), ["mean", "var"]))
+    same(s.nr.groupby(df["k"]).minmax(), agg(s.groupby(df["k"]), ["min", "max"]), exact=True)
+    same(s.nr.groupby(df["k"]).argminmax(),
+         agg(s.groupby(df["k"]), ["idxmin", "idxmax"]), exact=True)
+    same(df.nr.groupby("k")["x"].meanvar(), agg(df.groupby("k")["x"], ["mean", "var"]))
+
+
+def test_logsumexp():
+    df = frame(nan=False)
+    got = df.nr.groupby("k")[["x"]].logsumexp()
+    from scipy.special import logsumexp
+    ref = df.groupby("k")["x"].apply(lambda v: logsumexp(v.to_numpy()))
+    np.testing.assert_allclose(got[("x", "logsumexp")].to_numpy(), ref.to_numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dropna", [True, False])
+def test_dropna(dropna):
+    df = frame()
+    df["kf"] = df["k"].astype(float)
+    df.loc[df.index[::7], "kf"] = np.nan
+    num = df.drop(columns=["j", "k"])
+    same(num.nr.groupby("kf", dropna=dropna).minmax(),
+         agg(num.groupby("kf", dropna=dropna), ["min", "max"]), exact=True)
+    same(num.nr.groupby("kf", dropna=dropna).meanvar(),
+         agg(num.groupby("kf", dropna=dropna), ["mean", "var"]), check_dtype=False)
+
+
+@pytest.mark.parametrize("observed", [True, False])
+@pytest.mark.parametrize("dropna", [True, False])
+def test_categorical(observed, dropna):
+    df = frame()
+    df["c"] = pd.Categorical(df["j"], categories=["c", "b", "a", "unused"])
+    df.loc[df.index[::11], "c"] = np.nan
+    num = df.drop(columns=["j"])
+    for by in ("c", ["c", "k"]):
+        kw = {"observed": observed, "dropna": dropna}
+        same(num.nr.groupby(by, **kw).minmax(), agg(num.groupby(by, **kw), ["min", "max"]),
+             exact=True, check_dtype=observed)
+        same(num.nr.groupby(by, **kw).meanvar(), agg(num.groupby(by, **kw), ["mean", "var"]),
+             check_dtype=False)
+        same(num.nr.groupby(by, **kw).fsum(),
+             agg(num.groupby(by, **kw), ["sum"]), check_dtype=False)
+        if not observed:
+            with pytest.raises(ValueError, match="unobserved"):
+                num.nr.groupby(by, **kw).argminmax()
+
+
+def test_nullable():
+    df = frame(nan=False)
+    df["X"] = pd.array(df["x"], dtype="Float64")
+    df["Y"] = pd.array(df["y"], dtype="Int64")
+    df.loc[df.index[::5], "X"] = pd.NA
+    df.loc[df.index[::3], "Y"] = pd.NA
+    df.loc[df.k == 4, "Y"] = pd.NA  # a group without values
+    sub = df[["k", "X", "Y"]]
+    got = sub.nr.groupby("k").minmax()
+    ref = agg(sub.groupby("k"), ["min", "max"])
+    same(got, ref, exact=True)
+    got = sub.nr.groupby("k").meanvar()
+    ref = agg(sub.groupby("k"), ["mean", "var"])
+    same(got, ref)
+    assert all(str(d) == "Float64" for d in got.dtypes)
+    for c in ("X", "Y"):  # not converted to object
+        assert sub[c].dtype != object
+    same(sub.nr.groupby("k")[["X"]].argminmax(),
+         agg(sub.groupby("k")[["X"]], ["idxmin", "idxmax"]), exact=True)
+
+
+def test_datetime_minmax():
+    df = frame(nan=False)
+    df["t"] = pd.Timestamp("2000-01-01") + pd.to_timedelta(df["y"] * 3600, unit="s")
+    df.loc[df.index[::9], "t"] = pd.NaT
+    sub = df[["k", "t"]]
+    same(sub.nr.groupby("k").minmax(), agg(sub.groupby("k"), ["min", "max"]), exact=True)
+    same(sub.nr.groupby("k").argminmax(), agg(sub.groupby("k"), ["idxmin", "idxmax"]),
+         exact=True)
+    with pytest.raises(TypeError, match="'t'"):
+        sub.nr.groupby("k").meanvar()
+
+
+def test_all_nan_group_argminmax_raises_as_pandas():
+    df = pd.DataFrame({"k": [1, 1, 2], "x": [np.nan, np.nan, 1.0]})
+    with pytest.raises(ValueError) as ref:
+        df.groupby("k")["x"].idxmin()
+    with pytest.raises(ValueError, match=str(ref.value)[:20]):
+        df.nr.groupby("k").argminmax()
+
+
+def test_inf_ties_with_nan():
+    df = pd.DataFrame({"k": [0, 0, 0, 1, 1], "x": [np.nan, np.inf, 1.0, -np.inf, np.nan]})
+    same(df.nr.groupby("k").argminmax(), agg(df.groupby("k"), ["idxmin", "idxmax"]),
+         exact=True)
+
+
+def test_whole_column():
+    df = frame().drop(columns=["j"])
+    same(df.nr.meanvar(), df.agg(["mean", "var"]))
+    same(df.nr.minmax(), df.agg(["min", "max"]), check_dtype=False)
+    same(df.nr.argminmax(), df.agg(["idxmin", "idxmax"]), exact=True, check_dtype=False)
+    s = df["x"]
+    pd.testing.assert_series_equal(s.nr.meanvar(), s.agg(["mean", "var"]))
+    pd.testing.assert_series_equal(s.nr.minmax(), s.agg(["min", "max"]))
+
+
+def test_errors():
+    df = frame()
+    with pytest.raises(KeyError):
+        df.groupby("nope")
+    with pytest.raises(KeyError):
+        df.nr.groupby("nope").minmax()
+    with pytest.raises(TypeError, match="'j'"):
+        df.nr.groupby("k").meanvar()
+    with pytest.raises(TypeError, match="'j'"):
+        df.nr.groupby("k").minmax()
+    with pytest.raises(TypeError, match="'j'"):
+        df.nr.meanvar()
