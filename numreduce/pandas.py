@@ -13,7 +13,9 @@ pandas decides the groups (``df.groupby(by, sort=, dropna=, observed=)``
 with every key pandas takes: column names, a list of them, a Series, ...):
 numreduce reduces every numeric column in one pass of its grouped kernels
 (``group_minmax``, ``group_meanvar``, ``group_fsum``, ``group_logsumexp``,
-``group_argminmax``), the columns of one dtype together.  Results are
+``group_argminmax``), one 1-d stream per column (the kernels' fastest
+path).  One integer key column with sorted groups skips pandas' hash
+factorization (codes by a bincount of the key's values).  Results are
 DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
 ``(column, statistic)``, the group index as pandas builds it (sorted by
 default; ``sort=False``: order of first appearance), the grouping columns
@@ -29,6 +31,8 @@ reduced by ``minmax`` and ``argminmax`` only.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -60,9 +64,13 @@ def _column(name, values, method):
         data = np.asarray(values)
         kind = dtype.kind
         if kind in "biuf":
-            return data, (None if kind != "f" else ~np.isnan(data)), None
+            # a float column's NaN mask only where it has NaNs (one cheap pass)
+            if kind == "f" and np.isnan(data).any():
+                return data, ~np.isnan(data), None
+            return data, None, None
         if kind in "mM" and method in ("minmax", "argminmax"):
-            return data, ~np.isnat(data), None
+            nat = np.isnat(data)
+            return data, (~nat if nat.any() else None), None
     if isinstance(dtype, pd.DatetimeTZDtype) and method in ("minmax", "argminmax"):
         raise TypeError(f"numreduce: column {name!r}: timezone-aware datetimes are not "
                         "supported; reduce the column's .dt.tz_convert(None)")
@@ -87,31 +95,25 @@ def _minmax_initial(dt):
 
 
 def _reduce_block(method, data, valid, ids, g, ddof):
-    """The statistics of a (n,) or (n, k) block per group: a list of arrays
-    of shape (g,) or (g, k), and the count of valid values per group (None:
-    every value valid)."""
+    """The statistics of one column (1-d: the grouped kernels' fastest
+    stream) per group: a list of arrays of shape (g,), and the count of
+    valid values per group (None: every value valid)."""
     count = None
-    if valid is not None and not valid.all():
-        w = valid
-        count = _api.group_fsum(w.astype(np.int8), ids, g) if w.ndim == 1 else None
-        if w.ndim > 1:
-            count = np.stack([np.bincount(ids, weights=w[:, j], minlength=g)
-                              for j in range(w.shape[1])], axis=1)
-    else:
-        valid = None
+    if valid is not None:
+        count = np.bincount(ids, weights=valid, minlength=g)
     if method == "minmax":
         if valid is None:
             return list(_api.group_minmax(data, ids, g)), count
+        if data.dtype.kind == "f":  # NaN-skipping; a group of NaNs only gives NaN
+            return list(_api.reduce_by_group(_core.fminfmax, data, ids, g)), count
         return list(_api.reduce_by_group(_core.minimummaximum, data, ids, g,
                                          initial=_minmax_initial(data.dtype), where=valid)), count
     if method in ("meanvar", "meanstd"):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            import warnings
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                mean, var = _api.group_meanvar(data, ids, g, ddof=ddof,
-                                               where=True if valid is None else valid)
-        return [mean, np.sqrt(var) if method == "meanstd" else var], count
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean, var = _api.group_meanvar(data, ids, g, ddof=ddof,
+                                           where=True if valid is None else valid)
+            return [mean, np.sqrt(var) if method == "meanstd" else var], count
     if method == "fsum":
         if valid is not None:
             data = np.where(valid, data, 0)
@@ -190,6 +192,14 @@ def _fix_empty(arr, count, stat):
     return np.where(count == 0, np.nan, arr)
 
 
+class _Exclude:
+    """Stands for the groupby object of the integer-key plan: the key column
+    it leaves out of the result."""
+
+    def __init__(self, key):
+        self.exclusions = {key}
+
+
 class _Grouped:
     """``obj.nr.groupby(by, ...)``: pandas' groups, numreduce's kernels."""
 
@@ -212,6 +222,10 @@ class _Grouped:
             return self._plan
         kw = dict(self._kwargs)
         kw.setdefault("observed", True)
+        fast = self._int_key(kw)
+        if fast is not None:
+            self._plan = fast
+            return fast
         gb = self._obj.groupby(self._by, **kw)
         ng = gb.ngroup()
         codes = ng.to_numpy(dtype=np.float64, na_value=-1.0) if ng.dtype.kind == "f" or \
@@ -230,6 +244,34 @@ class _Grouped:
                                "sizes; please report this with your pandas version")
         self._plan = (codes, g, size.index, observed, gb)
         return self._plan
+
+    def _int_key(self, kw):
+        """The plan without pandas' hash factorization for the common case of
+        one integer column key, sorted groups, dense values (codes by a
+        bincount of the values, the result index the values present)."""
+        obj, by = self._obj, self._by
+        if not (isinstance(obj, pd.DataFrame) and isinstance(by, str) and kw.get("sort", True)
+                and "level" not in kw and by in obj.columns and obj.columns.is_unique
+                and by not in obj.index.names):
+            return None
+        key = obj[by].array
+        if not isinstance(key, pd.arrays.NumpyExtensionArray) or key.dtype.kind not in "iu":
+            return None
+        k = key.to_numpy()
+        if k.size == 0:
+            return None
+        lo, hi = _api.minmax(k)
+        span = int(hi) - int(lo) + 1
+        if span > 4 * k.size + 1024:
+            return None
+        off = k if lo >= 0 and k.dtype == np.intp else np.subtract(k, lo, dtype=np.intp)
+        if lo >= 0 and k.dtype == np.intp:
+            span, lo = int(hi) + 1, 0
+        present = np.bincount(off, minlength=span) > 0
+        remap = np.cumsum(present, dtype=np.intp) - 1
+        values = (np.flatnonzero(present) + lo).astype(k.dtype)
+        index = pd.Index(values, name=by)
+        return (remap[off], values.size, index, np.arange(values.size), _Exclude(by))
 
     def _columns(self, gb):
         obj = self._obj
@@ -256,7 +298,7 @@ class _Grouped:
         stats = _STATS[method]
         index = self._obj.index if keep is None else self._obj.index[keep]
         # the columns' data first (every TypeError before any work), then
-        # one kernel call per dtype (the columns stacked)
+        # one kernel pass per column
         prepared = []
         for name, values in cols:
             data, valid, nullable = _column(name, values, method)
@@ -272,31 +314,16 @@ class _Grouped:
             for name, data, valid, nullable in prepared:
                 results[name] = _argminmax_column(name, data, valid, ids, g, index)
         else:
-            blocks = {}
-            for i, (name, data, valid, nullable) in enumerate(prepared):
-                blocks.setdefault((data.dtype, nullable is not None), []).append(i)
-            for idx in blocks.values():
-                if len(idx) == 1:
-                    name, data, valid, nullable = prepared[idx[0]]
-                    outs, count = _reduce_block(method, data, valid, ids, g, ddof)
-                    parts = [(name, [o for o in outs], count, nullable)]
-                else:
-                    data = np.stack([prepared[i][1] for i in idx], axis=1)
-                    valids = [prepared[i][2] for i in idx]
-                    valid = None if all(v is None for v in valids) else np.stack(
-                        [np.ones(len(ids), bool) if v is None else v for v in valids], axis=1)
-                    outs, count = _reduce_block(method, data, valid, ids, g, ddof)
-                    parts = [(prepared[i][0], [o[:, j] for o in outs],
-                              None if count is None else count[:, j], prepared[i][3])
-                             for j, i in enumerate(idx)]
-                for name, outs, count, nullable in parts:
-                    res = []
-                    for o, stat in zip(outs, stats):
-                        if nullable is not None:
-                            res.append(_nullable_result(o, count, nullable, method, stat))
-                        else:
-                            res.append(_fix_empty(o, count, stat))
-                    results[name] = res
+            # one pass of a grouped kernel per column
+            for name, data, valid, nullable in prepared:
+                outs, count = _reduce_block(method, data, valid, ids, g, ddof)
+                res = []
+                for o, stat in zip(outs, stats):
+                    if nullable is not None:
+                        res.append(_nullable_result(o, count, nullable, method, stat))
+                    else:
+                        res.append(_fix_empty(o, count, stat))
+                results[name] = res
         obs_index = rindex[observed]
         out = {}
         for name, _ in cols:
