@@ -446,7 +446,73 @@ def target_rows(quick: bool = False, on_row=None):
         finally:
             nr.set_num_threads(old)
     dask_rows(rows, kw, quick)
+    accessor_rows(rows, kw, quick)
     return list(rows)
+
+
+def accessor_rows(rows, kw, quick: bool = False):
+    """The grouped-statistics rows of issue 26: the xarray ``.nr.groupby`` /
+    ``.nr.resample`` and pandas ``.nr.groupby`` accessors against the
+    idioms they replace (xarray's groupby/resample with flox where it is
+    installed; pandas' ``groupby().agg([...])``).  A daily (3650, 100, 100)
+    float32 field (3650, 20, 20 with ``quick``); 1e7 rows, 1e4 integer keys,
+    4 float64 columns (1e6 with ``quick``).  Skipped, with the reason
+    printed, where xarray or pandas is not importable."""
+    t = lambda *fns: best_times(*fns, **kw)  # noqa: E731
+    try:
+        import pandas as pd
+        import xarray as xr
+    except ImportError as e:
+        print(f"(xarray/pandas accessor rows skipped: {e})")
+        return rows
+    import numreduce.pandas  # noqa: F401
+    import numreduce.xarray  # noqa: F401
+    try:
+        import flox  # noqa: F401
+        how = "flox"
+    except ImportError:
+        how = "no flox"
+    side = 20 if quick else 100
+    rng = np.random.default_rng(26)
+    time_ = pd.date_range("2000-01-01", periods=3650, freq="D")
+    field = xr.DataArray(rng.standard_normal((3650, side, side), dtype=np.float32),
+                         dims=("time", "lat", "lon"), coords={"time": time_}, name="tas")
+    label = f"3650x{side}x{side} f32"
+    rows.append(_ratio_row(
+        f"xr groupby month meanstd {label} ({how})",
+        *t(lambda: field.nr.groupby("time.month").meanstd(),
+           lambda: (field.groupby("time.month").mean(), field.groupby("time.month").std())),
+        3.0, "faster"))
+    rows.append(_ratio_row(
+        f"xr resample 1MS minmax {label} ({how})",
+        *t(lambda: field.nr.resample(time="1MS").minmax(),
+           lambda: (field.resample(time="1MS").min(), field.resample(time="1MS").max())),
+        3.0, "faster"))
+    try:
+        import dask
+    except ImportError as e:
+        print(f"(xarray dask accessor row skipped: {e})")
+    else:
+        lazy = field.chunk({"time": 365})
+        thr = {"scheduler": "threads"}
+        rows.append(_ratio_row(
+            f"xr dask groupby month meanstd {label}",
+            *t(lambda: dask.compute(*lazy.nr.groupby("time.month").meanstd(), **thr),
+               lambda: dask.compute(lazy.groupby("time.month").mean(),
+                                    lazy.groupby("time.month").std(), **thr)),
+            2.0, "faster"))
+    n = 10**6 if quick else 10**7
+    df = pd.DataFrame({"k": rng.integers(0, 10**4, n),
+                       **{c: rng.standard_normal(n) for c in "abcd"}})
+    rows.append(_ratio_row(
+        f"pd groupby meanvar {n:.0e}/1e4 x4 f64",
+        *t(lambda: df.nr.groupby("k").meanvar(), lambda: df.groupby("k").agg(["mean", "var"])),
+        5.0, "faster"))
+    rows.append(_ratio_row(
+        f"pd groupby minmax {n:.0e}/1e4 x4 f64",
+        *t(lambda: df.nr.groupby("k").minmax(), lambda: df.groupby("k").agg(["min", "max"])),
+        5.0, "faster"))
+    return rows
 
 
 def logcumsumexp_reference(a, chunk=1000):

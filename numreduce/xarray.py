@@ -218,6 +218,9 @@ def _group_plan(obj, kind, spec, kwargs):
         gb = stand_in.groupby(group, **kwargs)
     else:
         gb = stand_in.resample(spec, **kwargs)
+    fast = _encoded_plan(gb, kind, dim, n)
+    if fast is not None:
+        return (dim, *fast)
     template = gb.count()
     (rdim,) = template.dims
     codes = np.full(n, -1, np.intp)
@@ -231,6 +234,32 @@ def _group_plan(obj, kind, spec, kwargs):
         for p, k in zip(pos, keys):
             codes[groups[k]] = p
     return dim, codes, template
+
+
+def _encoded_plan(gb, kind, dim, n):
+    """(codes, template) from the groupby's ``encoded`` groups (xarray >=
+    2024.09: the codes, -1 for no group, and the result coordinates),
+    without a reduction of the stand-in; None where xarray lacks them or
+    they do not look as expected (then count() decides)."""
+    enc = getattr(gb, "encoded", None)
+    if enc is None or len(getattr(gb, "groupers", ())) != 1:
+        return None
+    try:
+        codes = np.asarray(enc.codes.values)
+        coords = enc.coords
+        size = len(enc.full_index)
+    except AttributeError:
+        return None
+    if codes.shape != (n,) or codes.dtype.kind not in "iu" or len(coords.dims) != 1:
+        return None
+    (rdim,) = coords.dims
+    if coords.sizes[rdim] != size or (codes.size and not (-1 <= codes.min() and
+                                                         codes.max() < size)):
+        return None
+    template = xr.DataArray(np.zeros(size, np.int8), dims=(rdim,), coords=coords)
+    if kind == "resample" and rdim != dim:  # xarray's internal name of the bins
+        template = template.rename({rdim: dim})
+    return codes.astype(np.intp), template
 
 
 def _segments(codes):
