@@ -477,14 +477,14 @@ def accessor_rows(rows, kw, quick: bool = False):
     time_ = pd.date_range("2000-01-01", periods=3650, freq="D")
     field = xr.DataArray(rng.standard_normal((3650, side, side), dtype=np.float32),
                          dims=("time", "lat", "lon"), coords={"time": time_}, name="tas")
-    label = f"3650x{side}x{side} f32"
+    label = f"3650x{side}x{side}"  # float32, daily
     rows.append(_ratio_row(
-        f"xr groupby month meanstd {label} ({how})",
+        f"xr month meanstd {label} ({how})",
         *t(lambda: field.nr.groupby("time.month").meanstd(),
            lambda: (field.groupby("time.month").mean(), field.groupby("time.month").std())),
         3.0, "faster"))
     rows.append(_ratio_row(
-        f"xr resample 1MS minmax {label} ({how})",
+        f"xr resample minmax {label} ({how})",
         *t(lambda: field.nr.resample(time="1MS").minmax(),
            lambda: (field.resample(time="1MS").min(), field.resample(time="1MS").max())),
         3.0, "faster"))
@@ -496,7 +496,7 @@ def accessor_rows(rows, kw, quick: bool = False):
         lazy = field.chunk({"time": 365})
         thr = {"scheduler": "threads"}
         rows.append(_ratio_row(
-            f"xr dask groupby month meanstd {label}",
+            f"xr dask month meanstd {label}",
             *t(lambda: dask.compute(*lazy.nr.groupby("time.month").meanstd(), **thr),
                lambda: dask.compute(lazy.groupby("time.month").mean(),
                                     lazy.groupby("time.month").std(), **thr)),
@@ -505,11 +505,11 @@ def accessor_rows(rows, kw, quick: bool = False):
     df = pd.DataFrame({"k": rng.integers(0, 10**4, n),
                        **{c: rng.standard_normal(n) for c in "abcd"}})
     rows.append(_ratio_row(
-        f"pd groupby meanvar {n:.0e}/1e4 x4 f64",
+        f"pd groupby meanvar {n:.0e}/1e4 x4",
         *t(lambda: df.nr.groupby("k").meanvar(), lambda: df.groupby("k").agg(["mean", "var"])),
         5.0, "faster"))
     rows.append(_ratio_row(
-        f"pd groupby minmax {n:.0e}/1e4 x4 f64",
+        f"pd groupby minmax {n:.0e}/1e4 x4",
         *t(lambda: df.nr.groupby("k").minmax(), lambda: df.groupby("k").agg(["min", "max"])),
         5.0, "faster"))
     return rows

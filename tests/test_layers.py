@@ -42,10 +42,11 @@ LAYERS = {
     "_fastpath": ("public", 10),
     "__init__": ("faces", 11),
     "xarray": ("faces", 12),
+    "pandas": ("faces", 12),
     "cupy": ("faces", 12),
-    "_bench": ("faces", 12),
-    "_bench_peers": ("faces", 13),
-    "__main__": ("faces", 14),
+    "_bench": ("faces", 13),  # imports the accessors (its xarray/pandas rows)
+    "_bench_peers": ("faces", 14),
+    "__main__": ("faces", 15),
 }
 BACKENDS = ("_dask", "_cupy")
 
