@@ -206,3 +206,36 @@ def test_errors():
         df.nr.groupby("k").minmax()
     with pytest.raises(TypeError, match="'j'"):
         df.nr.meanvar()
+
+
+@pytest.mark.parametrize("keys", ["negative", "sparse", "uint8", "level"])
+def test_integer_keys(keys):
+    """The integer-key plan (a bincount of the key's values) and pandas'
+    own factorization agree with pandas."""
+    df = frame().drop(columns=["j"])
+    if keys == "negative":
+        df["k"] = df["k"] - 7
+    elif keys == "sparse":  # too wide a range: pandas' factorization
+        df["k"] = df["k"] * 10**12
+    elif keys == "uint8":
+        df["k"] = df["k"].astype(np.uint8)
+    by = "k"
+    if keys == "level":
+        df = df.set_index("k", append=True)
+        by = None
+    kw = {"level": "k"} if by is None else {}
+    ref = df.groupby(by, **kw)
+    same(df.nr.groupby(by, **kw).minmax(), agg(ref, ["min", "max"]), exact=True)
+    same(df.nr.groupby(by, **kw).meanvar(), agg(ref, ["mean", "var"]), check_dtype=False)
+    if keys != "level":
+        same(df.nr.groupby(by, sort=False).minmax(),
+             agg(df.groupby(by, sort=False), ["min", "max"]), exact=True)
+
+
+def test_bool_and_empty_selection():
+    df = frame(nan=False)
+    df["b"] = df["x"] > 0
+    sub = df[["k", "b"]]
+    same(sub.nr.groupby("k").minmax(), agg(sub.groupby("k"), ["min", "max"]), exact=True)
+    same(sub.nr.groupby("k").meanvar(), agg(sub.groupby("k"), ["mean", "var"]),
+         check_dtype=False)
