@@ -65,7 +65,9 @@ def _column(name, values, method):
         kind = dtype.kind
         if kind in "biuf":
             # a float column's NaN mask only where it has NaNs (one cheap pass)
-            if kind == "f" and np.isnan(data).any():
+            # (minmax: none; fminfmax skips NaNs and gives NaN for a group of
+            # NaNs only)
+            if kind == "f" and method != "minmax" and np.isnan(data).any():
                 return data, ~np.isnan(data), None
             return data, None, None
         if kind in "mM" and method in ("minmax", "argminmax"):
@@ -102,10 +104,10 @@ def _reduce_block(method, data, valid, ids, g, ddof):
     if valid is not None:
         count = np.bincount(ids, weights=valid, minlength=g)
     if method == "minmax":
-        if valid is None:
-            return list(_api.group_minmax(data, ids, g)), count
         if data.dtype.kind == "f":  # NaN-skipping; a group of NaNs only gives NaN
             return list(_api.reduce_by_group(_core.fminfmax, data, ids, g)), count
+        if valid is None:
+            return list(_api.group_minmax(data, ids, g)), count
         return list(_api.reduce_by_group(_core.minimummaximum, data, ids, g,
                                          initial=_minmax_initial(data.dtype), where=valid)), count
     if method in ("meanvar", "meanstd"):
@@ -268,10 +270,13 @@ class _Grouped:
         if lo >= 0 and k.dtype == np.intp:
             span, lo = int(hi) + 1, 0
         present = np.bincount(off, minlength=span) > 0
-        remap = np.cumsum(present, dtype=np.intp) - 1
         values = (np.flatnonzero(present) + lo).astype(k.dtype)
         index = pd.Index(values, name=by)
-        return (remap[off], values.size, index, np.arange(values.size), _Exclude(by))
+        if present.all():  # every value in [lo, hi] present: the offsets are the codes
+            codes = off
+        else:
+            codes = (np.cumsum(present, dtype=np.intp) - 1)[off]
+        return (codes, values.size, index, np.arange(values.size), _Exclude(by))
 
     def _columns(self, gb):
         obj = self._obj
