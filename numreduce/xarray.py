@@ -25,6 +25,18 @@ leaving them out through their neutral element).
 NumPy-backed objects are reduced at once, Dask-backed ones lazily (one
 ``dask.array.reduction`` per variable, through numreduce's Dask path), all
 through ``xarray.apply_ufunc(..., dask="allowed")``.
+
+Grouped statistics (docs/grouped.md)::
+
+    mean, std = ds.nr.groupby("time.month").meanstd()    # ds.groupby(...).mean(), .std()
+    lo, hi = da.nr.resample(time="1MS").minmax()         # da.resample(...).min(), .max()
+
+``obj.nr.groupby(group, **kw)`` and ``obj.nr.resample(indexer, **kw)`` take
+xarray's own specs (a coordinate name, a virtual coordinate, a DataArray of
+labels; ``time="1MS"``) and give ``minmax``, ``meanvar``, ``meanstd``,
+``logsumexp`` and ``fsum`` (``skipna=``, ``keep_attrs=``, ``ddof=``) with the
+result coordinate, coordinates, names and attributes of xarray's own
+``groupby(...).mean()``.
 """
 
 from __future__ import annotations
