@@ -370,7 +370,7 @@ class _GroupedReductions:
         g = int(present.sum())
         segs = None if is_dask_array(data) else _segments(ids)
         skip = _skip(skipna, var.dtype)
-        if skip and var.dtype.kind not in "fc":
+        if skip and var.dtype.kind not in "fcmM":
             skip = False  # nothing to skip in integer/bool data
         if ids.size == 0:
             raise ValueError(f"numreduce: no group has elements along {dim!r}")
