@@ -68,10 +68,22 @@ class quiet(warnings.catch_warnings):
 GROUPS = ["time.month", "time.dayofweek", "doy"]
 
 
+@pytest.fixture(params=["flox", "no flox"])
+def flox(request):
+    """xarray's groupby with flox (its default where flox is installed) and
+    without (its own numpy path): the references numreduce must match."""
+    if request.param == "flox":
+        pytest.importorskip("flox", reason="flox is not installed (the 'xarray' extra)")
+    with xr.set_options(use_flox=request.param == "flox"):
+        yield request.param
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 @pytest.mark.parametrize("skipna", [None, False])
 @pytest.mark.parametrize("group", GROUPS + ["labels"])
-def test_groupby_dataarray(chunked, skipna, group):
+def test_groupby_dataarray(chunked, skipna, group, flox):
+    if chunked and flox == "no flox":
+        pytest.skip("the Dask-backed cases run against xarray with flox")
     arr = make()
     if group == "labels":  # a DataArray of labels, NaN labels left out as xarray does
         lab = np.arange(arr.sizes["time"]) % 7 * 1.0
@@ -108,7 +120,9 @@ def test_groupby_dataarray(chunked, skipna, group):
 @pytest.mark.parametrize("skipna", [None, False])
 @pytest.mark.parametrize("gap", [False, True])
 @pytest.mark.parametrize("freq", ["1MS", "7D", "1ME"])
-def test_resample_dataarray(chunked, skipna, gap, freq):
+def test_resample_dataarray(chunked, skipna, gap, freq, flox):
+    if chunked and flox == "no flox":
+        pytest.skip("the Dask-backed cases run against xarray with flox")
     arr = make(gap=gap)
     obj = arr.chunk({"time": 25}) if chunked else arr
     gb, ref = obj.nr.resample(time=freq), arr.resample(time=freq)
