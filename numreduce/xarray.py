@@ -41,6 +41,8 @@ result coordinate, coordinates, names and attributes of xarray's own
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
@@ -309,7 +311,10 @@ def _group_minmax(a, codes, g, ax, skip, segs):
 
 def _group_meanvar(a, codes, g, ax, skip, segs, ddof=0, std=False):
     where = _notnan(a) if skip else True
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # an all-NaN group's NaN comes without NumPy's empty-slice warnings, as
+    # from xarray's groupby (flox)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         mean, var = _api.group_meanvar(a, codes, g, axis=ax, ddof=ddof, where=where)
     return mean, (np.sqrt(var) if std else var)
 
@@ -326,6 +331,15 @@ def _group_logsumexp(a, codes, g, ax, skip, segs):
 # dimension (it broadcasts it along the groups): the same methods on it
 _XR_METHODS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"),
                "meanstd": ("mean", "std"), "fsum": ("sum",), "logsumexp": None}
+
+
+def _check_dtype(var, kernel):
+    kinds = "biufmM" if kernel is _group_minmax else "biuf"
+    if var.dtype.kind not in kinds:
+        raise TypeError(f"numreduce: variable {var.name!r} of dtype {var.dtype} cannot be "
+                        f"reduced by {kernel.__name__[len('_group_'):]} (needs bool, "
+                        "integer or real floating point data"
+                        + (", or datetimes)" if kinds == "biufmM" else ")"))
 
 
 class _GroupedReductions:
@@ -349,6 +363,7 @@ class _GroupedReductions:
         from ._args import is_dask_array
         dim, codes, template = self._dim, self._codes, self._template
         (rdim,) = template.dims
+        _check_dtype(var, kernel)
         counts = np.bincount(codes[codes >= 0], minlength=template.size)
         present = counts > 0
         ax = var.get_axis_num(dim)
@@ -416,6 +431,9 @@ class _GroupedReductions:
         ds = obj
         outs = [{} for _ in range(nout)]
         without = [k for k, v in ds.data_vars.items() if self._dim not in v.dims]
+        for name, var in ds.data_vars.items():  # every variable checked before any work
+            if name not in without:
+                _check_dtype(var, kernel)
         for name, var in ds.data_vars.items():
             if name in without:
                 continue

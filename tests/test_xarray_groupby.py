@@ -216,8 +216,13 @@ def test_errors():
     with pytest.raises(NotImplementedError, match="one dimension"):
         arr.nr.groupby(arr.isel(lon=0, drop=True).rename("x") > 0)
     s = arr.copy(data=np.full(arr.shape, "a", dtype=object))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="'tas'"):
         s.nr.groupby("time.month").meanvar()
+    with pytest.raises(TypeError, match="'tas'"):
+        s.nr.resample(time="1MS").minmax()
+    ds = xr.Dataset({"tas": arr, "station": ("time", np.array(["a"] * arr.sizes["time"]))})
+    with pytest.raises(TypeError, match="'station'"):
+        ds.nr.groupby("time.month").meanvar()
 
 
 def test_repr():
