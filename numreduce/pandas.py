@@ -64,10 +64,11 @@ def _column(name, values, method):
         data = np.asarray(values)
         kind = dtype.kind
         if kind in "biuf":
-            # a float column's NaN mask only where it has NaNs (one cheap pass)
-            # (minmax: none; fminfmax skips NaNs and gives NaN for a group of
-            # NaNs only)
-            if kind == "f" and method != "minmax" and np.isnan(data).any():
+            # a float column's NaN mask: argminmax only, where the column has
+            # NaNs (minmax: fminfmax skips NaNs and gives NaN for a group of
+            # NaNs only; the others look for NaN in their results, see
+            # _reduce_block)
+            if kind == "f" and method == "argminmax" and np.isnan(data).any():
                 return data, ~np.isnan(data), None
             return data, None, None
         if kind in "mM" and method in ("minmax", "argminmax"):
@@ -99,7 +100,23 @@ def _minmax_initial(dt):
 def _reduce_block(method, data, valid, ids, g, ddof):
     """The statistics of one column (1-d: the grouped kernels' fastest
     stream) per group: a list of arrays of shape (g,), and the count of
-    valid values per group (None: every value valid)."""
+    valid values per group (None: every value valid).
+
+    A float column without a mask is first reduced as it is: NaN propagates
+    through the moments, the compensated sum and logsumexp, so a result
+    without NaN proves the groups had none (no scan of the data); where a
+    result is NaN the column is reduced again with its NaNs masked."""
+    if valid is None and method != "minmax" and data.dtype.kind == "f":
+        outs, count = _reduce_block(method, data, False, ids, g, ddof)
+        # (the first output: a mean is NaN only where its group has a NaN;
+        # a variance also where count <= ddof)
+        if not np.isnan(outs[0]).any():
+            return outs, count
+        valid = ~np.isnan(data)
+        if valid.all():  # NaN from the data's values (inf - inf), not from NaNs
+            return outs, count
+    elif valid is False:
+        valid = None
     count = None
     if valid is not None:
         count = np.bincount(ids, weights=valid, minlength=g)

@@ -239,3 +239,13 @@ def test_bool_and_empty_selection():
     same(sub.nr.groupby("k").minmax(), agg(sub.groupby("k"), ["min", "max"]), exact=True)
     same(sub.nr.groupby("k").meanvar(), agg(sub.groupby("k"), ["mean", "var"]),
          check_dtype=False)
+
+
+def test_nan_and_inf_in_results():
+    """NaN in a result from the values themselves (inf - inf, one element
+    with ddof=1) and from NaNs in the data, mixed, as pandas."""
+    df = pd.DataFrame({"k": [0, 0, 1, 1, 2, 3, 3, 4, 4],
+                       "x": [np.inf, -np.inf, 1.0, np.nan, 5.0, np.nan, np.nan, 2.0, 4.0]})
+    same(df.nr.groupby("k").meanvar(), agg(df.groupby("k"), ["mean", "var"]))
+    same(df.nr.groupby("k").fsum(), agg(df.groupby("k"), ["sum"]))
+    same(df.nr.groupby("k").minmax(), agg(df.groupby("k"), ["min", "max"]), exact=True)
