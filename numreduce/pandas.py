@@ -304,7 +304,9 @@ class _Grouped:
             if isinstance(sel, (list, tuple)):
                 return list(sel), [(c, obj[c].array) for c in sel]
             return sel, [(sel, obj[sel].array)]
-        exclude = set(gb.exclusions) if hasattr(gb, "exclusions") else set()
+        exclude = set(getattr(gb, "exclusions", ()))
+        keys = self._by if isinstance(self._by, list) else [self._by]
+        exclude |= {k for k in keys if isinstance(k, str) and k in obj.columns}
         cols = [c for c in obj.columns if c not in exclude]
         return cols, [(c, obj[c].array) for c in cols]
 
