@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -183,6 +184,14 @@ def correlation(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool =
 def sumprod(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
 def fsum(
     a: ArrayLike, axis: _Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
+) -> Any: ...
+def mapreduce(
+    f: Callable[..., Any],
+    reduction: Callable[..., Any] | np.ufunc,
+    *arrays: ArrayLike,
+    axis: _Axis = None,
+    keepdims: bool = False,
+    **options: Any,
 ) -> Any: ...
 def show_config() -> None: ...
 def set_num_threads(n: int) -> int: ...

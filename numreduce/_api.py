@@ -17,13 +17,13 @@ import numpy as np
 
 from . import _core, _methods, _stats
 from ._args import NoValue
-from ._dispatch import (masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
+from ._dispatch import (mapreduce as _mapreduce, masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
                         operands_backend, public_function)
 from ._dtypes import MULTI_OUTPUT, MULTI_SOURCE
 
 __all__ = ["accumulate", "argminmax", "at", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax", "fsum",
            "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax",
-           "logcumsumexp", "logsumexp", "meanstd", "meanvar", "merge", "minmax",
+           "logcumsumexp", "logsumexp", "mapreduce", "meanstd", "meanvar", "merge", "minmax",
            "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "reduce",
            "reduce_by_group", "reduceat", "segmented_reduce", "sumprod"]
 
@@ -677,6 +677,79 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     >>> float(nr.fsum(x))   # np.sum(x) gives 4.0 here
     10.0
     """
+
+
+def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
+    """``reduction(f(*arrays), axis=axis, keepdims=keepdims, **options)``
+    without the full-size array ``f(*arrays)``.
+
+    ``f`` maps one block of the sources (broadcast together) to its
+    elementwise image: a NumPy ufunc (``np.square``, ``np.subtract``), a
+    lambda of NumPy expressions, any function that returns an array of the
+    block's shape.  The sources are read in cache-sized blocks of the
+    broadcast shape (about 65,536 elements): ``f`` runs on each block and
+    the block goes straight into the reduction, whose states for the block
+    merge into the result's.  Peak extra memory is a few blocks, not the
+    array; the blocks depend on the shape only, so the result is bitwise the
+    same for any thread count.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x_0, ..., x_{k-1}) -> array`` of the blocks' broadcast shape.
+    reduction : numreduce user function or numreduce ufunc
+        ``minmax``, ``nanminmax``, ``argminmax``, ``nanargminmax``,
+        ``meanvar``, ``meanstd``, ``nanmeanvar``, ``logsumexp`` or ``fsum``
+        (its results are returned), or a multi-output ufunc of one source
+        (``numreduce.moments``, ...: its states are returned, as
+        :func:`reduce` returns them; ``axis=None`` reduces every axis).
+    *arrays : array_like
+        The sources, broadcast together (NumPy or Dask arrays).
+    axis : None, int or tuple of ints
+        The axes to reduce (None: all), as ``reduction``'s ``axis``.
+    keepdims : bool
+    **options
+        The reduction's other keyword arguments (``ddof``, ``dtype``,
+        ``where``, ``initial``, ``out`` for ufuncs, ...).
+
+    Returns
+    -------
+    What ``reduction(f(*arrays), axis=axis, keepdims=keepdims, **options)``
+    returns: exactly for the order reductions (min/max and their indices),
+    within the reduction's stated accuracy for the others (the blocks' states
+    are merged as its threads' are).
+
+    Raises
+    ------
+    TypeError
+        ``f`` not callable; ``reduction`` not one of numreduce's; a masked
+        or CuPy source; a keyword the reduction does not take; ``f``
+        returning another dtype for another block.
+    ValueError
+        Sources that do not broadcast; ``f`` returning another shape.
+    numpy.exceptions.AxisError
+        A bad ``axis``.
+
+    Notes
+    -----
+    Dask sources: ``f`` runs inside each chunk's task (``map_blocks``) and
+    the reduction's Dask form reduces the mapped chunks, lazily.  Complex
+    ``logsumexp`` and the ``weights=`` / ``b=`` forms are not available
+    through ``mapreduce`` (TypeError).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> X = np.arange(12.0).reshape(3, 4)
+    >>> nr.mapreduce(np.square, nr.fsum, X, axis=0)      # (X**2).sum(0)
+    array([ 80., 107., 140., 179.])
+    >>> x, y = np.array([1.0, 5.0, 3.0]), np.array([0.5, 1.0, 4.0])
+    >>> nr.mapreduce(np.subtract, nr.minmax, x, y)        # minmax(x - y)
+    (np.float64(-1.0), np.float64(4.0))
+    >>> nr.mapreduce(lambda a: np.abs(a - 1), nr.meanvar, x, ddof=1)
+    (np.float64(2.0), np.float64(4.0))
+    """
+    return _mapreduce(f, reduction, arrays, axis, keepdims, options)
 
 
 @public_function(_stats.cumminmax, _REFUSE, array="x")
