@@ -19,7 +19,7 @@ from . import _core, _methods, _stats
 from ._args import NoValue
 from ._dispatch import (mapreduce as _mapreduce, masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
                         operands_backend, public_function)
-from ._dtypes import MULTI_OUTPUT, MULTI_SOURCE
+from ._dtypes import MULTI_OUTPUT
 
 __all__ = ["accumulate", "argminmax", "at", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax", "fsum",
            "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax",
@@ -31,9 +31,9 @@ _REFUSE = masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly")
 _REFUSE_GROUPS = masked_refuse("pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) "
                                "explicitly")
 _FOREIGN = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
-# reduce also hands a reduction of several sources (a tuple of arrays) to
-# the NumPy backend unchanged (its `sources` refuses Dask and CuPy arrays).
-_REDUCE = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT or ufunc in MULTI_SOURCE}
+# (a reduction of several sources, a tuple of arrays, goes to the NumPy or
+# the Dask backend: _dispatch._policy)
+_REDUCE = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
 
 
 # ---------------------------------------------------------------------------
@@ -470,7 +470,8 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
 
 
 @public_function(_stats.meanvar, masked_moments(nan=False))
-def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            correction=NoValue, weights=None):
     """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
 
     Accumulates (count, mean, M2) with the ``moments`` ufunc: float64
@@ -494,6 +495,11 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weight
     warning).  Real data only (TypeError for complex); not yet on Dask or
     CuPy arrays (TypeError).
 
+    ``out=(mean_out, var_out)`` (either may be None) receives the results,
+    cast as ``np.mean``/``np.var`` cast into ``out``; ``correction=`` is
+    NumPy 2.0's alias of ``ddof`` (both given: ValueError, as ``np.var``).
+    The parameters are ``np.var``'s, in its order, plus ``weights``.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -509,7 +515,8 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weight
 
 
 @public_function(_stats.meanstd, masked_moments(nan=False))
-def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def meanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            correction=NoValue, weights=None):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
     Same accumulation, dtype/ddof and ``weights`` rules as :func:`meanvar`.
@@ -523,7 +530,8 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weight
 
 
 @public_function(_stats.nanmeanvar, masked_moments(nan=True))
-def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def nanmeanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+               correction=NoValue, weights=None):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
     All-NaN slices give NaN with NumPy's warnings.  A complex element is
@@ -655,7 +663,7 @@ def sumprod(x, y, axis=None, keepdims=False):
 
 
 @public_function(_stats.fsum, masked_fill(0))
-def fsum(a, axis=None, dtype=None, keepdims=False):
+def fsum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Compensated sum along an axis (Neumaier / Kahan-Babuska, one pass).
 
     Runs the ``twosum`` reduction: every addition's exact rounding error is
@@ -670,12 +678,20 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     object arithmetic), as do datetime64 and timedelta64 data.  NaN/inf
     behave as in ``np.sum``.
 
+    ``out``, ``initial`` and ``where`` are ``np.sum``'s, in its order:
+    ``out`` receives the result (cast as ``np.sum`` casts into ``out``),
+    ``initial`` is added to every sum exactly (its rounding error joins the
+    compensation), ``where`` selects the elements summed (0 for none).
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
     >>> x = np.array([1e16, 1.0, -1e16] * 10)
     >>> float(nr.fsum(x))   # np.sum(x) gives 4.0 here
     10.0
+    >>> nr.fsum(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1, initial=10.0,
+    ...         where=np.array([True, False]))
+    array([11., 13.])
     """
 
 

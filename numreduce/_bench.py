@@ -429,6 +429,7 @@ def target_rows(quick: bool = False, on_row=None):
             f"group_meanvar f64 {big:.0e}/1e4 vs numbagg",
             *t(group_mv, lambda: (numbagg.group_nanmean(gx, gids, **kwl),
                                   numbagg.group_nanvar(gx, gids, **kwl))), 1.5, "faster"))
+    multisource_rows(rows, t, rng, big, side)
     if not quick:
         huge = rng.standard_normal(10**8)
         old = nr.set_num_threads(1)
@@ -447,6 +448,64 @@ def target_rows(quick: bool = False, on_row=None):
             nr.set_num_threads(old)
     dask_rows(rows, kw, quick)
     return list(rows)
+
+
+def multisource_rows(rows, t, rng, big, side):
+    """Reductions of several arrays and of a mapped array against what users
+    write today: np.average twice, np.cov, np.corrcoef, scipy.stats.pearsonr,
+    scipy.special.logsumexp(b=), np.dot (one BLAS thread), np.square(X).sum(0)
+    and einsum, temporaries then a reduction."""
+    import numreduce as nr
+
+    x = rng.standard_normal(big)
+    y = 0.5 * x + rng.standard_normal(big)
+    w = rng.random(big)
+
+    def weighted():
+        m = np.average(x, weights=w)
+        return m, np.average((x - m) ** 2, weights=w)
+
+    rows.append(_ratio_row(f"meanvar f64 {big:.0e} weights= vs np.average x2",
+                           *t(lambda: nr.meanvar(x, weights=w), weighted), 4.0, "faster"))
+    rows.append(_ratio_row(f"covariance f64 {big:.0e} vs np.cov",
+                           *t(lambda: nr.covariance(x, y), lambda: np.cov(x, y)), 4.0, "faster"))
+    rows.append(_ratio_row(f"correlation f64 {big:.0e} vs np.corrcoef",
+                           *t(lambda: nr.correlation(x, y), lambda: np.corrcoef(x, y)), 4.0,
+                           "faster"))
+    try:
+        from scipy.special import logsumexp as sp_lse
+        from scipy.stats import pearsonr
+    except ImportError:  # pragma: no cover
+        sp_lse = pearsonr = None
+    if pearsonr is not None:
+        rows.append(_ratio_row(f"correlation f64 {big:.0e} vs pearsonr",
+                               *t(lambda: nr.correlation(x, y), lambda: pearsonr(x, y)), 5.0,
+                               "faster"))
+        rows.append(_ratio_row(f"logsumexp f64 {big:.0e} b= vs SciPy",
+                               *t(lambda: nr.logsumexp(x, b=w), lambda: sp_lse(x, b=w)), 5.0,
+                               "faster"))
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        threadpool_limits = None
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            rows.append(_ratio_row(f"sumprod f64 {big:.0e} vs np.dot (1 BLAS thread)",
+                                   *t(lambda: nr.sumprod(x, y), lambda: np.dot(x, y)), 2.0,
+                                   "at_most"))
+    X = rng.standard_normal((side, side))
+    t_nr, t_sq, t_es = t(lambda: nr.mapreduce(np.square, nr.fsum, X, axis=0),
+                         lambda: np.square(X).sum(0), lambda: np.einsum("ij,ij->j", X, X))
+    rows.append(_ratio_row(f"mapreduce square,fsum {side}^2 axis=0 vs square.sum", t_nr, t_sq,
+                           1.3, "faster"))
+    rows.append(_ratio_row(f"mapreduce square,fsum {side}^2 axis=0 vs einsum", t_nr, t_es, 1.0,
+                           "faster"))
+    rows.append(_ratio_row(f"mapreduce subtract,minmax {big:.0e} vs minmax(x - y)",
+                           *t(lambda: nr.mapreduce(np.subtract, nr.minmax, x, y),
+                              lambda: nr.minmax(x - y)), 1.2, "faster"))
+    rows.append(_ratio_row(f"mapreduce abs,meanvar {big:.0e} vs mean,var of abs",
+                           *t(lambda: nr.mapreduce(np.abs, nr.meanvar, x),
+                              lambda: (np.mean(np.abs(x)), np.var(np.abs(x)))), 3.0, "faster"))
 
 
 def logcumsumexp_reference(a, chunk=1000):

@@ -166,6 +166,13 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
     relevant = (a,) + tuple(o for o in outs if o is not None)
     relevant += _cupy_operands(arguments)  # CuPy accumulators, ids, masks (else nothing)
 
+    if arguments.get("ufunc") in MULTI_SOURCE and isinstance(a, (tuple, list)):
+        # reduce of K sources: Dask where any source is a Dask array, else
+        # NumPy (the backends' `sources` convert, broadcast and refuse)
+        if any(is_dask_array(x) for x in a):
+            from . import _dask
+            return stat(_dask, qualname, **arguments)
+        return impl(**arguments)
     if is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
         # before NEP 18, whose dask implementation would compute the array

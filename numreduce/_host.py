@@ -48,7 +48,7 @@ from ._dtypes import at_descrs, multi_output, resolve, sources_dtype
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
-           "host_indices", "into", "merge", "merge_states", "nonempty",
+           "host_indices", "into", "merge", "merge_states", "nonempty", "nonnegative",
            "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts", "sources",
            "segments", "states", "where"]
 
@@ -85,6 +85,13 @@ def sources(arrays, names, label="", qualname=""):
         raise ValueError(f"{qualname or label}: the arrays do not broadcast together: "
                          f"{shapes}") from None
     return [np.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
+
+
+def nonnegative(w, message):
+    """``w``; ValueError(message) where it holds a negative value."""
+    if bool((w < 0).any()):
+        raise ValueError(message)
+    return w
 
 
 def array_code(a):
@@ -283,7 +290,7 @@ def _accurate(ufunc, a, axes, keepdims, where):
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
-           finish=None, scalars=True, label="", qualname=""):
+           finish=None, scalars=True, label="", qualname="", dtypes=None):
     """The states of ``ufunc`` reduced over ``axes`` (normalised) with the
     resolved loop ``descrs``, into ``outs`` (None entries: new arrays),
     started from the loop's initials (``mode`` 0), none (1) or

@@ -161,14 +161,14 @@ class MappedBackend:
         return [tuple(np.squeeze(s, axis=axes) for s in part) for part in states]
 
     def reduce(self, ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
-               finish=None, scalars=True, label="", qualname=""):
+               finish=None, scalars=True, label="", qualname="", dtypes=None):
         """``_host.reduce`` of the image, block by block: the first block
         of each place starts from ``initial``; the later ones from the
         loop's initials where it has them, else (min/max: idempotent) from
         ``initial`` again or from their own first element."""
         if not isinstance(x, Mapped):
             return _host.reduce(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask,
-                                finish, scalars, label, qualname)
+                                finish, scalars, label, qualname, dtypes)
         nout = len(outs)
         later = 0 if has_initials(ufunc, descrs[0]) else mode
         if later == 2 and ufunc.__name__ not in _IDEMPOTENT:
