@@ -31,7 +31,7 @@ from ._args import (bad_group_id, check_group_ids, check_where, empty_group_erro
 from ._config import dask_task
 from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
 from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, resolve,
-                      seed_values, sources_dtype)
+                      seed_values, sources_plan)
 
 __all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
            "merge_pair", "nonnegative", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
@@ -59,13 +59,7 @@ def sources(arrays, names, label="", qualname=""):
         if is_cupy_array(x):
             raise TypeError(f"{qualname or label}: do not mix CuPy and Dask arrays")
     arrs = [x if is_dask_array(x) else da.asarray(np.asarray(x)) for x in arrays]
-    dt = sources_dtype(qualname or label, *(a.dtype for a in arrs))
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrs))
-    except ValueError:
-        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrs))
-        raise ValueError(f"{qualname or label}: the arrays do not broadcast together: "
-                         f"{shapes}") from None
+    dt, shape = sources_plan(qualname or label, names, arrs)
     arrs = [da.broadcast_to(a.astype(dt), shape) for a in arrs]
     lead = next(a for a, x in zip(arrs, arrays) if is_dask_array(x))
     return [a if a.chunks == lead.chunks else a.rechunk(lead.chunks) for a in arrs]

@@ -44,7 +44,7 @@ from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, 
                     group_ids as _group_ids, is_cupy_array, is_dask_array, is_given,
                     normalize_axes, num_groups,
                     parse_out as _parse_out, where_mask, work_outs)
-from ._dtypes import at_descrs, multi_output, resolve, sources_dtype
+from ._dtypes import at_descrs, multi_output, resolve, sources_plan
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
@@ -73,17 +73,11 @@ def sources(arrays, names, label="", qualname=""):
     not real."""
     for x in arrays:
         if is_dask_array(x) or is_cupy_array(x):
-            raise TypeError(f"{qualname or label}: reductions of several arrays are not "
-                            f"supported on {type(x).__module__.split('.')[0]} arrays yet "
-                            "(NumPy arrays are); do not mix array types")
+            raise TypeError(f"{qualname or label}: do not mix NumPy and "
+                            f"{type(x).__module__.split('.')[0]} arrays (pass the first "
+                            "array as one of that type)")
     arrs = [np.asarray(x) for x in arrays]
-    dt = sources_dtype(qualname or label, *(a.dtype for a in arrs))
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrs))
-    except ValueError:
-        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrs))
-        raise ValueError(f"{qualname or label}: the arrays do not broadcast together: "
-                         f"{shapes}") from None
+    dt, shape = sources_plan(qualname or label, names, arrs)
     return [np.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
 
 

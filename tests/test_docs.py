@@ -74,6 +74,7 @@ def test_example_code_on_the_pages_is_the_example_code():
                 assert m["code"] in text, f"{page.name}: the excerpt of {m['path']} differs"
             found.setdefault(page.name, set()).add(m["path"])
     assert found.get("extending.md") == {"examples/sumsq/src/sumsq.hpp",
+                                         "examples/sumsq/src/wsumsq.hpp",
                                          "examples/sumsq/src/module.cpp",
                                          "examples/sumsq/meson.build"}
 
