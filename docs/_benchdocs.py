@@ -1,0 +1,264 @@
+"""Tables and plots of the benchmarks page, made from a stored run.
+
+``python -m numreduce bench --save docs/_data/bench-targets.json`` stores a
+whole run; the docs build (docs/conf.py, at ``builder-inited``) calls
+:func:`write_all`, which writes into docs/_generated/:
+
+- ``bench-tables.md``: one table per area (function, data, compared with,
+  ratio, target, met), included by benchmarks.md;
+- ``bench-machine.md``: the machine, SIMD level and versions of the run;
+- ``bench-headline.md``: the headline speed-ups, included by index.md;
+- ``bench-speedups.png``: every "faster" row, speed-up bars with a 1.0
+  line, target marks and value labels;
+- ``bench-time.png``: the rows whose target is a time relative to the
+  reference (``np.max`` alone, ``np.sum``), lower is better, 1.0 line.
+
+Nothing is timed here: the page shows exactly the stored numbers.
+Run ``python docs/_benchdocs.py`` to write the files without Sphinx.
+"""
+
+import json
+import pathlib
+import re
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+# (area title, test on the stored case label)
+AREAS = [
+    ("minmax on a whole array", lambda c: c.startswith("minmax ") and "^2" not in c),
+    ("minmax along an axis", lambda c: c.startswith("minmax ") and "^2" in c),
+    ("Other reductions", lambda c: c.split()[0] in ("nanminmax", "argminmax", "meanvar",
+                                                   "logsumexp", "fsum")
+     and "threads" not in c),
+    ("Scans, segments and groups", lambda c: c.split()[0] in (
+        "cumminmax", "logcumsumexp", "reduceat", "group_minmax", "group_meanvar")),
+    ("Threads", lambda c: "threads" in c),
+    ("Dask", lambda c: c.startswith(("dask ", "dist. "))),
+    ("Native and engine path", lambda c: c.startswith("engine ")),
+]
+
+_DTYPES = {"f64": "float64", "float64": "float64", "float32": "float32", "int16": "int16",
+           "int32": "int32", "int64": "int64"}
+
+# What each function is compared with, where the label does not say it.
+_REFERENCE = {
+    "nanminmax": "np.nanmin + np.nanmax",
+    "argminmax": "np.argmin + np.argmax",
+    "meanvar": "np.mean + np.var",
+    "logsumexp": "scipy.special.logsumexp",
+    "cumminmax": "np.minimum.accumulate + np.maximum.accumulate",
+    "logcumsumexp": "np.logaddexp.accumulate",
+    "reduceat": "np.minimum.reduceat + np.maximum.reduceat",
+    "minmax": "np.min + np.max",
+}
+_VS = {
+    "min+max": "np.min + np.max",
+    "max": "np.max alone",
+    "np.sum": "np.sum",
+    "np.at": "np.minimum.at + np.maximum.at",
+    "pandas": "pandas groupby",
+    "numbagg": "numbagg",
+    "min,max": "x.min(), x.max()",
+    "mean,var": "x.mean(), x.var()",
+    "2-pass": "max, then log(sum(exp(x - max)))",
+    "1": "the same call on 1 thread",
+}
+
+
+def _size(tok):
+    """'1e+07' -> '10^7', '4000^2' -> '4000 x 4000'."""
+    m = re.fullmatch(r"1e\+?0?(\d+)", tok)
+    if m:
+        return f"10^{m[1]}"
+    m = re.fullmatch(r"(\d+)\^2", tok)
+    if m:
+        return f"{m[1]} x {m[1]}"
+    return tok
+
+
+def parse_case(case):
+    """A stored case label -> (function, data, compared with)."""
+    label = re.sub(r"\s*\(.*\)$", "", case)       # "(var err ...)" notes
+    label = re.sub(r" err \S+$", "", label)         # logcumsumexp's error pair
+    left, _, vs = label.partition(" vs ")
+    toks = left.replace(",", "").split()
+    func = toks[0]
+    data = []
+    if func in ("dask", "dist."):
+        func = f"{toks[1]} (Dask{', 2-worker cluster' if toks[0] == 'dist.' else ''})"
+        n, chunks = toks[2].split("/")
+        data = ["float32", f"{_size(n)} in {chunks} chunks"]
+        toks = []
+    elif func == "engine":
+        return "reduce (engine)", _size(toks[-1]), "ufunc.reduce (native)"
+    else:
+        toks = toks[1:]
+    for t in toks:
+        if t in _DTYPES:
+            data.insert(0, _DTYPES[t])
+        elif "/" in t:
+            n, g = t.split("/")
+            data.append(f"{_size(n)} in {_size(g)} groups")
+        elif t.startswith("axis="):
+            data.append(t)
+        elif t in ("1e4", "segments", "2", "threads", "err"):
+            if t == "segments":
+                data[-1] = data[-1] + " segments"
+            elif t == "1e4":
+                data.append("10^4")
+        elif re.fullmatch(r"1e\+?\d+|\d+\^2|1e\d", t):
+            data.append(_size(t))
+    if "threads" in case:
+        vs = "1"
+        data.append("2 threads")
+    if not vs:
+        vs_text = _REFERENCE.get(func, "")
+    else:
+        vs_text = _VS.get(vs, vs)
+    if func == "logcumsumexp":
+        data.insert(0, "float64")
+    return func, ", ".join(data), vs_text
+
+
+def direction(target):
+    """'>= 1.90x faster' -> ('faster', 1.9); '<= 1.05x the time' -> ('time', 1.05)."""
+    m = re.match(r"([<>]=) ([\d.]+)x (faster|the time)", target)
+    if m:
+        return ("faster" if m[3] == "faster" else "time"), float(m[2])
+    return "faster", 1.0   # "faster, err <= np's"
+
+
+def load(path=HERE / "_data" / "bench-targets.json"):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _ratio_text(r):
+    kind, _ = direction(r["target"])
+    return f"{r['ratio']:.2f}x" + (" faster" if kind == "faster" else " the time")
+
+
+def tables(doc):
+    out = []
+    used = set()
+    for title, test in AREAS:
+        rows = [r for r in doc["rows"] if test(r["case"])]
+        if not rows:
+            continue
+        used.update(id(r) for r in rows)
+        out += [f"### {title}", "",
+                "| function | data | compared with | ratio | target | met |",
+                "|---|---|---|---:|---|:---:|"]
+        for r in rows:
+            func, data, vs = parse_case(r["case"])
+            met = "yes" if r["status"] == "ok" else "**no**"
+            out.append(f"| `{func}` | {data} | {vs} | {_ratio_text(r)} | {r['target']} | {met} |")
+        out.append("")
+    left = [r["case"] for r in doc["rows"] if id(r) not in used]
+    if left:
+        raise ValueError(f"benchmark rows in no area of docs/_benchdocs.py: {left}")
+    return "\n".join(out)
+
+
+def machine(doc):
+    c = doc["config"]
+    return "\n".join([
+        "| | |", "|---|---|",
+        f"| CPU | {doc['cpu']} ({c['machine']}), {c['threads']} thread unless a row says "
+        "otherwise |",
+        f"| numreduce SIMD kernels | {c['simd_kernels']} |",
+        f"| NumPy SIMD level | {c['numpy_simd']} |",
+        f"| versions | numreduce {c['numreduce']}, NumPy {c['numpy']}, Python {c['python']} |",
+        f"| reduce path | {c['reduce_path']} |",
+        f"| command | `{doc['command']}` |", ""])
+
+
+HEADLINE = [  # (stored case, what it replaces)
+    ("minmax float32 1e+07 vs min+max", "`np.min(a)`, `np.max(a)`"),
+    ("argminmax f64 1e+07", "`np.argmin(a)`, `np.argmax(a)`"),
+    ("meanvar f64 1e+07", "`np.mean(a)`, `np.var(a)`"),
+    ("logsumexp f64 1e+07", "`scipy.special.logsumexp(a)`"),
+    ("group_minmax f64 1e+07/1e4 vs pandas", "pandas `groupby(ids).agg(['min', 'max'])`"),
+]
+
+
+def headline(doc):
+    by_case = {r["case"]: r for r in doc["rows"]}
+    out = ["| numreduce | instead of | speed-up |", "|---|---|---:|"]
+    for case, instead in HEADLINE:
+        r = by_case[case]
+        func, data, _ = parse_case(case)
+        call = f"nr.{func}(a, ids)" if func.startswith("group_") else f"nr.{func}(a)"
+        out.append(f"| `{call}` ({data}) | {instead} | {r['ratio']:.1f}x |")
+    return "\n".join(out) + "\n"
+
+
+def _short(r):
+    """A plot label: function, data (shortened), and the peer where the
+    function is compared with more than one."""
+    func, data, vs = parse_case(r["case"])
+    data = (data.replace("float", "f").replace("int", "i").replace(" x 4000", "^2")
+            .replace(" in 10^4 groups", "/10^4 groups").replace(" in 100 chunks", "/100 ch.")
+            .replace(", 2-worker cluster", ", cluster").replace("10^", "1e"))
+    peer = {"np.minimum.at + np.maximum.at": "ufunc.at", "pandas groupby": "pandas",
+            "numbagg": "numbagg", "np.sum": "np.sum"}.get(vs)
+    return f"{func} {data}" + (f" vs {peer}" if peer else "")
+
+
+def plot(doc, path, kind):
+    """One panel: the rows of `kind` ("faster": speed-ups, higher is
+    better; "time": time relative to the reference, lower is better)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in doc["rows"] if direction(r["target"])[0] == kind]
+    labels = [_short(r) for r in rows]
+    values = [r["ratio"] for r in rows]
+    targets = [direction(r["target"])[1] for r in rows]
+    colors = ["#2a7d2a" if r["status"] == "ok" else "#c03030" for r in rows]
+    height = 0.2 * len(rows) + 1.0
+    fig, ax = plt.subplots(figsize=(7.6, height), dpi=110)
+    y = range(len(rows))
+    ax.barh(y, values, color=colors, height=0.7)
+    ax.set_yticks(list(y), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(1.0, color="black", linewidth=1.2, linestyle="--")
+    ax.scatter(targets, list(y), marker="D", s=14, color="black", zorder=3,
+               label="target")
+    top = max(values + targets)
+    for k, (v, t) in enumerate(zip(values, targets)):
+        ax.text(max(v, t) + top * 0.015, k, f"{v:.2f}x", va="center", fontsize=7.5)
+    ax.set_xlim(0, top * 1.12)
+    if kind == "faster":
+        ax.set_xlabel("speed-up over the NumPy/SciPy call (higher is better; "
+                      "dashed: 1.0, same speed)", fontsize=8.5)
+    else:
+        ax.set_xlabel("numreduce's time / np.max's (np.sum's for fsum): "
+                      "lower is better; dashed: 1.0", fontsize=8.5)
+    ax.tick_params(axis="x", labelsize=8)
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color="#2a7d2a", label="target met"),
+                       Patch(color="#c03030", label="target missed"),
+                       ax.collections[0]],
+              fontsize=7.5, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json"):
+    out = pathlib.Path(out)
+    out.mkdir(exist_ok=True)
+    doc = load(data)
+    (out / "bench-tables.md").write_text(tables(doc), encoding="utf-8")
+    (out / "bench-machine.md").write_text(machine(doc), encoding="utf-8")
+    (out / "bench-headline.md").write_text(headline(doc), encoding="utf-8")
+    plot(doc, out / "bench-speedups.png", "faster")
+    plot(doc, out / "bench-time.png", "time")
+
+
+if __name__ == "__main__":
+    write_all()
