@@ -163,7 +163,7 @@ def tables(doc):
 def machine(doc):
     c = doc["config"]
     return "\n".join([
-        "| | |", "|---|---|",
+        "| machine | |", "|---|---|",
         f"| CPU | {doc['cpu']} ({c['machine']}), {c['threads']} thread unless a row says "
         "otherwise |",
         f"| numreduce SIMD kernels | {c['simd_kernels']} |",
@@ -173,19 +173,23 @@ def machine(doc):
         f"| command | `{doc['command']}` |", ""])
 
 
-HEADLINE = [  # (stored case, what it replaces)
-    ("minmax float32 1e+07 vs min+max", "`np.min(a)`, `np.max(a)`"),
-    ("argminmax f64 1e+07", "`np.argmin(a)`, `np.argmax(a)`"),
-    ("meanvar f64 1e+07", "`np.mean(a)`, `np.var(a)`"),
-    ("logsumexp f64 1e+07", "`scipy.special.logsumexp(a)`"),
-    ("group_minmax f64 1e+07/1e4 vs pandas", "pandas `groupby(ids).agg(['min', 'max'])`"),
+HEADLINE = [  # (stored case, what it replaces, plot label)
+    ("minmax float32 1e+07 vs min+max", "`np.min(a)`, `np.max(a)`",
+     "minmax vs np.min + np.max"),
+    ("argminmax f64 1e+07", "`np.argmin(a)`, `np.argmax(a)`",
+     "argminmax vs np.argmin + np.argmax"),
+    ("meanvar f64 1e+07", "`np.mean(a)`, `np.var(a)`", "meanvar vs np.mean + np.var"),
+    ("logsumexp f64 1e+07", "`scipy.special.logsumexp(a)`",
+     "logsumexp vs scipy.special.logsumexp"),
+    ("group_minmax f64 1e+07/1e4 vs pandas", "pandas `groupby(ids).agg(['min', 'max'])`",
+     "group_minmax vs pandas groupby"),
 ]
 
 
 def headline(doc):
     by_case = {r["case"]: r for r in doc["rows"]}
     out = ["| numreduce | instead of | speed-up |", "|---|---|---:|"]
-    for case, instead in HEADLINE:
+    for case, instead, _ in HEADLINE:
         r = by_case[case]
         func, data, _ = parse_case(case)
         call = f"nr.{func}(a, ids)" if func.startswith("group_") else f"nr.{func}(a)"
@@ -205,20 +209,26 @@ def _short(r):
     return f"{func} {data}" + (f" vs {peer}" if peer else "")
 
 
-def plot(doc, path, kind):
+def plot(doc, path, kind, cases=None):
     """One panel: the rows of `kind` ("faster": speed-ups, higher is
-    better; "time": time relative to the reference, lower is better)."""
+    better; "time": time relative to the reference, lower is better), or
+    the given stored cases (with their labels) in that order."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in doc["rows"] if direction(r["target"])[0] == kind]
-    labels = [_short(r) for r in rows]
+    if cases is None:
+        rows = [r for r in doc["rows"] if direction(r["target"])[0] == kind]
+        labels = [_short(r) for r in rows]
+    else:
+        by_case = {r["case"]: r for r in doc["rows"]}
+        rows = [by_case[c] for c, _ in cases]
+        labels = [label for _, label in cases]
     values = [r["ratio"] for r in rows]
     targets = [direction(r["target"])[1] for r in rows]
     colors = ["#2a7d2a" if r["status"] == "ok" else "#c03030" for r in rows]
-    height = 0.2 * len(rows) + 1.0
+    height = 0.2 * len(rows) + 1.0 if cases is None else 0.32 * len(rows) + 1.0
     fig, ax = plt.subplots(figsize=(7.6, height), dpi=110)
     y = range(len(rows))
     ax.barh(y, values, color=colors, height=0.7)
@@ -239,10 +249,13 @@ def plot(doc, path, kind):
                       "lower is better; dashed: 1.0", fontsize=8.5)
     ax.tick_params(axis="x", labelsize=8)
     from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color="#2a7d2a", label="target met"),
-                       Patch(color="#c03030", label="target missed"),
-                       ax.collections[0]],
-              fontsize=7.5, loc="lower right")
+    handles = [Patch(color="#2a7d2a", label="target met"),
+               Patch(color="#c03030", label="target missed"), ax.collections[0]]
+    if cases is None:
+        ax.legend(handles=handles, fontsize=7.5, loc="lower right")
+    else:  # a short panel: the legend in one row above it
+        ax.legend(handles=handles, fontsize=7.5, loc="lower center", ncol=3,
+                  bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)
@@ -258,6 +271,8 @@ def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json
     (out / "bench-headline.md").write_text(headline(doc), encoding="utf-8")
     plot(doc, out / "bench-speedups.png", "faster")
     plot(doc, out / "bench-time.png", "time")
+    plot(doc, out / "bench-headline.png", "faster",
+         cases=[(case, label) for case, _, label in HEADLINE])
 
 
 if __name__ == "__main__":

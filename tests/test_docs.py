@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import numreduce as nr
@@ -183,3 +184,63 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert "logsumexp" in bench and "target" in bench  # the included tables
     index = re.sub(r"<[^>]+>", "", (tmp_path / "html" / "index.html").read_text(encoding="utf-8"))
     assert "pip install numreduce" in index and "nr.minmax(a)" in index
+
+
+def _sections(doc):
+    return set(re.findall(r"^\s*(Parameters|Returns|Raises|See Also|Notes|Examples)\n\s*-{3,}$",
+                          doc or "", re.M))
+
+
+_FUNCTIONS = sorted(n for n in nr.__all__
+                    if callable(getattr(nr, n)) and not isinstance(getattr(nr, n), np.ufunc)
+                    and n != "NoValue")
+_UFUNCS = sorted(n for n in nr.__all__ if isinstance(getattr(nr, n), np.ufunc))
+
+
+@pytest.mark.parametrize("name", _FUNCTIONS + _UFUNCS)
+def test_public_docstring_has_numpydoc_sections(name):
+    """Every public function and ufunc says what it takes, what it gives,
+    what it replaces or sits beside, and shows it."""
+    missing = {"Parameters", "Returns", "See Also", "Examples"} - _sections(getattr(nr, name).__doc__)
+    if name in ("show_config", "get_num_threads", "get_include"):
+        missing.discard("Parameters")  # they take none
+    assert not missing, f"numreduce.{name}'s docstring lacks {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", _UFUNCS + ["show_config", "set_num_threads",
+                                            "get_num_threads", "get_include"])
+def test_docstring_examples_outside_api_run(name, tmp_path, monkeypatch):
+    """The examples of the ufuncs' docstrings (from the C++ registration
+    table) and of the configuration functions run (those of numreduce._api
+    run in test_api_surface.py)."""
+    monkeypatch.chdir(tmp_path)
+    obj = getattr(nr, name)
+    test = doctest.DocTestParser().get_doctest(obj.__doc__, {}, name, None, 0)
+    assert test.examples, f"numreduce.{name} has no example"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    old = nr.get_num_threads()
+    try:
+        runner.run(test, out=out.append)
+    finally:
+        nr.set_num_threads(old)
+    assert runner.failures == 0, "".join(out)
+
+
+def test_constants_have_their_own_docs():
+    """HAVE_NATIVE_REDUCE and C_API_VERSION are a bool and a tuple, whose
+    __doc__ is Python's; docs/reference.md writes theirs."""
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    for name in ("HAVE_NATIVE_REDUCE", "C_API_VERSION"):
+        m = re.search(rf"^\.\. autodata:: numreduce\.{name}\n   :annotation: .+\n\n((?:   .+\n|\n)+)",
+                      text, re.M)
+        assert m and len(m[1].split()) > 30, f"docs/reference.md: no text for {name}"
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert '"numreduce.HAVE_NATIVE_REDUCE"' in conf  # Python's docstring dropped
+
+
+def test_reference_summary_names_every_public_name():
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    summary = text[text.index("## Summary"):text.index("## User functions")]
+    linked = set(re.findall(r"\[`(\w+)`\]\(#numreduce\.\1\)", summary))
+    assert linked == set(nr.__all__), sorted(set(nr.__all__) ^ linked)
