@@ -11,6 +11,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -235,6 +236,12 @@ def test_constants_have_their_own_docs():
         m = re.search(rf"^\.\. autodata:: numreduce\.{name}\n   :annotation: .+\n\n((?:   .+\n|\n)+)",
                       text, re.M)
         assert m and len(m[1].split()) > 30, f"docs/reference.md: no text for {name}"
+        test = doctest.DocTestParser().get_doctest(textwrap.dedent(m[1]), {}, name, None, 0)
+        assert test.examples
+        runner = doctest.DocTestRunner()
+        out = []
+        runner.run(test, out=out.append)
+        assert runner.failures == 0, "".join(out)
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
     assert '"numreduce.HAVE_NATIVE_REDUCE"' in conf  # Python's docstring dropped
 
