@@ -65,11 +65,14 @@ _VS = {
 }
 
 
+_SUP = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
 def _size(tok):
-    """'1e+07' -> '10^7', '4000^2' -> '4000 x 4000'."""
+    """'1e+07' -> '10⁷', '4000^2' -> '4000 x 4000'."""
     m = re.fullmatch(r"1e\+?0?(\d+)", tok)
     if m:
-        return f"10^{m[1]}"
+        return "10" + m[1].translate(_SUP)
     m = re.fullmatch(r"(\d+)\^2", tok)
     if m:
         return f"{m[1]} x {m[1]}"
@@ -105,7 +108,7 @@ def parse_case(case):
             if t == "segments":
                 data[-1] = data[-1] + " segments"
             elif t == "1e4":
-                data.append("10^4")
+                data.append(_size("1e4"))
         elif re.fullmatch(r"1e\+?\d+|\d+\^2|1e\d", t):
             data.append(_size(t))
     if "threads" in case:
@@ -202,8 +205,11 @@ def _short(r):
     function is compared with more than one."""
     func, data, vs = parse_case(r["case"])
     data = (data.replace("float", "f").replace("int", "i").replace(" x 4000", "^2")
-            .replace(" in 10^4 groups", "/10^4 groups").replace(" in 100 chunks", "/100 ch.")
-            .replace(", 2-worker cluster", ", cluster").replace("10^", "1e"))
+            .replace(" in 10⁴ groups", "/10⁴ groups").replace(" in 100 chunks", "/100 ch.")
+            .replace(", 2-worker cluster", ", cluster"))
+    data = re.sub("10([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)",
+                  lambda m: "1e" + m[1].translate({ord(c): str(d) for d, c in enumerate(
+                      "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")}), data)
     peer = {"np.minimum.at + np.maximum.at": "ufunc.at", "pandas groupby": "pandas",
             "numbagg": "numbagg", "np.sum": "np.sum"}.get(vs)
     return f"{func} {data}" + (f" vs {peer}" if peer else "")
@@ -242,7 +248,7 @@ def plot(doc, path, kind, cases=None):
         ax.text(max(v, t) + top * 0.015, k, f"{v:.2f}x", va="center", fontsize=7.5)
     ax.set_xlim(0, top * 1.12)
     if kind == "faster":
-        ax.set_xlabel("speed-up over the NumPy/SciPy call (higher is better; "
+        ax.set_xlabel("speed-up over the reference call (higher is better; "
                       "dashed: 1.0, same speed)", fontsize=8.5)
     else:
         ax.set_xlabel("numreduce's time / np.max's (np.sum's for fsum): "
