@@ -125,10 +125,9 @@ def parse_case(case):
 
 def direction(target):
     """'>= 1.90x faster' -> ('faster', 1.9); '<= 1.05x the time' -> ('time', 1.05)."""
-    m = re.match(r"([<>]=) ([\d.]+)x (faster|the time)", target)
-    if m:
-        return ("faster" if m[3] == "faster" else "time"), float(m[2])
-    return "faster", 1.0   # "faster, err <= np's"
+    from numreduce._bench import target_direction
+
+    return target_direction(target)
 
 
 def load(path=HERE / "_data" / "bench-targets.json"):
@@ -216,14 +215,14 @@ def _short(r):
 
 
 def plot(doc, path, kind, cases=None):
-    """One panel: the rows of `kind` ("faster": speed-ups, higher is
-    better; "time": time relative to the reference, lower is better), or
-    the given stored cases (with their labels) in that order."""
-    import matplotlib
+    """One panel (numreduce._bench.plot_rows, the plot of
+    ``python -m numreduce bench --plot``): the rows of `kind` ("faster":
+    speed-ups, higher is better; "time": time relative to the reference,
+    lower is better), or the given stored cases (with their labels) in that
+    order."""
+    from numreduce import _bench
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    keys = ("case", "t_numreduce", "t_reference", "ratio", "target", "status")
     if cases is None:
         rows = [r for r in doc["rows"] if direction(r["target"])[0] == kind]
         labels = [_short(r) for r in rows]
@@ -231,41 +230,10 @@ def plot(doc, path, kind, cases=None):
         by_case = {r["case"]: r for r in doc["rows"]}
         rows = [by_case[c] for c, _ in cases]
         labels = [label for _, label in cases]
-    values = [r["ratio"] for r in rows]
-    targets = [direction(r["target"])[1] for r in rows]
-    colors = ["#2a7d2a" if r["status"] == "ok" else "#c03030" for r in rows]
-    height = 0.2 * len(rows) + 1.0 if cases is None else 0.32 * len(rows) + 1.0
-    fig, ax = plt.subplots(figsize=(7.6, height), dpi=110)
-    y = range(len(rows))
-    ax.barh(y, values, color=colors, height=0.7)
-    ax.set_yticks(list(y), labels, fontsize=8)
-    ax.invert_yaxis()
-    ax.axvline(1.0, color="black", linewidth=1.2, linestyle="--")
-    ax.scatter(targets, list(y), marker="D", s=14, color="black", zorder=3,
-               label="target")
-    top = max(values + targets)
-    for k, (v, t) in enumerate(zip(values, targets)):
-        ax.text(max(v, t) + top * 0.015, k, f"{v:.2f}x", va="center", fontsize=7.5)
-    ax.set_xlim(0, top * 1.12)
-    if kind == "faster":
-        ax.set_xlabel("speed-up over the reference call (higher is better; "
-                      "dashed: 1.0, same speed)", fontsize=8.5)
-    else:
-        ax.set_xlabel("numreduce's time / np.max's (np.sum's for fsum): "
-                      "lower is better; dashed: 1.0", fontsize=8.5)
-    ax.tick_params(axis="x", labelsize=8)
-    from matplotlib.patches import Patch
-    handles = [Patch(color="#2a7d2a", label="target met"),
-               Patch(color="#c03030", label="target missed"), ax.collections[0]]
-    if cases is None:
-        ax.legend(handles=handles, fontsize=7.5, loc="lower right")
-    else:  # a short panel: the legend in one row above it
-        ax.legend(handles=handles, fontsize=7.5, loc="lower center", ncol=3,
-                  bbox_to_anchor=(0.5, 1.0), frameon=False)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    if not _bench.plot_rows([tuple(r[k] for k in keys) for r in rows], str(path), kind=kind,
+                            labels=labels, legend=None if cases is None else "above"):
+        raise RuntimeError("docs: matplotlib is needed for the benchmark plots "
+                           "(pip install '.[docs]')")
 
 
 def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json"):
