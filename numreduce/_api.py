@@ -54,14 +54,19 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     Parameters
     ----------
     ufunc : np.ufunc
+        A numreduce ufunc (or one registered through its C API); any
+        other ufunc is passed to its own ``reduce``.
     array : array_like
+        The data to reduce.
     axis : None, int or tuple of ints, default 0
+        Axis or axes to reduce; ``None`` reduces all of them.
     dtype : dtype, optional
         Loop dtype for every output (the input is cast to it).
     out : tuple of (ndarray or None), optional
         One entry per output, each of exactly the result's shape (no
         broadcasting), writeable, and sharing no memory with another entry.
     keepdims : bool
+        Keep the reduced axes as axes of length 1.
     initial : scalar or tuple, optional
         A scalar seeds every output, a tuple gives one value per output,
         ``None`` unsets the loop's own initials.
@@ -124,6 +129,8 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     Parameters
     ----------
     ufunc : np.ufunc
+        A numreduce ufunc; any other ufunc is passed to its own
+        ``accumulate``.
     array : array_like
         At least 1-d.
     axis : int, default 0
@@ -186,6 +193,7 @@ def merge(ufunc, states_a, states_b, out=None):
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The ufunc whose reduction gave the states.
     states_a, states_b : tuple of array_like
         One entry per output; all ``2 * nout`` arrays broadcast together.
         They are cast (safely) to the accumulator dtype that
@@ -252,6 +260,8 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     Parameters
     ----------
     ufunc : np.ufunc
+        A numreduce ufunc; any other ufunc is passed to its own
+        ``reduceat``.
     array : array_like
         At least 1-d.
     indices : array_like of int
@@ -313,6 +323,7 @@ def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The reduction to run on every segment.
     array : array_like
         At least 1-d.
     starts, stops : array_like of int
@@ -377,6 +388,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The reduction to run on every group.
     array : array_like
         At least 1-d.
     group_ids : array_like of integers
@@ -447,6 +459,7 @@ def at(ufunc, outs, indices, values):
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The reduction whose step absorbs the values.
     outs : tuple of ndarray
         One writeable array per output, all of one shape, sharing no memory:
         the accumulators (e.g. ``(np.full(k, np.inf), np.full(k, -np.inf))``
@@ -507,12 +520,17 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     Parameters
     ----------
     a : array_like
+        The data: bool, integer, float, complex, datetime64 or timedelta64.
     axis : None, int or tuple of ints, default None (the whole array)
+        Axis or axes to reduce; ``None`` reduces the whole array.
     out : tuple of two ndarrays (or None entries), optional
+        Arrays for the minimum and the maximum, of the result's shape.
     keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
     initial : scalar or (min_initial, max_initial), optional
         A scalar seeds both outputs; a tuple gives one value per output.
     where : array_like of bool, optional
+        Elements to include, broadcast against ``a``; needs ``initial``.
 
     Returns
     -------
@@ -560,6 +578,7 @@ def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=Tru
     Parameters
     ----------
     a : array_like
+        The data; NaN (NaT) elements are ignored.
     axis : None, int or tuple of ints, optional
         Axis or axes to reduce; ``None`` (the default) reduces the whole array.
     out : tuple of two ndarrays (or None entries), optional
@@ -611,6 +630,7 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     Parameters
     ----------
     a : array_like
+        The data.
     axis : int, optional
         The axis to search; ``None`` (the default) searches the flattened array.
     keepdims : bool, default False
@@ -655,6 +675,7 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
     Parameters
     ----------
     a : array_like
+        The data; NaN elements are ignored.
     axis : int, optional
         The axis to search; ``None`` (the default) searches the flattened array.
     keepdims : bool, default False
@@ -831,6 +852,7 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, wei
     dtype : dtype, optional
         Float or complex dtype of the results.
     ddof : real scalar, default 0
+        Delta degrees of freedom: the variance divides by ``count - ddof``.
     keepdims : bool, default False
         Keep the reduced axes as axes of length 1.
     where : array_like of bool, optional
@@ -1334,11 +1356,13 @@ def cummeanvar(x, /, *, axis=None, dtype=None, ddof=0, out=None):
     Parameters
     ----------
     x : array_like
+        Real or complex data; 0-d input is treated as 1-d.
     axis : int, optional
         Required for input of more than one dimension; ``None`` for 1-d.
     dtype : dtype, optional
         A float or complex type for both results.
     ddof : real scalar, default 0
+        Delta degrees of freedom of every prefix's variance.
     out : tuple of two (ndarray or None), optional
         For (mean, var), of ``x``'s shape; results are cast into them.
 
@@ -1377,6 +1401,7 @@ def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValu
     Parameters
     ----------
     a : array_like
+        The data.
     group_ids : array_like of int
         One group id per element along ``axis``, each in ``[0, num_groups)``,
         in any order.
@@ -1431,6 +1456,7 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     Parameters
     ----------
     a : array_like
+        Real or complex data.
     group_ids : array_like of int
         One group id per element along ``axis``, each in ``[0, num_groups)``,
         in any order.
@@ -1441,6 +1467,7 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     dtype : dtype, optional
         Float or complex dtype of the results.
     ddof : real scalar, default 0
+        Delta degrees of freedom: the variance divides by ``count - ddof``.
     where : array_like of bool, optional
         Elements to include.
 
