@@ -33,6 +33,7 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "numpydoc",
+    "sphinx_copybutton",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
@@ -49,7 +50,24 @@ autodoc_default_options = {"members": False}
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"numreduce {release}"
-html_theme_options = {"navigation_with_keys": False}
+html_theme_options = {
+    "navigation_with_keys": False,
+    # every page in the top bar (no "More" menu): the site has eleven
+    "header_links_before_dropdown": 12,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+}
+# No left sidebar: the pages are listed in the top bar, and the empty column
+# would take a quarter of the width from the article.
+html_sidebars = {"**": []}
+html_static_path = ["_static"]
+html_css_files = ["numreduce.css"]
+
+# Copy buttons copy the code without the prompts and without the output.
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_exclude = ".linenos, .gp, .go"
 
 
 def _ufunc_signature(app, what, name, obj, options, signature, return_annotation):
@@ -64,22 +82,127 @@ def _ufunc_signature(app, what, name, obj, options, signature, return_annotation
 
 
 def _plot_stored_benchmarks(app):
-    """Draw the stored benchmark runs (docs/_data/bench-*.json, written by
-    ``python -m numreduce bench --save``) into docs/_generated/*.png for the
-    benchmarks page: plots of stored numbers, nothing is timed here."""
-    from numreduce import _bench
+    """Turn the stored benchmark run (docs/_data/bench-targets.json, written
+    by ``python -m numreduce bench --save``) into the benchmarks page's
+    tables and plots (docs/_generated/, see docs/_benchdocs.py): numbers of
+    the stored run, nothing is timed here."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as e:
+        raise RuntimeError("docs: matplotlib is needed for the benchmark plots "
+                           "(pip install '.[docs]')") from e
+    sys.path.insert(0, str(pathlib.Path(app.srcdir)))
+    try:
+        import _benchdocs
+    finally:
+        sys.path.pop(0)
+    _benchdocs.write_all()
 
-    src = pathlib.Path(app.srcdir)
-    out = src / "_generated"
-    out.mkdir(exist_ok=True)
-    for data in sorted((src / "_data").glob("bench-*.json")):
-        rows, _ = _bench.load_rows(str(data))
-        if not _bench.plot_rows(rows, str(out / f"{data.stem}.png")):
-            raise RuntimeError("docs: matplotlib is needed for the benchmark plots "
-                               "(pip install '.[docs]')")
+
+# Links to NumPy, SciPy, Dask and xarray: built here from the name, so the
+# build needs no network (no intersphinx inventory to fetch).
+_EXTERNAL = [
+    # (prefix written in the docs, canonical prefix, URL of a generated page)
+    ("np.", "numpy.", "https://numpy.org/doc/stable/reference/generated/{}.html"),
+    ("numpy.", "numpy.", "https://numpy.org/doc/stable/reference/generated/{}.html"),
+    ("scipy.special.", "scipy.special.",
+     "https://docs.scipy.org/doc/scipy/reference/generated/{}.html"),
+    ("scipy.stats.", "scipy.stats.",
+     "https://docs.scipy.org/doc/scipy/reference/generated/{}.html"),
+    ("da.", "dask.array.", "https://docs.dask.org/en/stable/generated/{}.html"),
+    ("dask.array.", "dask.array.", "https://docs.dask.org/en/stable/generated/{}.html"),
+    ("xr.", "xarray.", "https://docs.xarray.dev/en/stable/generated/{}.html"),
+    ("xarray.", "xarray.", "https://docs.xarray.dev/en/stable/generated/{}.html"),
+    ("math.", "math.", "https://docs.python.org/3/library/math.html#{}"),
+]
+
+
+def _external_url(name):
+    """The documentation URL of a NumPy/SciPy/Dask/xarray/math name such as
+    ``np.min`` or ``scipy.special.logsumexp``, or None.  Only names that
+    exist (imported where the package is installed) get a link."""
+    import importlib
+
+    for short, full, url in _EXTERNAL:
+        if not name.startswith(short):
+            continue
+        rest = name[len(short):]
+        if not rest or not all(part.isidentifier() and not part.startswith("_")
+                               for part in rest.split(".")):
+            return None
+        canonical = full + rest
+        module, _, attr = canonical.rpartition(".")
+        try:
+            obj = importlib.import_module(module.split(".")[0])
+            for part in canonical.split(".")[1:]:
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError):
+            try:  # a submodule (scipy.special is not imported by scipy)
+                obj = importlib.import_module(module)
+                obj = getattr(obj, attr)
+            except (ImportError, AttributeError):
+                return None
+        if not callable(obj) or (full == "numpy." and isinstance(obj, type)
+                                 and issubclass(obj, importlib.import_module("numpy").generic)):
+            return None  # scalar types have no generated page
+        if canonical.startswith("numpy.") and canonical.count(".") > 1:
+            # a method such as np.minimum.accumulate: NumPy's page of the method
+            method = canonical.rsplit(".", 1)[1]
+            if not isinstance(getattr(importlib.import_module("numpy"),
+                                      canonical.split(".")[1], None),
+                              importlib.import_module("numpy").ufunc):
+                return None
+            canonical = f"numpy.ufunc.{method}"
+        return url.format(canonical)
+    return None
+
+
+def _link_external_names(app, doctree):
+    """Inline code that is exactly a NumPy/SciPy/Dask/xarray name
+    (`np.min`, `np.minimum.accumulate`, `scipy.special.logsumexp`,
+    `da.reduction`, `xr.apply_ufunc`, `math.fsum`) links to its page."""
+    from docutils import nodes
+
+    for lit in list(doctree.findall(nodes.literal)):
+        if isinstance(lit.parent, nodes.reference) or "xref" in lit.get("classes", []):
+            continue
+        text = lit.astext().strip()
+        if text.endswith("()"):
+            text = text[:-2]
+        url = _external_url(text)
+        if url:
+            ref = nodes.reference("", "", refuri=url, internal=False)
+            lit.replace_self(ref)
+            ref.append(lit)
+
+
+def _missing_reference(app, env, node, contnode):
+    """See Also entries and :func: roles naming numpy.min, scipy.special.logsumexp,
+    ... resolve to the external page (offline)."""
+    from docutils import nodes
+
+    url = _external_url(node.get("reftarget", ""))
+    if url is None:
+        return None
+    ref = nodes.reference("", "", refuri=url, internal=False)
+    ref.append(contnode)
+    return ref
+
+
+# The constants are a bool and a tuple, whose docstrings are Python's own
+# ("bool(x) -> bool"): docs/reference.md writes theirs in the directive.
+_OWN_DOC = {"numreduce.HAVE_NATIVE_REDUCE", "numreduce.C_API_VERSION"}
+
+
+def _constant_docstring(app, what, name, obj, options, lines):
+    if name in _OWN_DOC:
+        lines.clear()
 
 
 def setup(app):
+    app.connect("autodoc-process-docstring", _constant_docstring, priority=100)
+    app.connect("doctree-read", _link_external_names)
+    app.connect("missing-reference", _missing_reference)
     # Before numpydoc's own handler (priority 500).
     app.connect("autodoc-process-signature", _ufunc_signature, priority=100)
     app.connect("builder-inited", _plot_stored_benchmarks)

@@ -16,7 +16,7 @@ from ._core import (comoments, fminfmax, maxsumexp, maxsumexpb, minimummaximum, 
 from ._args import NoValue
 from ._api import (accumulate, at, correlation, covariance, cumfsum, cummeanvar, cumminmax,
                    group_argminmax, group_fsum, group_logsumexp, group_meanvar, group_minmax,
-                   logcumsumexp, merge, nancumminmax, reduce, reduce_by_group, reduceat,
+                   logcumsumexp, mapreduce, merge, nancumminmax, reduce, reduce_by_group, reduceat,
                    segmented_reduce, sumprod)
 # the user functions bound to their C fast-path callables (the general
 # entries stay reachable as numreduce._api.<name>)
@@ -44,6 +44,7 @@ __all__ = [
     "get_include",
     "get_num_threads",
     "logcumsumexp",
+    "mapreduce",
     "maxsumexpb",
     "nanwmoments",
     "sumprod",

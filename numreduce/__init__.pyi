@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -146,27 +147,36 @@ def meanvar(
     a: ArrayLike,
     axis: _Axis = None,
     dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
     ddof: _DDof = 0,
     keepdims: bool = False,
+    *,
     where: ArrayLike = True,
+    correction: _DDof | _NoValueType = ...,
     weights: ArrayLike | None = None,
 ) -> tuple[Any, Any]: ...
 def meanstd(
     a: ArrayLike,
     axis: _Axis = None,
     dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
     ddof: _DDof = 0,
     keepdims: bool = False,
+    *,
     where: ArrayLike = True,
+    correction: _DDof | _NoValueType = ...,
     weights: ArrayLike | None = None,
 ) -> tuple[Any, Any]: ...
 def nanmeanvar(
     a: ArrayLike,
     axis: _Axis = None,
     dtype: DTypeLike | None = None,
+    out: tuple[NDArray[Any] | None, NDArray[Any] | None] | None = None,
     ddof: _DDof = 0,
     keepdims: bool = False,
+    *,
     where: ArrayLike = True,
+    correction: _DDof | _NoValueType = ...,
     weights: ArrayLike | None = None,
 ) -> tuple[Any, Any]: ...
 def logsumexp(
@@ -182,7 +192,21 @@ def covariance(
 def correlation(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
 def sumprod(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
 def fsum(
-    a: ArrayLike, axis: _Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
+    a: ArrayLike,
+    axis: _Axis = None,
+    dtype: DTypeLike | None = None,
+    out: NDArray[Any] | None = None,
+    keepdims: bool = False,
+    initial: Any = ...,
+    where: ArrayLike = True,
+) -> Any: ...
+def mapreduce(
+    f: Callable[..., Any],
+    reduction: Callable[..., Any] | np.ufunc,
+    *arrays: ArrayLike,
+    axis: _Axis = None,
+    keepdims: bool = False,
+    **options: Any,
 ) -> Any: ...
 def show_config() -> None: ...
 def set_num_threads(n: int) -> int: ...

@@ -135,7 +135,9 @@ def parser() -> argparse.ArgumentParser:
                     "it is measured.")
     b.add_argument("--quick", action="store_true", help="smaller arrays and fewer repeats")
     b.add_argument("--plot", metavar="FILE", default=None,
-                   help="also write a bar chart of the ratios to FILE (needs matplotlib)")
+                   help="also write a plot of the ratios to FILE: the speed-ups and the "
+                        "times relative to the reference in two panels, each with its "
+                        "targets (needs matplotlib)")
     b.add_argument("--save", metavar="FILE.json", default=None,
                    help="also store the rows, the configuration and the date as JSON "
                         "(the docs site plots docs/_data/bench-targets.json)")

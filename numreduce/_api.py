@@ -17,13 +17,13 @@ import numpy as np
 
 from . import _core, _methods, _stats
 from ._args import NoValue
-from ._dispatch import (masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
+from ._dispatch import (mapreduce as _mapreduce, masked_arg, masked_fill, masked_moments, masked_refuse, masked_where,
                         operands_backend, public_function)
-from ._dtypes import MULTI_OUTPUT, MULTI_SOURCE
+from ._dtypes import MULTI_OUTPUT
 
 __all__ = ["accumulate", "argminmax", "at", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax", "fsum",
            "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax",
-           "logcumsumexp", "logsumexp", "meanstd", "meanvar", "merge", "minmax",
+           "logcumsumexp", "logsumexp", "mapreduce", "meanstd", "meanvar", "merge", "minmax",
            "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "reduce",
            "reduce_by_group", "reduceat", "segmented_reduce", "sumprod"]
 
@@ -31,9 +31,9 @@ _REFUSE = masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly")
 _REFUSE_GROUPS = masked_refuse("pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) "
                                "explicitly")
 _FOREIGN = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
-# reduce also hands a reduction of several sources (a tuple of arrays) to
-# the NumPy backend unchanged (its `sources` refuses Dask and CuPy arrays).
-_REDUCE = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT or ufunc in MULTI_SOURCE}
+# (a reduction of several sources, a tuple of arrays, goes to the NumPy or
+# the Dask backend: _dispatch._policy)
+_REDUCE = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
 
 
 # ---------------------------------------------------------------------------
@@ -54,19 +54,54 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
     Parameters
     ----------
     ufunc : np.ufunc
+        A numreduce ufunc (or one registered through its C API); any
+        other ufunc is passed to its own ``reduce``.
     array : array_like
+        The data to reduce.
     axis : None, int or tuple of ints, default 0
+        Axis or axes to reduce; ``None`` reduces all of them.
     dtype : dtype, optional
         Loop dtype for every output (the input is cast to it).
     out : tuple of (ndarray or None), optional
         One entry per output, each of exactly the result's shape (no
         broadcasting), writeable, and sharing no memory with another entry.
     keepdims : bool
+        Keep the reduced axes as axes of length 1.
     initial : scalar or tuple, optional
         A scalar seeds every output, a tuple gives one value per output,
         ``None`` unsets the loop's own initials.
     where : array_like of bool, optional
         Elements to include; needs an ``initial`` when the reduction has none.
+
+    Returns
+    -------
+    tuple
+        One array per output of ``ufunc`` (NumPy scalars for a full reduction
+        without ``out``).  For any other ``np.ufunc``, what its own ``reduce``
+        returns.
+
+    Raises
+    ------
+    ValueError
+        An empty reduction of a ufunc without initials and without ``initial``
+        (as NumPy: "zero-size array to reduction operation ... which has no
+        identity"), ``where`` without an ``initial`` for such a ufunc, or an
+        ``out`` entry of the wrong shape.
+    TypeError
+        A dtype the ufunc has no loop for.
+
+    See Also
+    --------
+    numpy.ufunc.reduce : the single-output method this mirrors.
+    accumulate, reduceat, segmented_reduce, reduce_by_group : the other methods.
+    merge : combine two results of ``reduce``.
+    minmax, meanvar, logsumexp, fsum : the user functions built on it.
+
+    Notes
+    -----
+    On a NumPy with the multi-output reduction slots
+    (:data:`HAVE_NATIVE_REDUCE`), ``ufunc.reduce`` itself works and gives the
+    same results; ``numreduce.reduce`` works on every NumPy 2.x.
 
     Examples
     --------
@@ -94,6 +129,8 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     Parameters
     ----------
     ufunc : np.ufunc
+        A numreduce ufunc; any other ufunc is passed to its own
+        ``accumulate``.
     array : array_like
         At least 1-d.
     axis : int, default 0
@@ -109,6 +146,20 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     -------
     tuple of ndarray
         One array of ``array``'s shape per output.
+
+    Raises
+    ------
+    TypeError
+        0-d input ("cannot accumulate on a scalar", as NumPy).
+    ValueError
+        An ``out`` entry of the wrong shape, or ``axis=None`` for input of more
+        than one dimension.
+
+    See Also
+    --------
+    numpy.ufunc.accumulate : the single-output method this mirrors.
+    cumminmax, logcumsumexp, cumfsum, cummeanvar : the cumulative user functions.
+    reduce : the reduction of the whole axis.
 
     Examples
     --------
@@ -137,11 +188,12 @@ def merge(ufunc, states_a, states_b, out=None):
         merge(u, reduce(u, a[:k]), reduce(u, a[k:])) == reduce(u, a)
 
     exactly for the order reductions, within the reduction's accuracy bound
-    for the others (docs/accuracy.md).
+    for the others (see the Accuracy page of the documentation).
 
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The ufunc whose reduction gave the states.
     states_a, states_b : tuple of array_like
         One entry per output; all ``2 * nout`` arrays broadcast together.
         They are cast (safely) to the accumulator dtype that
@@ -155,6 +207,24 @@ def merge(ufunc, states_a, states_b, out=None):
     -------
     tuple
         One array per output (NumPy scalars for 0-d results without ``out``).
+
+    Raises
+    ------
+    ValueError
+        Wrong tuple lengths, states that do not broadcast, or a bad ``out``.
+    TypeError
+        A state dtype the ufunc has no loop for.
+
+    See Also
+    --------
+    reduce : gives the states that ``merge`` combines.
+    accumulate : running states along an axis.
+
+    Notes
+    -----
+    ``merge`` makes chunked computation possible: reduce each chunk of a
+    file, an array too large for memory or a stream, and merge the states as
+    they arrive.  The Dask backend merges the states of the chunks this way.
 
     Examples
     --------
@@ -190,6 +260,8 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     Parameters
     ----------
     ufunc : np.ufunc
+        A numreduce ufunc; any other ufunc is passed to its own
+        ``reduceat``.
     array : array_like
         At least 1-d.
     indices : array_like of int
@@ -209,6 +281,17 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     -------
     tuple of ndarray
         One array per output.
+
+    Raises
+    ------
+    IndexError
+        An index outside ``[0, array.shape[axis])``.
+
+    See Also
+    --------
+    numpy.ufunc.reduceat : the single-output method this mirrors.
+    segmented_reduce : arbitrary (also empty or overlapping) segments.
+    reduce_by_group : segments given by a label per element.
 
     Examples
     --------
@@ -240,6 +323,7 @@ def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The reduction to run on every segment.
     array : array_like
         At least 1-d.
     starts, stops : array_like of int
@@ -262,6 +346,17 @@ def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
     -------
     tuple of ndarray
         One array per output.
+
+    Raises
+    ------
+    ValueError
+        ``starts`` and ``stops`` of different lengths, or an empty segment of a
+        ufunc without initials and without ``initial``.
+
+    See Also
+    --------
+    reduceat : NumPy's index rules (no empty segments).
+    reduce_by_group : segments given by a label per element.
 
     Examples
     --------
@@ -293,6 +388,7 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The reduction to run on every group.
     array : array_like
         At least 1-d.
     group_ids : array_like of integers
@@ -323,6 +419,20 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     tuple of ndarray
         One array per output.
 
+    Raises
+    ------
+    IndexError
+        A group id outside ``[0, num_groups)``.
+    ValueError
+        An empty group of a ufunc without initials and without ``initial``.
+
+    See Also
+    --------
+    group_minmax, group_meanvar, group_logsumexp, group_fsum, group_argminmax :
+        the grouped user functions built on it.
+    segmented_reduce : contiguous segments.
+    at : the in-place, unbuffered form.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -349,6 +459,7 @@ def at(ufunc, outs, indices, values):
     Parameters
     ----------
     ufunc : one of numreduce's multi-output ufuncs
+        The reduction whose step absorbs the values.
     outs : tuple of ndarray
         One writeable array per output, all of one shape, sharing no memory:
         the accumulators (e.g. ``(np.full(k, np.inf), np.full(k, -np.inf))``
@@ -364,6 +475,23 @@ def at(ufunc, outs, indices, values):
         (``same_kind``).
 
     Every check runs before anything is written.
+
+    Returns
+    -------
+    None
+        ``outs`` are updated in place.
+
+    Raises
+    ------
+    IndexError
+        An index out of range.
+    ValueError
+        ``values`` that do not broadcast to the indexed shape.
+
+    See Also
+    --------
+    numpy.ufunc.at : the single-output method this mirrors.
+    reduce_by_group : the same accumulation into new arrays.
 
     Examples
     --------
@@ -392,16 +520,40 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
     Parameters
     ----------
     a : array_like
+        The data: bool, integer, float, complex, datetime64 or timedelta64.
     axis : None, int or tuple of ints, default None (the whole array)
+        Axis or axes to reduce; ``None`` reduces the whole array.
     out : tuple of two ndarrays (or None entries), optional
+        Arrays for the minimum and the maximum, of the result's shape.
     keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
     initial : scalar or (min_initial, max_initial), optional
         A scalar seeds both outputs; a tuple gives one value per output.
     where : array_like of bool, optional
+        Elements to include, broadcast against ``a``; needs ``initial``.
 
     Returns
     -------
     (min, max) : NumPy scalars for a full reduction, else arrays.
+
+    Raises
+    ------
+    ValueError
+        An empty reduction without ``initial``, or ``where`` without
+        ``initial``.
+
+    See Also
+    --------
+    numpy.min, numpy.max : the two calls this replaces.
+    nanminmax : ignores NaN.
+    argminmax : the indices of the minimum and maximum.
+    minimummaximum : the ufunc whose reduction this is.
+
+    Notes
+    -----
+    One pass over the data reads it once, where ``np.min`` and ``np.max``
+    read it twice; for arrays larger than the cache that halves the memory
+    traffic.
 
     Examples
     --------
@@ -423,6 +575,41 @@ def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=Tru
     with NumPy's ``RuntimeWarning: All-NaN slice encountered``.  Runs the
     ``fminfmax`` reduction (np.fmin / np.fmax semantics).
 
+    Parameters
+    ----------
+    a : array_like
+        The data; NaN (NaT) elements are ignored.
+    axis : None, int or tuple of ints, optional
+        Axis or axes to reduce; ``None`` (the default) reduces the whole array.
+    out : tuple of two ndarrays (or None entries), optional
+        Arrays for the minimum and the maximum, of the result's shape.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    initial : scalar or (min_initial, max_initial), optional
+        A scalar seeds both outputs; a tuple gives one value per output.
+    where : array_like of bool, optional
+        Elements to include, broadcast against ``a``.
+        Needs ``initial``.
+
+    Returns
+    -------
+    (min, max) : tuple
+        NumPy scalars for a full reduction, else arrays.  NaN only for slices
+        that are all NaN.
+
+    Raises
+    ------
+    ValueError
+        An empty reduction without ``initial``, or ``where`` without
+        ``initial``.
+
+    See Also
+    --------
+    numpy.nanmin, numpy.nanmax : the two calls this replaces.
+    minmax : NaN-propagating.
+    nanargminmax : the indices.
+    fminfmax : the ufunc whose reduction this is.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -438,10 +625,34 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     """Indices of the minimum and maximum in one pass.
 
     ``(np.argmin(a, axis), np.argmax(a, axis))`` in every case: the first
-    occurrence wins ties, the first NaN (NaT) wins both.  ``out`` is a tuple
-    of two integer arrays.  NumPy's ``ufunc.reduce`` cannot carry an element
-    index, so this runs on numreduce's engine with an index-carrying
-    accumulator (``traits/argminmax.hpp``).
+    occurrence wins ties, the first NaN (NaT) wins both.
+
+    Parameters
+    ----------
+    a : array_like
+        The data.
+    axis : int, optional
+        The axis to search; ``None`` (the default) searches the flattened array.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    out : tuple of two integer ndarrays, optional
+        Arrays for the two index results, of the result's shape.
+
+    Returns
+    -------
+    (argmin, argmax) : tuple
+        ``np.intp`` indices: NumPy integers for ``axis=None``, else arrays.
+
+    Raises
+    ------
+    ValueError
+        An empty array or slice (as ``np.argmin``).
+
+    See Also
+    --------
+    numpy.argmin, numpy.argmax : the two calls this replaces.
+    nanargminmax : ignores NaN.
+    minmax : the values.
 
     Examples
     --------
@@ -461,6 +672,33 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
     ``ValueError`` (as NumPy).  For other dtypes (NaT included) this is
     :func:`argminmax`, as ``np.nanargmin`` is ``np.argmin`` there.
 
+    Parameters
+    ----------
+    a : array_like
+        The data; NaN elements are ignored.
+    axis : int, optional
+        The axis to search; ``None`` (the default) searches the flattened array.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    out : tuple of two integer ndarrays, optional
+        Arrays for the two index results, of the result's shape.
+
+    Returns
+    -------
+    (argmin, argmax) : tuple
+        ``np.intp`` indices: NumPy integers for ``axis=None``, else arrays.
+
+    Raises
+    ------
+    ValueError
+        An empty slice, or a slice that is all NaN (as ``np.nanargmin``).
+
+    See Also
+    --------
+    numpy.nanargmin, numpy.nanargmax : the two calls this replaces.
+    argminmax : NaN-propagating.
+    nanminmax : the values.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -470,7 +708,8 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
 
 
 @public_function(_stats.meanvar, masked_moments(nan=False))
-def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            correction=NoValue, weights=None):
     """Mean and variance in one pass: ``(np.mean(a, ...), np.var(a, ...))``.
 
     Accumulates (count, mean, M2) with the ``moments`` ufunc: float64
@@ -491,8 +730,66 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weight
     ddof)`` -- integer weights give the result of ``np.repeat(a, w)``, the
     mean is ``np.average(a, weights=w)``'s.  A negative weight is a
     ValueError; a slice whose weights sum to 0 is empty (NaN, NumPy's
-    warning).  Real data only (TypeError for complex); not yet on Dask or
-    CuPy arrays (TypeError).
+    warning).  Real data only (TypeError for complex); NumPy and Dask arrays
+    (not yet CuPy arrays: TypeError).
+
+    ``out=(mean_out, var_out)`` (either may be None) receives the results,
+    cast as ``np.mean``/``np.var`` cast into ``out``; ``correction=`` is
+    NumPy 2.0's alias of ``ddof`` (both given: ValueError, as ``np.var``).
+    The parameters are ``np.var``'s, in its order, plus ``weights``.
+
+    Parameters
+    ----------
+    a : array_like
+        Real or complex data.
+    axis : None, int or tuple of ints, optional
+        Axis or axes to reduce; ``None`` (the default) reduces the whole array.
+    dtype : dtype, optional
+        Float or complex dtype of the results (as ``np.mean``'s ``dtype``).
+    out : tuple of two arrays (or None entries), optional
+        Arrays for the mean and the variance, of the result's shape (the
+        results are cast into them as ``np.var`` casts into ``out``).
+    ddof : real scalar, default 0
+        Delta degrees of freedom: the variance divides by ``count - ddof``.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    where : array_like of bool, optional
+        Elements to include, broadcast against ``a``.
+    correction : real scalar, optional
+        NumPy 2.0's name of ``ddof``; giving both (a nonzero ``ddof``) is a
+        ValueError, as in ``np.var``.
+    weights : array_like, optional
+        Non-negative frequency weights, broadcast against ``a`` (real data).
+
+    Returns
+    -------
+    (mean, var) : tuple
+        NumPy scalars for a full reduction, else arrays; the dtypes of
+        ``np.mean`` and ``np.var`` (a real variance for complex data).
+
+    Raises
+    ------
+    TypeError
+        An integer, bool or object ``dtype=``; complex data with ``weights``.
+    ValueError
+        A negative weight; ``ddof`` and ``correction`` both given; an ``out``
+        of another shape.
+
+    See Also
+    --------
+    numpy.mean, numpy.var : the two calls this replaces.
+    numpy.average : the weighted mean.
+    meanstd : the standard deviation instead of the variance.
+    nanmeanvar : ignores NaN.
+    cummeanvar, group_meanvar : running and grouped.
+    moments : the ufunc whose reduction this is.
+
+    Notes
+    -----
+    Accumulates in float64 for bool, integer, float16 and float32 data, and
+    uses a shifted two-pass scheme on blocks of the data in one read, so that
+    it is at least as accurate as ``np.var``, also on data with a large
+    offset.  Empty slices give NaN with NumPy's warnings.
 
     Examples
     --------
@@ -509,10 +806,38 @@ def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weight
 
 
 @public_function(_stats.meanstd, masked_moments(nan=False))
-def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def meanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            correction=NoValue, weights=None):
     """Mean and standard deviation in one pass: ``(np.mean(a), np.std(a))``.
 
     Same accumulation, dtype/ddof and ``weights`` rules as :func:`meanvar`.
+
+    Parameters
+    ----------
+    a : array_like
+        Real or complex data.
+    axis : None, int or tuple of ints, optional
+        Axis or axes to reduce; ``None`` (the default) reduces the whole array.
+    dtype : dtype, optional
+        Float or complex dtype of the results (as ``np.mean``'s ``dtype``).
+    ddof : real scalar, default 0
+        Delta degrees of freedom: the variance divides by ``count - ddof``.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    where : array_like of bool, optional
+        Elements to include, broadcast against ``a``.
+    weights : array_like, optional
+        Non-negative frequency weights, broadcast against ``a`` (real data).
+
+    Returns
+    -------
+    (mean, std) : tuple
+        NumPy scalars for a full reduction, else arrays.
+
+    See Also
+    --------
+    numpy.mean, numpy.std : the two calls this replaces.
+    meanvar : the variance instead of the standard deviation.
 
     Examples
     --------
@@ -523,7 +848,8 @@ def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weight
 
 
 @public_function(_stats.nanmeanvar, masked_moments(nan=True))
-def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def nanmeanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+               correction=NoValue, weights=None):
     """``(np.nanmean(a, ...), np.nanvar(a, ...))`` in one pass (NaNs skipped).
 
     All-NaN slices give NaN with NumPy's warnings.  A complex element is
@@ -531,6 +857,39 @@ def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, wei
     ``np.nanmean``, float and complex data need a float or complex
     ``dtype=`` (``TypeError: If a is inexact, then dtype must be inexact``);
     otherwise the dtype/ddof rules of :func:`meanvar`.
+
+    Parameters
+    ----------
+    a : array_like
+        Real or complex data; NaN elements are skipped.
+    axis : None, int or tuple of ints, optional
+        Axis or axes to reduce; ``None`` (the default) reduces the whole array.
+    dtype : dtype, optional
+        Float or complex dtype of the results.
+    ddof : real scalar, default 0
+        Delta degrees of freedom: the variance divides by ``count - ddof``.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    where : array_like of bool, optional
+        Elements to include, broadcast against ``a``.
+    weights : array_like, optional
+        Non-negative frequency weights, as for :func:`meanvar`.
+
+    Returns
+    -------
+    (mean, var) : tuple
+        NumPy scalars for a full reduction, else arrays.
+
+    Raises
+    ------
+    TypeError
+        Float or complex data with a non-inexact ``dtype=``.
+
+    See Also
+    --------
+    numpy.nanmean, numpy.nanvar : the two calls this replaces.
+    meanvar : NaN-propagating.
+    nanmoments : the ufunc whose reduction this is.
 
     Examples
     --------
@@ -563,7 +922,42 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     count (an inf there is ignored); a negative sum gives NaN with a
     warning unless ``return_sign``, which returns ``(value, sign)`` with the
     sign of the sum (0 for an empty or zero sum).  Real data only with
-    ``b`` / ``return_sign``; not yet on Dask or CuPy arrays.
+    ``b`` / ``return_sign``; NumPy and Dask arrays (not yet CuPy).
+
+    Parameters
+    ----------
+    a : array_like
+        Real or complex data.
+    axis : None, int or tuple of ints, optional
+        Axis or axes to reduce; ``None`` (the default) reduces the whole array.
+    b : array_like, optional
+        Real scale factors ``b`` of ``sum(b * exp(a))``, broadcast against
+        ``a``; may be negative or zero.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    return_sign : bool, default False
+        Also return the sign of the sum (with ``b``).
+
+    Returns
+    -------
+    res : NumPy scalar or ndarray
+        ``log(sum(exp(a)))`` (``log(|sum(b * exp(a))|)`` with ``b``).
+    sgn : NumPy scalar or ndarray
+        Only with ``return_sign=True``: the sign of the sum (0 for a zero or
+        empty sum).
+
+    See Also
+    --------
+    scipy.special.logsumexp : the call this replaces.
+    logcumsumexp, group_logsumexp : running and grouped.
+    maxsumexp : the ufunc whose reduction this is.
+
+    Notes
+    -----
+    One pass: the running maximum and the sum of ``exp(x - max)`` are kept
+    together and rescaled when the maximum grows, in float64 (long double for
+    long double).  The result ``max + log1p(t)`` keeps results near 0 exact to
+    a few ulp.
 
     Examples
     --------
@@ -599,7 +993,29 @@ def covariance(x, y, axis=None, ddof=1, keepdims=False):
     ``comoments`` ufunc.  float64 result (long double for long double), as
     ``np.cov``.  ``ddof`` defaults to 1 (``np.cov``); where ``count - ddof
     <= 0`` the result is inf or NaN with NumPy's warning.  Real data only;
-    not yet on Dask or CuPy arrays.
+    NumPy and Dask arrays (not yet CuPy).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Real data, broadcast together.
+    axis : None or int, optional
+        The axis to reduce; ``None`` (the default) uses all elements.
+    ddof : int, default 1
+        Delta degrees of freedom, as ``np.cov``'s.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+
+    Returns
+    -------
+    cov : NumPy scalar or ndarray
+        float64 (long double for long double data).
+
+    See Also
+    --------
+    numpy.cov : the covariance matrix.
+    correlation : the Pearson correlation.
+    comoments : the ufunc whose reduction this is.
 
     Examples
     --------
@@ -620,6 +1036,26 @@ def correlation(x, y, axis=None, keepdims=False):
     The co-moments of :func:`covariance`; ``Cxy / sqrt(Mxx Myy)``, clipped
     to [-1, 1].  A constant slice gives NaN with NumPy's warning, as
     ``np.corrcoef``.  float64 result (long double for long double).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Real data, broadcast together.
+    axis : None or int, optional
+        The axis to reduce; ``None`` (the default) uses all elements.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+
+    Returns
+    -------
+    r : NumPy scalar or ndarray
+        In [-1, 1]; NaN for a constant slice.
+
+    See Also
+    --------
+    numpy.corrcoef : the correlation matrix.
+    scipy.stats.pearsonr : the coefficient and its p-value.
+    covariance : the covariance.
 
     Examples
     --------
@@ -642,8 +1078,29 @@ def sumprod(x, y, axis=None, keepdims=False):
     Error at most about ``eps |sum| + n eps**2 sum|x y|``, where ``np.dot``
     gives ``n eps sum|x y|``: on ill-conditioned data (cancelling products)
     the result is correct to about 1 ulp.  Result dtype: the common float
-    dtype of ``x`` and ``y`` (float64 for integers).  Real data only; not
-    yet on Dask or CuPy arrays.
+    dtype of ``x`` and ``y`` (float64 for integers).  Real data only; NumPy and
+    Dask arrays (not yet CuPy).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Real data, broadcast together.
+    axis : None or int, optional
+        The axis to reduce; ``None`` (the default) uses all elements.
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+
+    Returns
+    -------
+    s : NumPy scalar or ndarray
+        The compensated sum of the products.
+
+    See Also
+    --------
+    numpy.dot, numpy.vecdot : the uncompensated products.
+    math.sumprod : the same for Python sequences.
+    fsum : compensated sum.
+    twoprod : the ufunc whose reduction this is.
 
     Examples
     --------
@@ -655,7 +1112,7 @@ def sumprod(x, y, axis=None, keepdims=False):
 
 
 @public_function(_stats.fsum, masked_fill(0))
-def fsum(a, axis=None, dtype=None, keepdims=False):
+def fsum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=True):
     """Compensated sum along an axis (Neumaier / Kahan-Babuska, one pass).
 
     Runs the ``twosum`` reduction: every addition's exact rounding error is
@@ -670,13 +1127,137 @@ def fsum(a, axis=None, dtype=None, keepdims=False):
     object arithmetic), as do datetime64 and timedelta64 data.  NaN/inf
     behave as in ``np.sum``.
 
+    ``out``, ``initial`` and ``where`` are ``np.sum``'s, in its order:
+    ``out`` receives the result (cast as ``np.sum`` casts into ``out``),
+    ``initial`` is added to every sum exactly (its rounding error joins the
+    compensation), ``where`` selects the elements summed (0 for none).
+
+    Parameters
+    ----------
+    a : array_like
+        Bool, integer, float or complex data.
+    axis : None, int or tuple of ints, optional
+        Axis or axes to reduce; ``None`` (the default) reduces the whole array.
+    dtype : dtype, optional
+        Float or complex accumulator and result dtype.
+    out : ndarray, optional
+        Array for the result, of its shape (cast into it as ``np.sum``
+        casts).
+    keepdims : bool, default False
+        Keep the reduced axes as axes of length 1.
+    initial : scalar, optional
+        Start value of every sum (``np.sum``'s), added exactly: its rounding
+        error joins the compensation.
+    where : array_like of bool, optional
+        Elements to sum (``np.sum``'s); a sum of none is ``initial`` or 0.
+
+    Returns
+    -------
+    s : NumPy scalar or ndarray
+        The compensated sum.
+
+    Raises
+    ------
+    TypeError
+        An integer, bool or object ``dtype=``; datetime64 or timedelta64 data;
+        ``initial=None`` or a complex ``initial`` for a real sum.
+
+    See Also
+    --------
+    numpy.sum : the uncompensated sum.
+    math.fsum : the exactly rounded sum of a Python sequence.
+    cumfsum, group_fsum : running and grouped.
+    twosum : the ufunc whose reduction this is.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
     >>> x = np.array([1e16, 1.0, -1e16] * 10)
     >>> float(nr.fsum(x))   # np.sum(x) gives 4.0 here
     10.0
+    >>> nr.fsum(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1, initial=10.0,
+    ...         where=np.array([True, False]))
+    array([11., 13.])
     """
+
+
+def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
+    """``reduction(f(*arrays), axis=axis, keepdims=keepdims, **options)``
+    without the full-size array ``f(*arrays)``.
+
+    ``f`` maps one block of the sources (broadcast together) to its
+    elementwise image: a NumPy ufunc (``np.square``, ``np.subtract``), a
+    lambda of NumPy expressions, any function that returns an array of the
+    block's shape.  The sources are read in cache-sized blocks of the
+    broadcast shape (about 65,536 elements): ``f`` runs on each block and
+    the block goes straight into the reduction, whose states for the block
+    merge into the result's.  Peak extra memory is a few blocks, not the
+    array; the blocks depend on the shape only, so the result is bitwise the
+    same for any thread count.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x_0, ..., x_{k-1}) -> array`` of the blocks' broadcast shape.
+    reduction : numreduce user function or numreduce ufunc
+        ``minmax``, ``nanminmax``, ``argminmax``, ``nanargminmax``,
+        ``meanvar``, ``meanstd``, ``nanmeanvar``, ``logsumexp`` or ``fsum``
+        (its results are returned), or a multi-output ufunc of one source
+        (``numreduce.moments``, ...: its states are returned, as
+        :func:`reduce` returns them; ``axis=None`` reduces every axis).
+    *arrays : array_like
+        The sources, broadcast together (NumPy or Dask arrays).
+    axis : None, int or tuple of ints
+        The axes to reduce (None: all), as ``reduction``'s ``axis``.
+    keepdims : bool
+    **options
+        The reduction's other keyword arguments (``ddof``, ``dtype``,
+        ``where``, ``initial``, ``out`` for ufuncs, ...).
+
+    Returns
+    -------
+    What ``reduction(f(*arrays), axis=axis, keepdims=keepdims, **options)``
+    returns: exactly for the order reductions (min/max and their indices),
+    within the reduction's stated accuracy for the others (the blocks' states
+    are merged as its threads' are).
+
+    Raises
+    ------
+    TypeError
+        ``f`` not callable; ``reduction`` not one of numreduce's; a masked
+        or CuPy source; a keyword the reduction does not take; ``f``
+        returning another dtype for another block.
+    ValueError
+        Sources that do not broadcast; ``f`` returning another shape.
+    numpy.exceptions.AxisError
+        A bad ``axis``.
+
+    See Also
+    --------
+    numpy.einsum : sums of products without temporaries (sums only).
+    reduce : the states of a ufunc's reduction of an array.
+    sumprod, covariance, meanvar : reductions of two arrays (``weights=``).
+
+    Notes
+    -----
+    Dask sources: ``f`` runs inside each chunk's task (``map_blocks``) and
+    the reduction's Dask form reduces the mapped chunks, lazily.  Complex
+    ``logsumexp`` and the ``weights=`` / ``b=`` forms are not available
+    through ``mapreduce`` (TypeError).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> X = np.arange(12.0).reshape(3, 4)
+    >>> nr.mapreduce(np.square, nr.fsum, X, axis=0)      # (X**2).sum(0)
+    array([ 80., 107., 140., 179.])
+    >>> x, y = np.array([1.0, 5.0, 3.0]), np.array([0.5, 1.0, 4.0])
+    >>> nr.mapreduce(np.subtract, nr.minmax, x, y)        # minmax(x - y)
+    (np.float64(-1.0), np.float64(4.0))
+    >>> nr.mapreduce(lambda a: np.abs(a - 1), nr.meanvar, x, ddof=1)
+    (np.float64(2.0), np.float64(4.0))
+    """
+    return _mapreduce(f, reduction, arrays, axis, keepdims, options)
 
 
 @public_function(_stats.cumminmax, _REFUSE, array="x")
@@ -706,6 +1287,18 @@ def cumminmax(x, /, *, axis=None, dtype=None, out=None):
         NaN/NaT-propagating, as ``np.minimum.accumulate``: from the first NaN
         on, both are NaN.
 
+    Raises
+    ------
+    ValueError
+        ``axis=None`` for input of more than one dimension.
+
+    See Also
+    --------
+    numpy.minimum.accumulate, numpy.maximum.accumulate : the two calls this
+        replaces.
+    nancumminmax : ignores NaN.
+    accumulate : the method this runs.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -727,6 +1320,27 @@ def nancumminmax(x, /, *, axis=None, dtype=None, out=None):
     Leading NaNs stay NaN until the first number (as ``np.fmin.accumulate``;
     an all-NaN prefix has no minimum); NaT likewise for datetimes.  The
     signature and rules are :func:`cumminmax`'s.
+
+    Parameters
+    ----------
+    x : array_like
+        0-d input is treated as 1-d.
+    axis : int, optional
+        Required for input of more than one dimension; ``None`` for 1-d input.
+    dtype : dtype, optional
+        Dtype of both outputs (the input is cast to it).
+    out : tuple of two (ndarray or None), optional
+        Of ``x``'s shape; may overlap ``x``.
+
+    Returns
+    -------
+    (running_min, running_max) : tuple of ndarray
+
+    See Also
+    --------
+    numpy.fmin.accumulate, numpy.fmax.accumulate : the two calls this
+        replaces.
+    cumminmax : NaN-propagating.
 
     Examples
     --------
@@ -762,6 +1376,17 @@ def logcumsumexp(x, /, *, axis=None, dtype=None, out=None, include_initial=False
     include_initial : bool, default False
         Prepend -inf (the log of an empty sum), as ``np.cumulative_sum``
         prepends 0: the result is one longer along ``axis``.
+
+    Returns
+    -------
+    ndarray
+        The running ``log(sum(exp(x)))``.
+
+    See Also
+    --------
+    numpy.logaddexp.accumulate : the call this replaces.
+    logsumexp : the whole-axis result.
+    accumulate : the method this runs (with ``maxsumexp``).
 
     Examples
     --------
@@ -800,6 +1425,17 @@ def cumfsum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     include_initial : bool, default False
         Prepend 0, as ``np.cumulative_sum``: one longer along ``axis``.
 
+    Returns
+    -------
+    ndarray
+        The compensated running sums.
+
+    See Also
+    --------
+    numpy.cumulative_sum, numpy.cumsum : the uncompensated running sums.
+    fsum : the whole-axis result.
+    accumulate : the method this runs (with ``twosum``).
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -831,17 +1467,25 @@ def cummeanvar(x, /, *, axis=None, dtype=None, ddof=0, out=None):
     Parameters
     ----------
     x : array_like
+        Real or complex data; 0-d input is treated as 1-d.
     axis : int, optional
         Required for input of more than one dimension; ``None`` for 1-d.
     dtype : dtype, optional
         A float or complex type for both results.
     ddof : real scalar, default 0
+        Delta degrees of freedom of every prefix's variance.
     out : tuple of two (ndarray or None), optional
         For (mean, var), of ``x``'s shape; results are cast into them.
 
     Returns
     -------
     (mean, var) : tuple of ndarray
+
+    See Also
+    --------
+    numpy.mean, numpy.var : the statistics of each prefix.
+    meanvar : the whole-axis result.
+    accumulate : the method this runs (with ``moments``).
 
     Examples
     --------
@@ -865,6 +1509,43 @@ def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValu
     ``ValueError``.  ``group_ids``, ``num_groups``, ``axis`` and ``out`` as
     for :func:`reduce_by_group`.
 
+    Parameters
+    ----------
+    a : array_like
+        The data.
+    group_ids : array_like of int
+        One group id per element along ``axis``, each in ``[0, num_groups)``,
+        in any order.
+    num_groups : int, optional
+        Number of groups; ``None``: ``max(group_ids) + 1``.
+    axis : int, default 0
+        The axis to group along; the results have ``num_groups`` there.
+    out : tuple of two (ndarray or None), optional
+        Of the result's shape.
+    initial : scalar or (min_initial, max_initial), optional
+        Start value of every group; needed for empty groups and ``where``.
+    where : array_like of bool, optional
+        Elements to include.
+
+    Returns
+    -------
+    (min, max) : tuple of ndarray
+        One entry per group along ``axis``.
+
+    Raises
+    ------
+    IndexError
+        A group id outside ``[0, num_groups)``.
+    ValueError
+        An empty group without ``initial``.
+
+    See Also
+    --------
+    pandas.core.groupby.DataFrameGroupBy.agg : ``groupby(ids).agg(['min', 'max'])``.
+    numpy.minimum.at, numpy.maximum.at : the unbuffered NumPy equivalent.
+    reduce_by_group : the method this runs.
+    minmax : the whole-array result.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -879,13 +1560,43 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     ``(np.mean(a[group_ids == g], axis), np.var(..., ddof=ddof))`` for each
     group ``g`` (pandas ``groupby(...).mean()`` and ``.var(ddof=...)``).
 
-    Accumulates (count, mean, M2) per group with the ``moments`` ufunc
-    (float64 for bool/integer/float16/float32 data): a 1-d stream without
-    ``where`` through shifted sums per group (rebased onto the running mean
-    at powers of two and every 64 elements; Welford's update where the data
-    has inf/NaN), otherwise Welford's update.
-    Dtype and ddof rules are :func:`meanvar`'s; an empty group (or one with
+    Accumulates (count, mean, M2) per group with the ``moments`` ufunc, in
+    float64 for bool/integer/float16/float32 data.  Dtype and ddof rules are :func:`meanvar`'s; an empty group (or one with
     ``count <= ddof``) gives NaN with NumPy's warnings.
+
+    Parameters
+    ----------
+    a : array_like
+        Real or complex data.
+    group_ids : array_like of int
+        One group id per element along ``axis``, each in ``[0, num_groups)``,
+        in any order.
+    num_groups : int, optional
+        Number of groups; ``None``: ``max(group_ids) + 1``.
+    axis : int, default 0
+        The axis to group along; the results have ``num_groups`` there.
+    dtype : dtype, optional
+        Float or complex dtype of the results.
+    ddof : real scalar, default 0
+        Delta degrees of freedom: the variance divides by ``count - ddof``.
+    where : array_like of bool, optional
+        Elements to include.
+
+    Returns
+    -------
+    (mean, var) : tuple of ndarray
+        One entry per group along ``axis``; NaN (with NumPy's warnings) for
+        an empty group.
+
+    Raises
+    ------
+    IndexError
+        A group id outside ``[0, num_groups)``.
+
+    See Also
+    --------
+    meanvar : the whole-array result.
+    reduce_by_group : the method this runs (with ``moments``).
 
     Examples
     --------
@@ -904,6 +1615,35 @@ def group_logsumexp(a, group_ids, num_groups=None, axis=0):
     data only (float dtypes keep theirs, bool/integers give float64;
     complex is a ``TypeError``).
 
+    Parameters
+    ----------
+    a : array_like
+        Real data.
+    group_ids : array_like of int
+        One group id per element along ``axis``, each in ``[0, num_groups)``,
+        in any order.
+    num_groups : int, optional
+        Number of groups; ``None``: ``max(group_ids) + 1``.
+    axis : int, default 0
+        The axis to group along; the results have ``num_groups`` there.
+
+    Returns
+    -------
+    ndarray
+        One entry per group along ``axis``; -inf for an empty group.
+
+    Raises
+    ------
+    TypeError
+        Complex data.
+    IndexError
+        A group id outside ``[0, num_groups)``.
+
+    See Also
+    --------
+    scipy.special.logsumexp : the call per group.
+    logsumexp : the whole-array result.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -920,6 +1660,35 @@ def group_fsum(a, group_ids, num_groups=None, axis=0):
     integers, float32 for float16, the input's float dtype otherwise;
     complex is a ``TypeError``); an empty group sums to 0.
 
+    Parameters
+    ----------
+    a : array_like
+        Real data.
+    group_ids : array_like of int
+        One group id per element along ``axis``, each in ``[0, num_groups)``,
+        in any order.
+    num_groups : int, optional
+        Number of groups; ``None``: ``max(group_ids) + 1``.
+    axis : int, default 0
+        The axis to group along; the results have ``num_groups`` there.
+
+    Returns
+    -------
+    ndarray
+        One compensated sum per group along ``axis``; 0 for an empty group.
+
+    Raises
+    ------
+    TypeError
+        Complex data.
+    IndexError
+        A group id outside ``[0, num_groups)``.
+
+    See Also
+    --------
+    math.fsum : the exactly rounded sum per group.
+    fsum : the whole-array result.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -935,9 +1704,32 @@ def group_argminmax(a, group_ids, num_groups=None):
     (``np.flatnonzero(group_ids == g)[np.argmin(a[group_ids == g])]``).
 
     NaN (NaT) propagates as in ``np.argmin``: a group with a NaN gives the
-    index of its first NaN for both.  Two passes: ``group_minmax``, then the
-    first position equal to its group's extreme.  An empty group is a
+    index of its first NaN for both.  An empty group is a
     ``ValueError``, as ``np.argmin`` of an empty array.
+
+    Parameters
+    ----------
+    a : array_like
+        1-d data.
+    group_ids : array_like of int
+        One group id per element, each in ``[0, num_groups)``, in any order.
+    num_groups : int, optional
+        Number of groups; ``None``: ``max(group_ids) + 1``.
+
+    Returns
+    -------
+    (argmin, argmax) : tuple of ndarray
+        Indices into ``a``, one per group.
+
+    Raises
+    ------
+    ValueError
+        An empty group (as ``np.argmin`` of an empty array).
+
+    See Also
+    --------
+    numpy.argmin, numpy.argmax : the call per group.
+    group_minmax : the values.
 
     Examples
     --------

@@ -429,6 +429,7 @@ def target_rows(quick: bool = False, on_row=None):
             f"group_meanvar f64 {big:.0e}/1e4 vs numbagg",
             *t(group_mv, lambda: (numbagg.group_nanmean(gx, gids, **kwl),
                                   numbagg.group_nanvar(gx, gids, **kwl))), 1.5, "faster"))
+    multisource_rows(rows, t, rng, big, side)
     if not quick:
         huge = rng.standard_normal(10**8)
         old = nr.set_num_threads(1)
@@ -513,6 +514,64 @@ def accessor_rows(rows, kw, quick: bool = False):
         *t(lambda: df.nr.groupby("k").minmax(), lambda: df.groupby("k").agg(["min", "max"])),
         5.0, "faster"))
     return rows
+
+
+def multisource_rows(rows, t, rng, big, side):
+    """Reductions of several arrays and of a mapped array against what users
+    write today: np.average twice, np.cov, np.corrcoef, scipy.stats.pearsonr,
+    scipy.special.logsumexp(b=), np.dot (one BLAS thread), np.square(X).sum(0)
+    and einsum, temporaries then a reduction."""
+    import numreduce as nr
+
+    x = rng.standard_normal(big)
+    y = 0.5 * x + rng.standard_normal(big)
+    w = rng.random(big)
+
+    def weighted():
+        m = np.average(x, weights=w)
+        return m, np.average((x - m) ** 2, weights=w)
+
+    rows.append(_ratio_row(f"meanvar f64 {big:.0e} weights= vs np.average x2",
+                           *t(lambda: nr.meanvar(x, weights=w), weighted), 4.0, "faster"))
+    rows.append(_ratio_row(f"covariance f64 {big:.0e} vs np.cov",
+                           *t(lambda: nr.covariance(x, y), lambda: np.cov(x, y)), 4.0, "faster"))
+    rows.append(_ratio_row(f"correlation f64 {big:.0e} vs np.corrcoef",
+                           *t(lambda: nr.correlation(x, y), lambda: np.corrcoef(x, y)), 4.0,
+                           "faster"))
+    try:
+        from scipy.special import logsumexp as sp_lse
+        from scipy.stats import pearsonr
+    except ImportError:  # pragma: no cover
+        sp_lse = pearsonr = None
+    if pearsonr is not None:
+        rows.append(_ratio_row(f"correlation f64 {big:.0e} vs pearsonr",
+                               *t(lambda: nr.correlation(x, y), lambda: pearsonr(x, y)), 5.0,
+                               "faster"))
+        rows.append(_ratio_row(f"logsumexp f64 {big:.0e} b= vs SciPy",
+                               *t(lambda: nr.logsumexp(x, b=w), lambda: sp_lse(x, b=w)), 5.0,
+                               "faster"))
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        threadpool_limits = None
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            rows.append(_ratio_row(f"sumprod f64 {big:.0e} vs np.dot (1 BLAS thread)",
+                                   *t(lambda: nr.sumprod(x, y), lambda: np.dot(x, y)), 2.0,
+                                   "at_most"))
+    X = rng.standard_normal((side, side))
+    t_nr, t_sq, t_es = t(lambda: nr.mapreduce(np.square, nr.fsum, X, axis=0),
+                         lambda: np.square(X).sum(0), lambda: np.einsum("ij,ij->j", X, X))
+    rows.append(_ratio_row(f"mapreduce square,fsum {side}^2 axis=0 vs square.sum", t_nr, t_sq,
+                           1.3, "faster"))
+    rows.append(_ratio_row(f"mapreduce square,fsum {side}^2 axis=0 vs einsum", t_nr, t_es, 1.0,
+                           "faster"))
+    rows.append(_ratio_row(f"mapreduce subtract,minmax {big:.0e} vs minmax(x - y)",
+                           *t(lambda: nr.mapreduce(np.subtract, nr.minmax, x, y),
+                              lambda: nr.minmax(x - y)), 1.2, "faster"))
+    rows.append(_ratio_row(f"mapreduce abs,meanvar {big:.0e} vs mean,var of abs",
+                           *t(lambda: nr.mapreduce(np.abs, nr.meanvar, x),
+                              lambda: (np.mean(np.abs(x)), np.var(np.abs(x)))), 3.0, "faster"))
 
 
 def logcumsumexp_reference(a, chunk=1000):
@@ -619,8 +678,69 @@ def load_rows(path: str):
     return [tuple(r[k] for k in keys) for r in doc["rows"]], doc
 
 
-def plot_rows(rows, path: str) -> bool:
-    """Bar chart of the ratios (needs matplotlib); False if unavailable."""
+def target_direction(target: str):
+    """A target string -> (kind, value): ``'>= 1.90x faster'`` ->
+    ``('faster', 1.9)`` (a speed-up: higher is better), ``'<= 1.05x the
+    time'`` -> ``('time', 1.05)`` (a time relative to the reference: lower
+    is better); a target without a number (``'faster, err <= np's'``) is
+    ``('faster', 1.0)``."""
+    import re
+
+    m = re.match(r"([<>]=) ([\d.]+)x (faster|the time)", target)
+    if m:
+        return ("faster" if m[3] == "faster" else "time"), float(m[2])
+    return "faster", 1.0
+
+
+_MET, _MISSED = "#2a7d2a", "#c03030"
+
+
+def _plot_panel(ax, rows, labels, kind, legend="lower right"):
+    """Bars of the rows' ratios, a dashed line at 1.0, a diamond at each
+    row's target and the value beside each bar; green where the target is
+    met, red where it is missed."""
+    from matplotlib.patches import Patch
+
+    values = [r[3] for r in rows]
+    targets = [target_direction(r[4])[1] for r in rows]
+    y = list(range(len(rows)))
+    ax.barh(y, values, color=[_MET if r[5] == "ok" else _MISSED for r in rows], height=0.7)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.axvline(1.0, color="black", linewidth=1.2, linestyle="--")
+    marks = ax.scatter(targets, y, marker="D", s=14, color="black", zorder=3, label="target")
+    top = max(values + targets)
+    for k, (v, t) in enumerate(zip(values, targets)):
+        ax.text(max(v, t) + top * 0.015, k, f"{v:.2f}x", va="center", fontsize=7.5)
+    ax.set_xlim(0, top * 1.12)
+    if kind == "faster":
+        ax.set_xlabel("speed-up over the reference call (higher is better; "
+                      "dashed: 1.0, same speed)", fontsize=8.5)
+    else:
+        ax.set_xlabel("time relative to the reference call (lower is better; "
+                      "dashed: 1.0, same time)", fontsize=8.5)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    handles = [Patch(color=_MET, label="target met"), Patch(color=_MISSED, label="target missed"),
+               marks]
+    if legend == "above":
+        ax.legend(handles=handles, fontsize=7.5, loc="lower center", ncol=3,
+                  bbox_to_anchor=(0.5, 1.0), frameon=False)
+    else:
+        ax.legend(handles=handles, fontsize=7.5, loc=legend)
+
+
+def plot_rows(rows, path: str, kind=None, labels=None, legend=None) -> bool:
+    """Plot the rows' ratios (needs matplotlib); False if unavailable.
+
+    ``kind=None``: two panels in one figure, the speed-ups (targets
+    ``'... faster'``, higher is better) above the times relative to the
+    reference (targets ``'... the time'``, lower is better), so that the two
+    directions never share an axis.  ``kind='faster'`` or ``'time'``: that
+    panel alone, of the rows given (``labels``: one per row, default the
+    case names).  Each panel has a dashed line at 1.0, the targets and the
+    values (the docs site draws its plots with this function,
+    docs/_benchdocs.py)."""
     try:
         import matplotlib
 
@@ -628,16 +748,25 @@ def plot_rows(rows, path: str) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    labels = [r[0] for r in rows]
-    values = [r[3] for r in rows]
-    colors = ["tab:green" if r[5] == "ok" else "tab:red" for r in rows]
-    fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1))
-    ax.barh(labels, values, color=colors)
-    ax.invert_yaxis()
-    ax.set_xlabel("ratio: speed-up, or time / reference ('vs max' rows)")
-    ax.set_title("numreduce targets (green: met)")
+    labels = list(labels) if labels is not None else [r[0] for r in rows]
+    if kind is None:
+        panels = []
+        for k in ("faster", "time"):
+            sel = [i for i, r in enumerate(rows) if target_direction(r[4])[0] == k]
+            if sel:
+                panels.append((k, [rows[i] for i in sel], [labels[i] for i in sel]))
+    else:
+        panels = [(kind, list(rows), labels)]
+    heights = [0.2 * len(p[1]) + 1.0 for p in panels]
+    width = 7.6 if kind is not None else 9.0
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, sum(heights)), dpi=110,
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, (k, prow, plab) in zip(axes[:, 0], panels):
+        # the legend where the bars leave room: the long speed-ups end at the
+        # bottom, the times (mostly <= 1) leave the upper right free
+        _plot_panel(ax, prow, plab, k, legend or ("lower right" if k == "faster" else "upper right"))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path)
     plt.close(fig)
     return True
 

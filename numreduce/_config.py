@@ -58,12 +58,32 @@ NATIVE_HINT = ("minimummaximum.reduce(...) raises on this NumPy; "
 def show_config() -> None:
     """Print numreduce's build and run-time configuration.
 
-    Says whether ``ufunc.reduce`` works natively on this NumPy (the probe at
-    import registers the reduction-loop slots only where NumPy accepts them)
-    and why; ``numreduce.reduce`` works either way.  Without the slots a
-    ``native_hint`` line says so: ``nr.minimummaximum.reduce(a)`` raises
+    One ``key: value`` line each: the versions of numreduce, NumPy and
+    Python, the SIMD kernels in use, the thread setting, and whether
+    ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,
+    ``reduce_path``) and why.  Without the native path a ``native_hint``
+    line says what to call instead: ``nr.minimummaximum.reduce(a)`` raises
     NumPy's ``ValueError: reduce only supported for functions returning a
     single value``, and ``nr.reduce(nr.minimummaximum, a)`` gives the result.
+
+    Returns
+    -------
+    None
+        The configuration is printed.
+
+    See Also
+    --------
+    numpy.show_config : NumPy's own configuration.
+    HAVE_NATIVE_REDUCE : whether ``ufunc.reduce`` works natively.
+    get_num_threads : the thread setting.
+
+    Examples
+    --------
+    >>> import numreduce as nr
+    >>> nr.show_config()                    # doctest: +ELLIPSIS
+               numreduce: ...
+           native_reduce: ...
+    ...
     """
     for key, value in config().items():
         print(f"{key:>20}: {value}")
@@ -73,25 +93,47 @@ def set_num_threads(n: int) -> int:
     """Use up to ``n`` threads for large reductions; returns the previous
     setting.
 
-    The default is the number of usable cores (:func:`usable_cpus`: the
-    process's CPU affinity and cgroup CPU quota), or the environment
-    variable ``NUMREDUCE_NUM_THREADS`` at import.  A count set here or by the
-    variable is the user's choice; the default is not, and inside the tasks
-    of numreduce's Dask backend (which Dask already runs one per thread)
-    every call then takes one thread.
+    Parameters
+    ----------
+    n : int
+        The number of threads, 1 to 1024.
 
-    An option-free whole-array reduction of a contiguous array
-    (``minmax(a)``, ``logsumexp(a)``, ``fsum(a)``, ...) of more than 2**21
-    elements is cut into fixed chunks of 2**21 elements, merged in index
-    order; up to ``n`` threads compute the chunks with the GIL released, so
-    the result is bitwise the same for any ``n``; arrays of up to 2**21 +
-    2**19 - 1 elements (one chunk, or a quarter chunk more) start no thread.  The moments reduction (``meanvar``) reduces
-    its chunks in one shifted frame chosen from the data and merges them
-    there, as accurately as one piece.  Long grouped reductions
-    (``reduce_by_group`` without ``initial``, ``group_*``) use the same
-    fixed pieces, ``accumulate`` over a non-leading axis independent blocks,
-    and ``reduceat``/``segmented_reduce`` independent segments, so they too
-    give the same bits for any ``n``.
+    Returns
+    -------
+    int
+        The previous setting.
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an integer (a float, a str or a bool).
+    ValueError
+        ``n`` is outside 1..1024.
+
+    See Also
+    --------
+    get_num_threads : the current setting.
+    threadpoolctl.threadpool_limits : limits numreduce's threads too.
+
+    Notes
+    -----
+    The default is the number of usable cores (CPU affinity and cgroup CPU
+    quota included), or the environment variable ``NUMREDUCE_NUM_THREADS`` at
+    import.  Threads are used for whole-array reductions of more than
+    ``2**21`` elements, long grouped reductions, ``accumulate`` over a
+    non-leading axis, and ``reduceat`` / ``segmented_reduce``.  The work is cut
+    into pieces that do not depend on ``n``, so **the result is bitwise the
+    same for any thread count**.  Inside the tasks of numreduce's Dask backend
+    a call takes one thread unless the count was chosen with this function or
+    the environment variable.
+
+    Examples
+    --------
+    >>> import numreduce as nr
+    >>> old = nr.set_num_threads(2)
+    >>> nr.get_num_threads()
+    2
+    >>> _ = nr.set_num_threads(old)          # restore the previous setting
     """
     return _core._set_num_threads(_thread_count(n))
 
@@ -112,7 +154,24 @@ def _thread_count(n) -> int:
 
 
 def get_num_threads() -> int:
-    """The current thread setting (see :func:`set_num_threads`)."""
+    """The current thread setting.
+
+    Returns
+    -------
+    int
+        The most threads a large reduction uses.
+
+    See Also
+    --------
+    set_num_threads : change it.
+    show_config : the whole configuration.
+
+    Examples
+    --------
+    >>> import numreduce as nr
+    >>> nr.get_num_threads() >= 1
+    True
+    """
     return _core._get_num_threads()[0]
 
 

@@ -48,6 +48,14 @@ def sources(arrays, names, label="", qualname=""):
                     f"covariance, correlation, sumprod, several-source ufuncs) are not "
                     f"supported on CuPy arrays yet; NumPy arrays are")
 
+
+def nonnegative(w, message):
+    """``w``; ValueError(message) where it holds a negative value."""
+    if bool((w < 0).any()):
+        raise ValueError(message)
+    return w
+
+
 def _device_count():
     try:
         return cupy.cuda.runtime.getDeviceCount(), None
@@ -363,7 +371,7 @@ def _copy_first(traits, char, x, axes, keepdims, shape, n_reduced, descrs, outs)
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
-           finish=None, scalars=True, label="", qualname=""):
+           finish=None, scalars=True, label="", qualname="", dtypes=None):
     """The states of ``ufunc`` reduced over ``axes`` in the loop ``descrs``
     into ``outs``, from the loop's initials (``mode`` 0), none (1) or
     ``initials`` (2), over the elements ``mask`` selects, then

@@ -25,15 +25,16 @@ import numpy as np
 
 from . import _core, _host
 from ._args import (bad_group_id, check_group_ids, check_where, empty_group_error,
-                    group_ids as host_ids, is_dask_array, num_groups as host_num_groups,
+                    group_ids as host_ids, is_cupy_array, is_dask_array,
+                    num_groups as host_num_groups,
                     where_mask)
 from ._config import dask_task
 from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
 from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, resolve,
-                      seed_values)
+                      seed_values, sources_plan)
 
 __all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
-           "merge_pair", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
+           "merge_pair", "nonnegative", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
            "segments", "sources", "where"]
 
 name = "dask"
@@ -46,10 +47,54 @@ quick_arg = None
 
 
 def sources(arrays, names, label="", qualname=""):
-    """Reductions of several source arrays are not on this backend yet."""
-    raise TypeError(f"{qualname or label}: reductions of several arrays (weights=, b=, "
-                    f"covariance, correlation, sumprod, several-source ufuncs) are not "
-                    f"supported on Dask arrays yet; NumPy arrays are")
+    """Several source arrays of one reduction (x and its weights, x and y):
+    Dask arrays (NumPy operands become one-chunk Dask arrays) broadcast
+    together in the loop's dtype (``sources_dtype``), every one in the
+    chunks of the first Dask source, so their blocks line up.  ValueError
+    where they do not broadcast; TypeError for a CuPy operand or a dtype
+    that is not real."""
+    import dask.array as da
+
+    for x in arrays:
+        if is_cupy_array(x):
+            raise TypeError(f"{qualname or label}: do not mix CuPy and Dask arrays")
+    arrs = [x if is_dask_array(x) else da.asarray(np.asarray(x)) for x in arrays]
+    dt, shape = sources_plan(qualname or label, names, arrs)
+    arrs = [da.broadcast_to(a.astype(dt), shape) for a in arrs]
+    lead = next(a for a, x in zip(arrs, arrays) if is_dask_array(x))
+    return [a if a.chunks == lead.chunks else a.rechunk(lead.chunks) for a in arrs]
+
+
+def _pack_block(dt, *blocks):
+    out = np.empty(blocks[0].shape, dt)
+    for i, b in enumerate(blocks):
+        out[f"f{i}"] = b
+    return out
+
+
+def _pack_sources(xs):
+    """K aligned source arrays as one array of K-field records (each block
+    reduced as the tuple of its fields' views)."""
+    import dask.array as da
+
+    dt = struct([x.dtype for x in xs])
+    return da.map_blocks(functools.partial(_pack_block, dt), *xs, dtype=dt,
+                         meta=np.empty((0,) * xs[0].ndim, dt))
+
+
+def nonnegative(w, message):
+    """``w``, whose blocks raise ValueError(message) when computed where
+    they hold a negative value (a lazy check: the values are not known
+    before)."""
+    return w.map_blocks(_check_nonnegative, message, dtype=w.dtype)
+
+
+@dask_task
+def _check_nonnegative(block, message):
+    if bool((block < 0).any()):
+        raise ValueError(message)
+    return block
+
 
 def __getattr__(attr):
     if attr == "xp":  # dask.array, imported on first use
@@ -246,6 +291,10 @@ def _keep_reduce(ufunc, block, axes, descrs=None, mode=0, initials=None, mask=No
                  dtype=None):
     """The block's states with ``keepdims=True``; without options through
     the engine's iterator-free paths (a whole block: the full reduction)."""
+    if block.dtype.names is not None:  # K sources packed as records: their views
+        block = unpack(block, len(block.dtype.names))
+        return _host.reduce(ufunc, block, axes, True, descrs, (None,) * ufunc.nout, mode,
+                            initials, mask)
     if mode == 0 and mask is None and dtype is None:
         whole = len(axes) == block.ndim
         res = _host.quick_reduce(ufunc, block, None if whole else axes, not whole)
@@ -293,7 +342,7 @@ def _parts_finish(finish, states):
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
-           finish=None, scalars=True, label="", qualname=""):
+           finish=None, scalars=True, label="", qualname="", dtypes=None):
     """``_host.reduce`` as one tree reduction (see the module docstring):
     each block's states, merged pairwise, finished in the aggregate; the
     user's ``initial`` merged once where the blocks cannot each start from
@@ -303,7 +352,9 @@ def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=N
     seeds = _seeds_once(qualname, ufunc, mode, initials, descrs, has_init)
     block_mode, block_initials = (0, None) if seeds is not None else (mode, initials)
     identity = mode == 2 or (mode == 0 and has_init)
-    return build(label, x, axes, keepdims, descrs[1:],
+    if isinstance(x, (tuple, list)):  # a reduction of K sources (``sources``)
+        x = _pack_sources(x)
+    return build(label, x, axes, keepdims, descrs[1:] if dtypes is None else dtypes,
                  functools.partial(_reduce_state, ref, descrs, block_mode, block_initials,
                                    identity),
                  functools.partial(_merge_ufunc, ref),

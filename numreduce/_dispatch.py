@@ -47,13 +47,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import warnings
 
 import numpy as np
 
-from . import _host
-from ._args import axis_index, is_cupy_array, is_dask_array, is_given
-from ._dtypes import mask_initials
+from . import _host, _mapped
+from . import _methods as methods
+from ._args import NoValue, axis_index, is_cupy_array, is_dask_array, is_given
+from ._dtypes import MULTI_OUTPUT, MULTI_SOURCE, mask_initials
 
 __all__ = ["masked_arg", "masked_fill", "masked_moments", "masked_refuse", "masked_where",
            "operands_backend", "public_function"]
@@ -164,6 +166,13 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
     relevant = (a,) + tuple(o for o in outs if o is not None)
     relevant += _cupy_operands(arguments)  # CuPy accumulators, ids, masks (else nothing)
 
+    if arguments.get("ufunc") in MULTI_SOURCE and isinstance(a, (tuple, list)):
+        # reduce of K sources: Dask where any source is a Dask array, else
+        # NumPy (the backends' `sources` convert, broadcast and refuse)
+        if any(is_dask_array(x) for x in a):
+            from . import _dask
+            return stat(_dask, qualname, **arguments)
+        return impl(**arguments)
     if is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
         # before NEP 18, whose dask implementation would compute the array
@@ -536,3 +545,108 @@ def _cupy_operands(arguments):
             if is_cupy_array(x):
                 found.append(x)
     return tuple(found)
+
+
+# ---------------------------------------------------------------------------
+# mapreduce: the reduction of f(*arrays), block by block (numreduce/_mapped.py)
+# ---------------------------------------------------------------------------
+
+# the statistics a mapped array can go to, by name
+_MAP_STATISTICS = ("minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar", "meanstd",
+                   "nanmeanvar", "logsumexp", "fsum")
+
+
+def _statistic(reduction):
+    """(the statistic of ``_stats``, its name) of a numreduce user
+    function; (None, None) for anything else."""
+    from . import _stats
+    stat = getattr(reduction, "_statistic", None)
+    name = getattr(reduction, "__name__", None)
+    if name in _MAP_STATISTICS and stat is getattr(_stats, name, None):
+        return stat, name
+    return None, None
+
+
+def _dask_mapreduce(f, reduction, arrays, axis, keepdims, options, qualname):
+    """Dask sources: f in each chunk's task (blockwise, fused with the
+    reduction's chunk step), then the reduction's Dask form."""
+    import dask.array as da
+
+    srcs = da.broadcast_arrays(*[a if is_dask_array(a) else da.asarray(a) for a in arrays])
+    shape = srcs[0].shape
+    probe = _mapped.image(f, [np.ones((1,) * len(shape), dtype=s.dtype) for s in srcs],
+                   (1,) * len(shape), None, qualname)
+
+    def block(*blocks):
+        return _mapped.image(f, blocks, np.broadcast_shapes(*(b.shape for b in blocks)), probe.dtype,
+                      qualname)
+
+    img = da.map_blocks(block, *srcs, dtype=probe.dtype,
+                        meta=np.empty((0,) * len(shape), dtype=probe.dtype))
+    if reduction in MULTI_OUTPUT:
+        return methods.reduce(_dask_backend(), qualname, reduction, img, axis,
+                              options.pop("dtype", None), options.pop("out", None), keepdims,
+                              options.pop("initial", NoValue), options.pop("where", True),
+                              **_no_more(options, qualname))
+    return reduction(img, axis=axis, keepdims=keepdims, **options)
+
+
+def _dask_backend():
+    from . import _dask
+    return _dask
+
+
+def _no_more(options, qualname):
+    if options:
+        raise TypeError(f"{qualname}: unexpected keyword argument(s) for a ufunc reduction: "
+                        f"{', '.join(sorted(options))}")
+    return {}
+
+
+def mapreduce(f, reduction, arrays, axis, keepdims, options, qualname="numreduce.mapreduce"):
+    """The array-type policy of the public ``mapreduce``: its checks, then
+    the reduction (a statistic of ``_stats``, or ``_methods.reduce`` of a
+    ufunc) of the mapped operand -- the image itself through ``_host`` for
+    one block, ``_mapped.Mapped`` on the ``_mapped`` backend for more, the
+    Dask form over ``map_blocks`` of ``f`` for Dask sources."""
+    if not callable(f):
+        raise TypeError(f"{qualname}: f must be callable, got {type(f).__name__}")
+    stat, name = _statistic(reduction)
+    if stat is None:
+        if not (isinstance(reduction, np.ufunc) and reduction in MULTI_OUTPUT):
+            raise TypeError(f"{qualname}: reduction must be one of numreduce's user functions "
+                            f"({', '.join(_MAP_STATISTICS)}) or one of its ufuncs, got "
+                            f"{reduction!r}")
+        if reduction in MULTI_SOURCE:
+            raise TypeError(f"{qualname}: {reduction.__name__} reduces "
+                            f"{MULTI_SOURCE[reduction]} arrays together; mapreduce maps its "
+                            "sources to one array")
+    if not arrays:
+        raise TypeError(f"{qualname}: at least one source array is needed")
+    for x in arrays:
+        if isinstance(x, np.ma.MaskedArray):
+            raise TypeError(f"{qualname}: masked arrays are not supported as sources (pass "
+                            "np.ma.getdata(m), and where=~m.mask where the reduction takes it)")
+        if is_cupy_array(x):
+            raise TypeError(f"{qualname}: CuPy arrays are not supported yet (NumPy and Dask "
+                            "arrays are)")
+    if any(is_dask_array(x) for x in arrays):
+        return _dask_mapreduce(f, reduction, arrays, axis, keepdims, dict(options), qualname)
+    srcs = [np.asarray(x) for x in arrays]
+    try:
+        shape = np.broadcast_shapes(*(s.shape for s in srcs))
+    except ValueError:
+        raise ValueError(f"{qualname}: the sources do not broadcast together: "
+                         f"{', '.join(str(s.shape) for s in srcs)}") from None
+    srcs = [np.broadcast_to(s, shape) for s in srcs]
+    if math.prod(shape) <= _mapped.BLOCK:
+        # one block: the image itself, through the NumPy backend
+        be, operand = _host, _mapped.image(f, srcs, shape, None, qualname)
+    else:
+        be, operand = _mapped.MappedBackend(qualname), _mapped.Mapped(f, srcs, shape, qualname)
+    if stat is not None:
+        return stat(be, qualname, operand, axis=axis, keepdims=keepdims, **options)
+    options = dict(options)
+    return methods.reduce(be, qualname, reduction, operand, axis, options.pop("dtype", None),
+                          options.pop("out", None), keepdims, options.pop("initial", NoValue),
+                          options.pop("where", True), **_no_more(options, qualname))

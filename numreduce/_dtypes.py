@@ -22,7 +22,7 @@ from ._args import check_out_dtypes, dtype_arg
 __all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "at_descrs", "cumfsum_dtypes", "fsum_dtypes", "has_identity",
            "has_initials", "logcumsumexp_dtype", "logsumexp_dtype", "mask_initials",
            "meanvar_dtypes", "merge_descrs", "moments_ufunc", "multi_output", "pieces_start",
-           "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values", "sources_dtype", "sum_dtype"]
+           "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values", "sources_dtype", "sources_plan", "sum_dtype"]
 
 # The ufuncs the engine knows -> number of outputs: the C++ registry's dict,
 # which numreduce's own ufuncs and those other extensions register through
@@ -334,6 +334,18 @@ def sources_dtype(label, *dtypes):
     if dt.kind != "f":
         return np.dtype(np.float64)
     return np.dtype(np.float32) if dt.itemsize < 4 else dt.newbyteorder("=")
+
+
+def sources_plan(label, names, arrays):
+    """(loop dtype, broadcast shape) of several source arrays (anything with
+    ``dtype`` and ``shape``): ``sources_dtype``, and ValueError naming the
+    shapes where they do not broadcast together."""
+    dt = sources_dtype(label, *(a.dtype for a in arrays))
+    try:
+        return dt, np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrays))
+        raise ValueError(f"{label}: the arrays do not broadcast together: {shapes}") from None
 
 
 def logsumexp_dtype(in_dtype):

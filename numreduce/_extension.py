@@ -29,6 +29,18 @@ def get_include() -> str:
             'import numreduce; print(numreduce.get_include())'],
             check: true).stdout().strip()
 
+    Returns
+    -------
+    str
+        An absolute path inside the installed package.
+
+    See Also
+    --------
+    numpy.get_include : NumPy's headers, needed too.
+    C_API_VERSION : the version of the C API these headers declare.
+
+    Examples
+    --------
     >>> import os, numreduce as nr
     >>> os.path.isfile(os.path.join(nr.get_include(), "numreduce", "extension.hpp"))
     True

@@ -44,11 +44,11 @@ from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, 
                     group_ids as _group_ids, is_cupy_array, is_dask_array, is_given,
                     normalize_axes, num_groups,
                     parse_out as _parse_out, where_mask, work_outs)
-from ._dtypes import at_descrs, multi_output, resolve, sources_dtype
+from ._dtypes import at_descrs, multi_output, resolve, sources_plan
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
-           "host_indices", "into", "merge", "merge_states", "nonempty",
+           "host_indices", "into", "merge", "merge_states", "nonempty", "nonnegative",
            "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts", "sources",
            "segments", "states", "where"]
 
@@ -73,18 +73,19 @@ def sources(arrays, names, label="", qualname=""):
     not real."""
     for x in arrays:
         if is_dask_array(x) or is_cupy_array(x):
-            raise TypeError(f"{qualname or label}: reductions of several arrays are not "
-                            f"supported on {type(x).__module__.split('.')[0]} arrays yet "
-                            "(NumPy arrays are); do not mix array types")
+            raise TypeError(f"{qualname or label}: do not mix NumPy and "
+                            f"{type(x).__module__.split('.')[0]} arrays (pass the first "
+                            "array as one of that type)")
     arrs = [np.asarray(x) for x in arrays]
-    dt = sources_dtype(qualname or label, *(a.dtype for a in arrs))
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrs))
-    except ValueError:
-        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrs))
-        raise ValueError(f"{qualname or label}: the arrays do not broadcast together: "
-                         f"{shapes}") from None
+    dt, shape = sources_plan(qualname or label, names, arrs)
     return [np.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
+
+
+def nonnegative(w, message):
+    """``w``; ValueError(message) where it holds a negative value."""
+    if bool((w < 0).any()):
+        raise ValueError(message)
+    return w
 
 
 def array_code(a):
@@ -283,7 +284,7 @@ def _accurate(ufunc, a, axes, keepdims, where):
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
-           finish=None, scalars=True, label="", qualname=""):
+           finish=None, scalars=True, label="", qualname="", dtypes=None):
     """The states of ``ufunc`` reduced over ``axes`` (normalised) with the
     resolved loop ``descrs``, into ``outs`` (None entries: new arrays),
     started from the loop's initials (``mode`` 0), none (1) or

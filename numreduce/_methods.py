@@ -26,12 +26,14 @@ __all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
 
 
 def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=False,
-           initial=NoValue, where=True, finish=None, label=None):
+           initial=NoValue, where=True, finish=None, label=None, dtypes=None):
     """``ufunc.reduce`` for the engine's ufuncs on backend ``be``.  A plain
     ndarray without options takes the backend's quick path first (no
     argument handling); any other ufunc goes to ``be.foreign``.
-    ``finish(xp, states)``: a statistic's last step (nanminmax's warning);
-    ``label``: the name of the graph or kernel (default: the ufunc's)."""
+    ``finish(xp, states)``: a statistic's last step (nanminmax's warning,
+    the weighted moments' mean and variance); ``dtypes``: its results'
+    dtypes where they are not the states' (for lazy backends); ``label``:
+    the name of the graph or kernel (default: the ufunc's)."""
     nout = MULTI_OUTPUT.get(ufunc)
     if keepdims is not False and keepdims is not True:
         keepdims = keepdims_flag(keepdims)
@@ -76,7 +78,7 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
     if not be.loops_check_start:
         reduce_start(ufunc, descrs, mode, mask is not None, shape, axes)
     return be.reduce(ufunc, arr, axes, keepdims, descrs, outs, mode, initials, mask, finish,
-                     scalars, label or name, qualname)
+                     scalars, label or name, qualname, dtypes)
 
 
 def _engine_ufunc(be, ufunc):

@@ -27,7 +27,8 @@ import numpy as np
 from . import _core
 from . import _methods as methods
 from ._args import (NoValue, axis_index, check_index_outs, check_out_dtypes, ddof_arg,
-                    include_initial_arg, keepdims_flag, normalize_axes, out_pair, scan_axis)
+                    include_initial_arg, is_given, keepdims_flag, normalize_axes, out_pair,
+                    reduced_shape, scan_axis)
 from ._dtypes import (cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype, logsumexp_dtype,
                       meanvar_dtypes, moments_ufunc, real_dtype, resolve, resolve_outs,
                       sum_dtype)
@@ -277,11 +278,34 @@ def nanargminmax(be, qualname, a, axis=None, keepdims=False, out=None):
 # mean and variance
 # ---------------------------------------------------------------------------
 
-def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan=False):
+def correction_arg(name, ddof, correction):
+    """``ddof``, or NumPy 2.0's ``correction=`` (its alias); both given is
+    np.var's ValueError (an explicit ``ddof=0`` beside it is allowed, as
+    NumPy allows it)."""
+    if not is_given(correction):
+        return ddof_arg(name, ddof)
+    if not (isinstance(ddof, (int, float)) and ddof == 0):
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return ddof_arg(name, correction)
+
+
+def _meanvar_outs(be, name, out, shape, axes, keepdims, mean_dt, var_dt):
+    """``out=(mean_out, var_out)`` (None entries allowed), checked before
+    any work: the result's shape, a cast the results can make."""
+    if out is None:
+        return (None, None)
+    outs = out_pair(out, name)
+    be.check_outs(outs, reduced_shape(shape, axes, keepdims), name)
+    check_out_dtypes(outs, (mean_dt, var_dt), name)
+    return outs
+
+
+def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan=False,
+             out=None, correction=NoValue):
     """The meanvar family: dtype and ddof checks (before any work), then one
     moments reduction per real part, finished by ``finish_meanvar``."""
     a = be.asarray(a, "the array", name, qualname)
-    ddof = ddof_arg(name, ddof)
+    ddof = correction_arg(name, ddof, correction)
     mean_dt, var_dt = meanvar_dtypes(name, a.dtype, dtype, nan)
     _check_dtypes(be, name, mean_dt, var_dt)
     if nan and a.ndim == 0 and type(axis) is int and axis in (0, -1):
@@ -291,14 +315,15 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
     # case as ufunc.reduce has).
     axes = normalize_axes(axis, a.ndim, scalar_rule=False)
     keepdims = keepdims_flag(keepdims)
+    outs = _meanvar_outs(be, name, out, a.shape, axes, keepdims, mean_dt, var_dt)
     mask = be.where(where, a.shape, name, qualname)
     nan_dof = nan and a.dtype.kind in "fc"  # np.nanvar is np.var for other data
-    return be.reduce_parts(ufunc, a, axes, keepdims,
-                           _bind(moment_parts, mean_dt, nan),
-                           _bind(finish_meanvar, mean_dt, var_dt, ddof, std,
-                                             nan_dof, True),
-                           (mean_dt, var_dt), mask=mask, accurate=True, label=name,
-                           qualname=qualname)
+    res = be.reduce_parts(ufunc, a, axes, keepdims,
+                          _bind(moment_parts, mean_dt, nan),
+                          _bind(finish_meanvar, mean_dt, var_dt, ddof, std, nan_dof, True),
+                          (mean_dt, var_dt), mask=mask, accurate=True, label=name,
+                          qualname=qualname)
+    return res if out is None else be.into(res, outs)
 
 
 def _dtype_of(v):
@@ -307,89 +332,107 @@ def _dtype_of(v):
     return dt if isinstance(dt, np.dtype) else np.asarray(v).dtype
 
 
+def finish_wmeanvar(mean_dt, var_dt, ddof, std, nan, xp, states):
+    """(mean, var or std) of weighted moments (W, K, m, M2): the moments'
+    finish with the weight sum W as the count and K + m as the mean."""
+    W, K, m, M2 = states
+    return finish_meanvar(mean_dt, var_dt, ddof, std, nan, True, xp, [(W, K + m, M2)])
+
+
 def _weighted_meanvar(be, qualname, name, a, weights, axis, dtype, ddof, keepdims, where, std,
-                      nan):
+                      nan, out=None, correction=NoValue):
     """The meanvar family with frequency weights: one pass of the weighted
     moments over the data and the weights, finished as the unweighted
     moments are (the weight sum W as the count: var = M2 / (W - ddof))."""
-    ddof = ddof_arg(name, ddof)
+    ddof = correction_arg(name, ddof, correction)
     x, w = be.sources((a, weights), ("the array", "weights"), name, qualname)
     in_dt = np.result_type(*(_dtype_of(v) for v in (a, weights)))  # np.average's
     mean_dt, var_dt = meanvar_dtypes(name, in_dt, dtype, nan)
-    if bool((w < 0).any()):
-        raise ValueError(f"{qualname}: weights must be non-negative (frequency weights)")
     axes = normalize_axes(axis, x.ndim, scalar_rule=False)
     keepdims = keepdims_flag(keepdims)
+    outs = _meanvar_outs(be, name, out, x.shape, axes, keepdims, mean_dt, var_dt)
+    w = be.nonnegative(w, f"{qualname}: weights must be non-negative (frequency weights)")
     ufunc = _core.nanwmoments if nan else _core.wmoments
-    W, K, m, M2 = methods.reduce(be, qualname, ufunc, (x, w), axes, None, Ellipsis, keepdims,
-                                 NoValue, where)
-    return finish_meanvar(mean_dt, var_dt, ddof, std, nan, True, be.xp, [(W, K + m, M2)])
+    res = methods.reduce(be, qualname, ufunc, (x, w), axes, None, Ellipsis, keepdims, NoValue,
+                         where, _bind(finish_wmeanvar, mean_dt, var_dt, ddof, std, nan),
+                         dtypes=(mean_dt, var_dt))
+    return res if out is None else be.into(res, outs)
 
 
-def meanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True,
-            weights=None):
-    if weights is not None:
-        return _weighted_meanvar(be, qualname, "meanvar", a, weights, axis, dtype, ddof,
-                                 keepdims, where, False, False)
-    return _meanvar(be, qualname, "meanvar", a, axis, dtype, ddof, keepdims, where, False)
+def _meanvar_entry(name, std, nan):
+    """The public meanvar, meanstd and nanmeanvar: weighted or not."""
+
+    def stat(be, qualname, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+             where=True, correction=NoValue, weights=None):
+        if weights is not None:
+            return _weighted_meanvar(be, qualname, name, a, weights, axis, dtype, ddof,
+                                     keepdims, where, std, nan, out, correction)
+        return _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan,
+                        out, correction)
+
+    stat.__name__ = stat.__qualname__ = name
+    return stat
 
 
-def meanstd(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True,
-            weights=None):
-    if weights is not None:
-        return _weighted_meanvar(be, qualname, "meanstd", a, weights, axis, dtype, ddof,
-                                 keepdims, where, True, False)
-    return _meanvar(be, qualname, "meanstd", a, axis, dtype, ddof, keepdims, where, True)
-
-
-def nanmeanvar(be, qualname, a, axis=None, dtype=None, ddof=0, keepdims=False, where=True,
-               weights=None):
-    if weights is not None:
-        return _weighted_meanvar(be, qualname, "nanmeanvar", a, weights, axis, dtype, ddof,
-                                 keepdims, where, False, True)
-    return _meanvar(be, qualname, "nanmeanvar", a, axis, dtype, ddof, keepdims, where, False,
-                    nan=True)
+meanvar = _meanvar_entry("meanvar", False, False)
+meanstd = _meanvar_entry("meanstd", True, False)
+nanmeanvar = _meanvar_entry("nanmeanvar", False, True)
 
 
 # ---------------------------------------------------------------------------
 # covariance, correlation, sumprod: reductions of two arrays
 # ---------------------------------------------------------------------------
 
-def _pair(be, qualname, name, ufunc, x, y, axis, keepdims):
-    """The states of a two-source ufunc over x and y (broadcast together),
-    reduced over ``axis`` (None: all)."""
+def _pair(be, qualname, name, ufunc, x, y, axis, keepdims, finish, *args):
+    """A statistic of two arrays: the states of a two-source ufunc over x
+    and y (broadcast together), reduced over ``axis`` (None: all), finished
+    by ``finish(*args, dt, xp, states)`` -- one result of dtype ``dt``, the
+    sources' float dtype (float64 at least, as np.cov)."""
     xs, ys = be.sources((x, y), ("x", "y"), name, qualname)
     axes = normalize_axes(axis, xs.ndim, scalar_rule=False)
     keepdims = keepdims_flag(keepdims)
+    dt = np.result_type(xs.dtype, np.float64)
     return methods.reduce(be, qualname, ufunc, (xs, ys), axes, None, Ellipsis, keepdims,
-                          NoValue, True), xs.dtype
+                          NoValue, True, _bind(finish, *args, dt), dtypes=(dt,))[0]
+
+
+def finish_covariance(ddof, dt, xp, states):
+    """Cxy / (n - ddof) of co-moments, np.cov's warning and inf / NaN where
+    n - ddof <= 0."""
+    n, cxy = states[0], states[7]
+    fact = xp.maximum(n - ddof, 0)
+    if bool((fact <= 0).any()):
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = cxy * xp.true_divide(1, fact)
+    return (_out(xp, res.astype(dt, copy=False)),)
+
+
+def finish_correlation(dt, xp, states):
+    """Cxy / sqrt(Mxx Myy): NaN (with NumPy's warning) for a constant slice,
+    as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips."""
+    res = states[7] / (xp.sqrt(states[5]) * xp.sqrt(states[6]))
+    return (_out(xp, xp.clip(res, -1, 1).astype(dt, copy=False)),)
+
+
+def finish_sumprod(dt, xp, states):
+    """s + e of twoprod states."""
+    return (_out(xp, fsum_pair(xp, *states)),)
 
 
 def covariance(be, qualname, x, y, axis=None, ddof=1, keepdims=False):
     ddof = ddof_arg("covariance", ddof)
-    st, dt = _pair(be, qualname, "covariance", _core.comoments, x, y, axis, keepdims)
-    n, cxy = st[0], st[7]
-    fact = be.xp.maximum(n - ddof, 0)
-    if bool((fact <= 0).any()):  # np.cov's warning, and its inf / NaN
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        res = cxy * be.xp.true_divide(1, fact)
-    return _out(be.xp, res.astype(np.result_type(dt, np.float64), copy=False))
+    return _pair(be, qualname, "covariance", _core.comoments, x, y, axis, keepdims,
+                 finish_covariance, ddof)
 
 
 def correlation(be, qualname, x, y, axis=None, keepdims=False):
-    st, dt = _pair(be, qualname, "correlation", _core.comoments, x, y, axis, keepdims)
-    xp = be.xp
-    # Cxy / sqrt(Mxx Myy): NaN (with NumPy's warning) for a constant slice,
-    # as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips.
-    res = st[7] / (xp.sqrt(st[5]) * xp.sqrt(st[6]))
-    res = xp.clip(res, -1, 1)
-    return _out(xp, res.astype(np.result_type(dt, np.float64), copy=False))
+    return _pair(be, qualname, "correlation", _core.comoments, x, y, axis, keepdims,
+                 finish_correlation)
 
 
 def sumprod(be, qualname, x, y, axis=None, keepdims=False):
-    (s, e), dt = _pair(be, qualname, "sumprod", _core.twoprod, x, y, axis, keepdims)
-    return _out(be.xp, fsum_pair(be.xp, s, e))
+    return _pair(be, qualname, "sumprod", _core.twoprod, x, y, axis, keepdims, finish_sumprod)
 
 
 # ---------------------------------------------------------------------------
@@ -412,7 +455,7 @@ def finish_logsumexp_b(rdt, return_sign, xp, states):
                               stacklevel=4)
             val = xp.where(s < 0, np.nan, val)
     val = _out(xp, val.astype(rdt, copy=False))
-    return (val, _out(xp, sign.astype(rdt, copy=False))) if return_sign else val
+    return (val, _out(xp, sign.astype(rdt, copy=False))) if return_sign else (val,)
 
 
 def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=False):
@@ -423,9 +466,11 @@ def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=Fa
         axes = normalize_axes(axis, x.ndim)
         keepdims = keepdims_flag(keepdims)
         rdt = logsumexp_dtype(x.dtype)
-        st = methods.reduce(be, qualname, _core.maxsumexpb, (x, w), axes, None, Ellipsis,
-                            keepdims, NoValue, True)
-        return finish_logsumexp_b(rdt, bool(return_sign), be.xp, st)
+        res = methods.reduce(be, qualname, _core.maxsumexpb, (x, w), axes, None, Ellipsis,
+                             keepdims, NoValue, True,
+                             _bind(finish_logsumexp_b, rdt, bool(return_sign)),
+                             dtypes=(rdt,) * (2 if return_sign else 1))
+        return res if return_sign else res[0]
     a = be.asarray(a, "the array", "logsumexp", qualname)
     if a.dtype.kind == "c":
         # SciPy's complex rules: several array passes (not the one-pass
@@ -484,16 +529,51 @@ def logsumexp_complex(xp, arr, axis, keepdims):
     return res[()] if res.ndim == 0 and xp is np else res
 
 
-def fsum(be, qualname, a, axis=None, dtype=None, keepdims=False):
+def finish_fsum_initial(rdt, initial, xp, states):
+    """fsum's result with np.sum's ``initial``: the start value added to
+    each part's twosum state exactly (its rounding error joins the
+    compensation), then ``finish_fsum``."""
+    parts = [initial.real, initial.imag] if len(states) == 2 else [initial]
+    out = []
+    with np.errstate(invalid="ignore", over="ignore"):
+        for (s, e), c in zip(states, parts):
+            c = xp.asarray(c, dtype=s.dtype)
+            t = s + c
+            bp = t - s
+            err = (s - (t - bp)) + (c - bp)
+            out.append((t, xp.where(xp.isfinite(t), e + err, e)))
+    return finish_fsum(rdt, xp, out)
+
+
+def fsum(be, qualname, a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue,
+         where=True):
     a = be.asarray(a, "the array", "fsum", qualname)
     acc, rdt = fsum_dtypes(a.dtype, dtype)
     _check_dtypes(be, "fsum", rdt)
     axes = normalize_axes(axis, a.ndim)
     keepdims = keepdims_flag(keepdims)
-    dtypes = ((sum_dtype(a.dtype) if rdt is None else rdt),) if be.lazy else None
-    return be.reduce_parts(_core.twosum, a, axes, keepdims, _bind(fsum_parts, rdt),
-                           _bind(finish_fsum, rdt), dtypes, dtype=acc, label="fsum",
-                           qualname=qualname)[0]
+    res_dt = sum_dtype(a.dtype) if rdt is None else rdt
+    outs = (None,)
+    if out is not None:
+        # np.sum's out: one array (or a 1-tuple, as ufunc outs)
+        outs = be.parse_out(out if isinstance(out, tuple) else (out,), 1, "fsum", qualname)
+        be.check_outs(outs, reduced_shape(a.shape, axes, keepdims), "fsum")
+        check_out_dtypes(outs, (res_dt,), "fsum")
+    finish = _bind(finish_fsum, rdt)
+    if is_given(initial):
+        if initial is None:  # np.sum: the sum has an identity
+            raise TypeError("fsum: initial=None is not supported (the sum starts from 0)")
+        init = np.asarray(initial)
+        if init.ndim or init.dtype.kind not in "biufc":
+            raise TypeError(f"fsum: initial must be a real or complex scalar, got {initial!r}")
+        if init.dtype.kind == "c" and np.dtype(res_dt).kind != "c":
+            raise TypeError(f"fsum: a complex initial for a real sum ({res_dt})")
+        finish = _bind(finish_fsum_initial, rdt, init[()])
+    mask = None if where is True else be.where(where, a.shape, "fsum", qualname)
+    dtypes = (res_dt,) if be.lazy else None
+    res = be.reduce_parts(_core.twosum, a, axes, keepdims, _bind(fsum_parts, rdt), finish,
+                          dtypes, mask=mask, dtype=acc, label="fsum", qualname=qualname)
+    return res[0] if out is None else be.into(res, outs)[0]
 
 
 # ---------------------------------------------------------------------------

@@ -176,23 +176,29 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
                                keepdims=keepdims, out=out)
 
 
-def meanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            correction=NoValue, weights=None):
     """``numreduce.meanvar`` on the GPU (float64 accumulation for float32 data;
     ``weights`` not on the GPU yet: TypeError)."""
-    return _stats.meanvar(_cupy, "numreduce.meanvar", a, axis=axis, dtype=dtype, ddof=ddof,
-                          keepdims=keepdims, where=where, weights=weights)
+    return _stats.meanvar(_cupy, "numreduce.meanvar", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                          keepdims=keepdims, where=where, correction=correction,
+                          weights=weights)
 
 
-def meanstd(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def meanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            correction=NoValue, weights=None):
     """``numreduce.meanstd`` on the GPU."""
-    return _stats.meanstd(_cupy, "numreduce.meanstd", a, axis=axis, dtype=dtype, ddof=ddof,
-                          keepdims=keepdims, where=where, weights=weights)
+    return _stats.meanstd(_cupy, "numreduce.meanstd", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                          keepdims=keepdims, where=where, correction=correction,
+                          weights=weights)
 
 
-def nanmeanvar(a, axis=None, dtype=None, ddof=0, keepdims=False, where=True, weights=None):
+def nanmeanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+               correction=NoValue, weights=None):
     """``numreduce.nanmeanvar`` on the GPU."""
-    return _stats.nanmeanvar(_cupy, "numreduce.nanmeanvar", a, axis=axis, dtype=dtype,
-                             ddof=ddof, keepdims=keepdims, where=where, weights=weights)
+    return _stats.nanmeanvar(_cupy, "numreduce.nanmeanvar", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
+                             keepdims=keepdims, where=where, correction=correction,
+                             weights=weights)
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
@@ -203,10 +209,11 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
                             return_sign=return_sign)
 
 
-def fsum(a, axis=None, dtype=None, keepdims=False):
+def fsum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=True):
     """``numreduce.fsum`` on the GPU: compensated (TwoSum) sum s + e; complex
     data sum their real and imaginary parts, each compensated."""
-    return _stats.fsum(_cupy, "numreduce.fsum", a, axis=axis, dtype=dtype, keepdims=keepdims)
+    return _stats.fsum(_cupy, "numreduce.fsum", a, axis=axis, dtype=dtype, out=out,
+                       keepdims=keepdims, initial=initial, where=where)
 
 
 def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValue, where=True):

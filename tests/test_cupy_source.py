@@ -127,7 +127,7 @@ def test_device_functions_have_the_cpu_signatures():
                  "reduceat", "segmented_reduce", "reduce_by_group", "at", "group_minmax",
                  "group_meanvar", "group_logsumexp", "group_fsum"):
         cpu = list(inspect.signature(getattr(nr, name)).parameters)
-        dev = [a.arg for a in defs[name].args.args]
+        dev = [a.arg for a in defs[name].args.args + defs[name].args.kwonlyargs]
         assert dev == cpu, name
 
 

@@ -11,7 +11,9 @@ import pathlib
 import re
 import subprocess
 import sys
+import textwrap
 
+import numpy as np
 import pytest
 
 import numreduce as nr
@@ -74,6 +76,7 @@ def test_example_code_on_the_pages_is_the_example_code():
                 assert m["code"] in text, f"{page.name}: the excerpt of {m['path']} differs"
             found.setdefault(page.name, set()).add(m["path"])
     assert found.get("extending.md") == {"examples/sumsq/src/sumsq.hpp",
+                                         "examples/sumsq/src/wsumsq.hpp",
                                          "examples/sumsq/src/module.cpp",
                                          "examples/sumsq/meson.build"}
 
@@ -105,10 +108,62 @@ def test_index_toctree_lists_every_page():
     assert pages == listed, f"toctree {sorted(listed)} != pages {sorted(pages)}"
 
 
+# Words of the development process, not of the user's world: issue numbers,
+# work sessions, the machines and dates of development runs.
+_PROCESS_WORDS = re.compile(
+    r"\bissues? *#?\d+|\bthis session\b|\bsessions?\b|"
+    r"\bthe project's (VM|machine)\b|\bVM\b|\bloaded\b|\bthe issue'?s?\b|"
+    r"\b20\d\d-\d\d-\d\d\b|\bcommit [0-9a-f]{7,}\b", re.I)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_pages_have_no_process_words(page):
+    """User pages speak of the library, not of how it was developed: no
+    issue numbers, sessions, development machines or dates of runs."""
+    found = []
+    for k, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+        for m in _PROCESS_WORDS.finditer(line):
+            found.append(f"{page.name}:{k}: {m[0]!r} in {line.strip()[:80]!r}")
+    assert not found, "\n".join(found)
+
+
+def test_benchmarks_page_is_results_not_a_log():
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    words = len(text.split())
+    assert words < 4000, f"docs/benchmarks.md has {words} words"
+    assert text.count("_generated/bench-") >= 3  # the tables and two plots
+    # console output is text, not highlighted as Python
+    assert "```python" not in text
+
+
+def test_console_output_is_not_highlighted_as_python():
+    """A ```python block either is a doctest or is marked as a script
+    (test_page_python_blocks_run); a bare ``` block is output, and must say
+    ```text (or sh/console/...) so that it is not highlighted as Python."""
+    bare = []
+    for page in PAGES:
+        fence = False
+        for k, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                if not fence and line.strip() == "```":
+                    bare.append(f"{page.name}:{k}")
+                fence = not fence
+    assert not bare, f"code blocks without a language: {bare}"
+
+
+def test_copybutton_and_theme_options():
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert '"sphinx_copybutton"' in conf and "copybutton_prompt_text" in conf
+    pyproject = (DOCS.parent / "pyproject.toml").read_text(encoding="utf-8")
+    docs_extra = re.search(r"^docs = \[(.*)\]$", pyproject, re.M)
+    assert docs_extra and "sphinx-copybutton" in docs_extra[1]
+
+
 @pytest.mark.skipif(importlib.util.find_spec("sphinx") is None
                     or importlib.util.find_spec("myst_parser") is None
                     or importlib.util.find_spec("numpydoc") is None
-                    or importlib.util.find_spec("pydata_sphinx_theme") is None,
+                    or importlib.util.find_spec("pydata_sphinx_theme") is None
+                    or importlib.util.find_spec("sphinx_copybutton") is None,
                     reason="the docs extra is not installed (pip install '.[docs]')")
 def test_site_builds_with_warnings_as_errors(tmp_path):
     """The README's command, from the repository root (where the source
@@ -125,4 +180,75 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
         assert f'id="numreduce.{name}"' in page
     assert "Parameters" in page  # numpydoc rendered the sections
     # the stored benchmark run, plotted at build time from docs/_data
-    assert (tmp_path / "html" / "_images" / "bench-targets.png").stat().st_size > 1000
+    for png in ("bench-speedups.png", "bench-time.png"):
+        assert (tmp_path / "html" / "_images" / png).stat().st_size > 1000
+    bench = (tmp_path / "html" / "benchmarks.html").read_text(encoding="utf-8")
+    assert "logsumexp" in bench and "target" in bench  # the included tables
+    index = re.sub(r"<[^>]+>", "", (tmp_path / "html" / "index.html").read_text(encoding="utf-8"))
+    assert "pip install numreduce" in index and "nr.minmax(a)" in index
+
+
+def _sections(doc):
+    return set(re.findall(r"^\s*(Parameters|Returns|Raises|See Also|Notes|Examples)\n\s*-{3,}$",
+                          doc or "", re.M))
+
+
+_FUNCTIONS = sorted(n for n in nr.__all__
+                    if callable(getattr(nr, n)) and not isinstance(getattr(nr, n), np.ufunc)
+                    and n != "NoValue")
+_UFUNCS = sorted(n for n in nr.__all__ if isinstance(getattr(nr, n), np.ufunc))
+
+
+@pytest.mark.parametrize("name", _FUNCTIONS + _UFUNCS)
+def test_public_docstring_has_numpydoc_sections(name):
+    """Every public function and ufunc says what it takes, what it gives,
+    what it replaces or sits beside, and shows it."""
+    missing = {"Parameters", "Returns", "See Also", "Examples"} - _sections(getattr(nr, name).__doc__)
+    if name in ("show_config", "get_num_threads", "get_include"):
+        missing.discard("Parameters")  # they take none
+    assert not missing, f"numreduce.{name}'s docstring lacks {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", _UFUNCS + ["show_config", "set_num_threads",
+                                            "get_num_threads", "get_include"])
+def test_docstring_examples_outside_api_run(name, tmp_path, monkeypatch):
+    """The examples of the ufuncs' docstrings (from the C++ registration
+    table) and of the configuration functions run (those of numreduce._api
+    run in test_api_surface.py)."""
+    monkeypatch.chdir(tmp_path)
+    obj = getattr(nr, name)
+    test = doctest.DocTestParser().get_doctest(obj.__doc__, {}, name, None, 0)
+    assert test.examples, f"numreduce.{name} has no example"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = []
+    old = nr.get_num_threads()
+    try:
+        runner.run(test, out=out.append)
+    finally:
+        nr.set_num_threads(old)
+    assert runner.failures == 0, "".join(out)
+
+
+def test_constants_have_their_own_docs():
+    """HAVE_NATIVE_REDUCE and C_API_VERSION are a bool and a tuple, whose
+    __doc__ is Python's; docs/reference.md writes theirs."""
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    for name in ("HAVE_NATIVE_REDUCE", "C_API_VERSION"):
+        m = re.search(rf"^\.\. autodata:: numreduce\.{name}\n   :annotation: .+\n\n((?:   .+\n|\n)+)",
+                      text, re.M)
+        assert m and len(m[1].split()) > 30, f"docs/reference.md: no text for {name}"
+        test = doctest.DocTestParser().get_doctest(textwrap.dedent(m[1]), {}, name, None, 0)
+        assert test.examples
+        runner = doctest.DocTestRunner()
+        out = []
+        runner.run(test, out=out.append)
+        assert runner.failures == 0, "".join(out)
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert '"numreduce.HAVE_NATIVE_REDUCE"' in conf  # Python's docstring dropped
+
+
+def test_reference_summary_names_every_public_name():
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    summary = text[text.index("## Summary"):text.index("## User functions")]
+    linked = set(re.findall(r"\[`(\w+)`\]\(#numreduce\.\1\)", summary))
+    assert linked == set(nr.__all__), sorted(set(nr.__all__) ^ linked)

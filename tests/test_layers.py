@@ -35,6 +35,7 @@ LAYERS = {
     "_dask_graph": ("backends", 4),  # Dask graphs over blocks of states, for _dask
     "_dask": ("backends", 5),
     "_cupy": ("backends", 5),
+    "_mapped": ("backends", 5),  # the image f(*arrays) block by block, for mapreduce
     "_methods": ("methods", 6),
     "_stats": ("statistics", 7),
     "_dispatch": ("dispatch", 8),

@@ -393,3 +393,57 @@ def test_hypothesis_shapes(rows, axis_pick, cols, reverse, dt):
         ec = np.sum((xm - xm.mean(axis=axis, keepdims=True)) *
                     (y - y.astype(np.float64).mean(axis=axis, keepdims=True)), axis=axis) / (n - 1)
         np.testing.assert_allclose(c, ec, rtol=1e-6 if dt == np.float32 else 1e-10, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Dask: lazily, one pass per chunk, against the NumPy results
+# ---------------------------------------------------------------------------
+
+def test_dask_sources_lazily():
+    da = pytest.importorskip("dask.array", reason="dask[array] is not installed (the 'dask' "
+                             "extra)")
+    x = 1e6 + RNG.normal(size=(300, 200))
+    y = 0.5 * x + RNG.normal(size=(300, 200))
+    w = RNG.integers(0, 4, size=(300, 200)).astype(float)
+    dx = da.from_array(x, chunks=(70, 90))
+    dy = da.from_array(y, chunks=(100, 50))  # other chunks: aligned to dx's
+    dw = da.from_array(w, chunks=(70, 90))
+    for axis in (None, 0, 1):
+        got = nr.meanvar(dx, axis=axis, weights=dw, ddof=1)
+        assert all(isinstance(g, da.Array) for g in got)
+        want = nr.meanvar(x, axis=axis, weights=w, ddof=1)
+        np.testing.assert_allclose(got[0].compute(), want[0], rtol=1e-14)
+        np.testing.assert_allclose(got[1].compute(), want[1], rtol=1e-9)
+        # NumPy weights beside Dask data, broadcast along the rows
+        got = nr.nanmeanvar(dx, axis=axis, weights=w[0] + 1)
+        want = nr.nanmeanvar(x, axis=axis, weights=w[0] + 1)
+        np.testing.assert_allclose(got[1].compute(), want[1], rtol=1e-9)
+        for fn in (nr.covariance, nr.correlation, nr.sumprod):
+            got = fn(dx, dy, axis=axis)
+            assert isinstance(got, da.Array)
+            np.testing.assert_allclose(got.compute(), fn(x, y, axis=axis), rtol=1e-9)
+        got = nr.logsumexp(dx - 1e6, axis=axis, b=dw - 1.5, return_sign=True)
+        want = nr.logsumexp(x - 1e6, axis=axis, b=w - 1.5, return_sign=True)
+        for g, v in zip(got, want):  # b < 0 cancels: absolute error near 0
+            np.testing.assert_allclose(g.compute(), v, rtol=1e-12, atol=1e-13)
+        states = nr.reduce(nr.comoments, (dx, dy), axis=axis)
+        assert len(states) == 8 and isinstance(states[0], da.Array)
+        assert np.array_equal(states[0].compute(), nr.reduce(nr.comoments, (x, y),
+                                                             axis=axis)[0])
+
+
+def test_dask_negative_weight_raises_when_computed():
+    da = pytest.importorskip("dask.array", reason="dask[array] is not installed (the 'dask' "
+                             "extra)")
+    w = np.ones(100)
+    w[77] = -1
+    m, v = nr.meanvar(da.from_array(np.ones(100), chunks=30), weights=da.from_array(w, chunks=30))
+    with pytest.raises(ValueError, match="non-negative"):
+        v.compute()
+
+
+def test_dask_and_numpy_sources_do_not_broadcast():
+    da = pytest.importorskip("dask.array", reason="dask[array] is not installed (the 'dask' "
+                             "extra)")
+    with pytest.raises(ValueError, match="broadcast"):
+        nr.covariance(da.ones(10, chunks=5), np.ones(3))

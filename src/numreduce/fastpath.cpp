@@ -55,11 +55,11 @@ const KindDef kKinds[K_COUNT] = {
     {"nanminmax", 6, {S_A, S_AXIS, S_OUT, S_KEEPDIMS, S_INITIAL, S_WHERE}},
     {"argminmax", 4, {S_A, S_AXIS, S_KEEPDIMS, S_OUT}},
     {"nanargminmax", 4, {S_A, S_AXIS, S_KEEPDIMS, S_OUT}},
-    {"meanvar", 6, {S_A, S_AXIS, S_DTYPE, S_DDOF, S_KEEPDIMS, S_WHERE}},
-    {"meanstd", 6, {S_A, S_AXIS, S_DTYPE, S_DDOF, S_KEEPDIMS, S_WHERE}},
-    {"nanmeanvar", 6, {S_A, S_AXIS, S_DTYPE, S_DDOF, S_KEEPDIMS, S_WHERE}},
+    {"meanvar", 6, {S_A, S_AXIS, S_DTYPE, S_OUT, S_DDOF, S_KEEPDIMS}},
+    {"meanstd", 6, {S_A, S_AXIS, S_DTYPE, S_OUT, S_DDOF, S_KEEPDIMS}},
+    {"nanmeanvar", 6, {S_A, S_AXIS, S_DTYPE, S_OUT, S_DDOF, S_KEEPDIMS}},
     {"logsumexp", 2, {S_A, S_AXIS}},  // (a, axis, b, keepdims, ...): b and keepdims: general
-    {"fsum", 4, {S_A, S_AXIS, S_DTYPE, S_KEEPDIMS}},
+    {"fsum", 7, {S_A, S_AXIS, S_DTYPE, S_OUT, S_KEEPDIMS, S_INITIAL, S_WHERE}},  // np.sum's
 };
 
 const char *const kSlotNames[S_NSLOTS] = {"a", "axis", "out", "keepdims", "initial", "where",

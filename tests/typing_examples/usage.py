@@ -29,6 +29,8 @@ wmean, wvar = nr.meanvar(a, axis=1, weights=np.abs(a))
 cov = nr.covariance(a, a, axis=1)
 corr = nr.correlation(a, a, axis=None, keepdims=False)
 dot = nr.sumprod(a, a, axis=0)
+sq = nr.mapreduce(np.square, nr.fsum, a, axis=0)
+lo_hi = nr.mapreduce(np.subtract, nr.minmax, a, a, keepdims=True)
 lse_b, lse_sign = nr.logsumexp(a, axis=1, b=a, return_sign=True)
 states2 = [nr.reduce(u, (a, a), axis=0)
            for u in (nr.wmoments, nr.nanwmoments, nr.comoments, nr.maxsumexpb, nr.twoprod)]

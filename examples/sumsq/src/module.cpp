@@ -3,6 +3,7 @@
 #include <numreduce/extension.hpp>
 
 #include "sumsq.hpp"
+#include "wsumsq.hpp"
 
 namespace {
 
@@ -13,6 +14,13 @@ const char kDoc[] =
     "numreduce.reduce(sumsq, a, axis) on every NumPy 2.x, sumsq.reduce(a, axis)\n"
     "where NumPy has the multi-output reduction slots, and every numreduce\n"
     "method (accumulate, reduceat, segmented_reduce, reduce_by_group, at, merge).";
+
+const char kWDoc[] =
+    "wsumsq(x, w, /, out=(None, None), *, where=True, ...)\n\n"
+    "(w x, w x**2): one element's weighted sums.  numreduce.reduce(wsumsq, (x, w),\n"
+    "axis) reduces both arrays (broadcast together) in one pass to\n"
+    "(sum(w x), sum(w x**2)), in float64 (float32 data) or the data's float type;\n"
+    "numreduce.merge combines two such states.";
 
 PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "nrsumsq._sumsq",
                          "The sumsq ufunc (a numreduce extension).", -1, nullptr};
@@ -42,6 +50,18 @@ PyMODINIT_FUNC PyInit__sumsq(void) {
                                nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
                                nr::make_loop<SumSq<long double, long double>>(NPY_LONGDOUBLE,
                                                                               NPY_LONGDOUBLE),
+                           }) < 0) {
+        Py_DECREF(m);
+        return nullptr;
+    }
+    // A reduction of two arrays (C API 1.1): the traits say nsrc = 2; the
+    // inputs are cast to the loop's dtype (integers to float64).
+    if (nr::register_ufunc(m, "wsumsq", kWDoc,
+                           {
+                               nr::make_loop<WSumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
+                               nr::make_loop<WSumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                               nr::make_loop<WSumSq<long double, long double>>(NPY_LONGDOUBLE,
+                                                                               NPY_LONGDOUBLE),
                            }) < 0) {
         Py_DECREF(m);
         return nullptr;

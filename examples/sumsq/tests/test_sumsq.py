@@ -57,7 +57,7 @@ def test_registered_through_the_c_api():
     assert sumsq.__name__ == "sumsq"
     assert nr._core._MULTI_OUTPUT[sumsq] == 2
     assert "sum(a**2)" in sumsq.__doc__
-    assert nrsumsq.__all__ == ["sumsq"]
+    assert nrsumsq.__all__ == ["sumsq", "wsumsq"]
     assert pickle.loads(pickle.dumps(sumsq)) is sumsq
 
 
@@ -233,3 +233,60 @@ def test_dask(scheduler):
     g = np.arange(60) % 4
     s, q = dask.compute(*nr.reduce_by_group(sumsq, x, g, 4), scheduler=scheduler)
     np.testing.assert_allclose(s, np.stack([a[g == k].sum(0) for k in range(4)]), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# wsumsq: a reduction of two arrays (the extension API's nsrc, C API 1.1)
+# ---------------------------------------------------------------------------
+
+def wref(x, w, axis=None, keepdims=False, where=True):
+    """NumPy's answer: (sum(w x), sum(w x**2)), broadcast, in float64."""
+    x, w = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(w, np.float64))
+    return (np.sum(w * x, axis=axis, keepdims=keepdims, where=where),
+            np.sum(w * x * x, axis=axis, keepdims=keepdims, where=where))
+
+
+def test_wsumsq_is_a_two_source_ufunc():
+    assert nrsumsq.wsumsq.nin == 2 and nrsumsq.wsumsq.nout == 2
+    assert nr._core._MULTI_SOURCE[nrsumsq.wsumsq] == 2
+    wx, wxx = nrsumsq.wsumsq(np.array([2.0, 3.0]), np.array([0.5, 2.0]))
+    assert list(wx) == [1.0, 6.0] and list(wxx) == [2.0, 18.0]
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i4"])
+def test_wsumsq_reduce_against_numpy(axis, dtype):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((30, 40)) * 10).astype(dtype)
+    w = rng.random(40)  # broadcast along the rows
+    for keepdims in (False, True):
+        got = nr.reduce(nrsumsq.wsumsq, (x, w), axis=axis, keepdims=keepdims)
+        close(got, wref(x, w, axis=axis, keepdims=keepdims), rtol=1e-5 if dtype == "f4"
+              else 1e-12)
+    mask = rng.random((30, 40)) < 0.5
+    close(nr.reduce(nrsumsq.wsumsq, (x, w), axis=axis, where=mask),
+          wref(x, w, axis=axis, where=mask), rtol=1e-5 if dtype == "f4" else 1e-12)
+
+
+def test_wsumsq_merge_and_errors():
+    x, w = np.arange(10.0), np.linspace(0, 1, 10)
+    a = nr.reduce(nrsumsq.wsumsq, (x[:4], w[:4]), axis=0)
+    b = nr.reduce(nrsumsq.wsumsq, (x[4:], w[4:]), axis=0)
+    close(nr.merge(nrsumsq.wsumsq, a, b), wref(x, w))
+    with pytest.raises(TypeError, match="tuple"):
+        nr.reduce(nrsumsq.wsumsq, x, axis=0)
+    with pytest.raises(ValueError, match="broadcast"):
+        nr.reduce(nrsumsq.wsumsq, (x, np.ones(3)), axis=0)
+    with pytest.raises(TypeError, match="not supported yet"):
+        nr.accumulate(nrsumsq.wsumsq, np.stack([x, w], -1))
+
+
+def test_extending_two_source_example():
+    """docs/extending.md, section 5, as written there."""
+    x, w = np.arange(12.0).reshape(3, 4), np.array([0.5, 1.0, 1.0, 2.0])
+    swx, swxx = nr.reduce(nrsumsq.wsumsq, (x, w), axis=1)
+    state = nr.merge(nrsumsq.wsumsq, nr.reduce(nrsumsq.wsumsq, (x[:1], w), axis=None),
+                     nr.reduce(nrsumsq.wsumsq, (x[1:], w), axis=None))
+    np.testing.assert_array_equal(swx, (w * x).sum(1))
+    np.testing.assert_array_equal(swxx, (w * x * x).sum(1))
+    close(state, wref(x, w))

@@ -251,11 +251,43 @@ NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double
 #endif
 
 // TwoProduct: p = fl(a b) and its exact rounding error e, a b = p + e
-// exactly (where the product neither overflows nor underflows).
+// exactly (where the product neither overflows nor underflows).  With a
+// hardware FMA (GPUs, host code built for it) e is one fused multiply-add;
+// without one (the host's baseline x86-64 build, where fma is a slow libm
+// call) Dekker's product of Veltkamp halves, exact as well, with the libm
+// fma only where a split would overflow (|a| or |b| >= 2**995, 2**115 for
+// float).
+template <class A>
+struct dekker;
+template <>
+struct dekker<double> {
+    static constexpr double split = 134217729.0;  // 2**27 + 1
+    static constexpr double limit = 0x1p995;
+};
+template <>
+struct dekker<float> {
+    static constexpr float split = 4097.0f;  // 2**12 + 1
+    static constexpr float limit = 0x1p115f;
+};
 template <class A>
 NR_HD_ALWAYS void two_prod(A a, A b, A &p, A &e) {
     p = a * b;
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__FMA__)
     e = fused_mul_add(a, b, -p);
+#else
+    if constexpr (sizeof(A) > 8) {
+        e = fused_mul_add(a, b, -p);  // long double: libm's fmal
+    } else {
+        const A ca = dekker<A>::split * a, cb = dekker<A>::split * b;
+        const A ah = ca - (ca - a), al = a - ah;
+        const A bh = cb - (cb - b), bl = b - bh;
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+        if (!(a < dekker<A>::limit && a > -dekker<A>::limit && b < dekker<A>::limit &&
+              b > -dekker<A>::limit)) {
+            e = fused_mul_add(a, b, -p);  // huge (or NaN) factors: exact by libm
+        }
+    }
+#endif
 }
 
 }  // namespace nr

@@ -1,0 +1,253 @@
+"""Tables and plots of the benchmarks page, made from a stored run.
+
+``python -m numreduce bench --save docs/_data/bench-targets.json`` stores a
+whole run; the docs build (docs/conf.py, at ``builder-inited``) calls
+:func:`write_all`, which writes into docs/_generated/:
+
+- ``bench-tables.md``: one table per area (function, data, compared with,
+  ratio, target, met), included by benchmarks.md;
+- ``bench-machine.md``: the machine, SIMD level and versions of the run;
+- ``bench-headline.md``: the headline speed-ups, included by index.md;
+- ``bench-speedups.png``: every "faster" row, speed-up bars with a 1.0
+  line, target marks and value labels;
+- ``bench-time.png``: the rows whose target is a time relative to the
+  reference (``np.max`` alone, ``np.sum``), lower is better, 1.0 line.
+
+Nothing is timed here: the page shows exactly the stored numbers.
+Run ``python docs/_benchdocs.py`` to write the files without Sphinx.
+"""
+
+import json
+import pathlib
+import re
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+# (area title, test on the stored case label)
+AREAS = [
+    ("minmax on a whole array", lambda c: c.startswith("minmax ") and "^2" not in c),
+    ("minmax along an axis", lambda c: c.startswith("minmax ") and "^2" in c),
+    ("Other reductions", lambda c: c.split()[0] in ("nanminmax", "argminmax", "meanvar",
+                                                   "logsumexp", "fsum")
+     and "threads" not in c),
+    ("Scans, segments and groups", lambda c: c.split()[0] in (
+        "cumminmax", "logcumsumexp", "reduceat", "group_minmax", "group_meanvar")),
+    ("Threads", lambda c: "threads" in c),
+    ("Dask", lambda c: c.startswith(("dask ", "dist. "))),
+    ("Native and engine path", lambda c: c.startswith("engine ")),
+]
+
+_DTYPES = {"f64": "float64", "float64": "float64", "float32": "float32", "int16": "int16",
+           "int32": "int32", "int64": "int64"}
+
+# What each function is compared with, where the label does not say it.
+_REFERENCE = {
+    "nanminmax": "np.nanmin + np.nanmax",
+    "argminmax": "np.argmin + np.argmax",
+    "meanvar": "np.mean + np.var",
+    "logsumexp": "scipy.special.logsumexp",
+    "cumminmax": "np.minimum.accumulate + np.maximum.accumulate",
+    "logcumsumexp": "np.logaddexp.accumulate",
+    "reduceat": "np.minimum.reduceat + np.maximum.reduceat",
+    "minmax": "np.min + np.max",
+}
+_VS = {
+    "min+max": "np.min + np.max",
+    "max": "np.max alone",
+    "np.sum": "np.sum",
+    "np.at": "np.minimum.at + np.maximum.at",
+    "pandas": "pandas groupby",
+    "numbagg": "numbagg",
+    "min,max": "x.min(), x.max()",
+    "mean,var": "x.mean(), x.var()",
+    "2-pass": "max, then log(sum(exp(x - max)))",
+    "1": "the same call on 1 thread",
+}
+
+
+_SUP = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _size(tok):
+    """'1e+07' -> '10⁷', '4000^2' -> '4000 x 4000'."""
+    m = re.fullmatch(r"1e\+?0?(\d+)", tok)
+    if m:
+        return "10" + m[1].translate(_SUP)
+    m = re.fullmatch(r"(\d+)\^2", tok)
+    if m:
+        return f"{m[1]} x {m[1]}"
+    return tok
+
+
+def parse_case(case):
+    """A stored case label -> (function, data, compared with)."""
+    label = re.sub(r"\s*\(.*\)$", "", case)       # "(var err ...)" notes
+    label = re.sub(r" err \S+$", "", label)         # logcumsumexp's error pair
+    left, _, vs = label.partition(" vs ")
+    toks = left.replace(",", "").split()
+    func = toks[0]
+    data = []
+    if func in ("dask", "dist."):
+        func = f"{toks[1]} (Dask{', 2-worker cluster' if toks[0] == 'dist.' else ''})"
+        n, chunks = toks[2].split("/")
+        data = ["float32", f"{_size(n)} in {chunks} chunks"]
+        toks = []
+    elif func == "engine":
+        return "reduce (engine)", _size(toks[-1]), "ufunc.reduce (native)"
+    else:
+        toks = toks[1:]
+    for t in toks:
+        if t in _DTYPES:
+            data.insert(0, _DTYPES[t])
+        elif "/" in t:
+            n, g = t.split("/")
+            data.append(f"{_size(n)} in {_size(g)} groups")
+        elif t.startswith("axis="):
+            data.append(t)
+        elif t in ("1e4", "segments", "2", "threads", "err"):
+            if t == "segments":
+                data[-1] = data[-1] + " segments"
+            elif t == "1e4":
+                data.append(_size("1e4"))
+        elif re.fullmatch(r"1e\+?\d+|\d+\^2|1e\d", t):
+            data.append(_size(t))
+    if "threads" in case:
+        vs = "1"
+        data.append("2 threads")
+    if not vs:
+        vs_text = _REFERENCE.get(func, "")
+    else:
+        vs_text = _VS.get(vs, vs)
+    if func == "logcumsumexp":
+        data.insert(0, "float64")
+    return func, ", ".join(data), vs_text
+
+
+def direction(target):
+    """'>= 1.90x faster' -> ('faster', 1.9); '<= 1.05x the time' -> ('time', 1.05)."""
+    from numreduce._bench import target_direction
+
+    return target_direction(target)
+
+
+def load(path=HERE / "_data" / "bench-targets.json"):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _ratio_text(r):
+    kind, _ = direction(r["target"])
+    return f"{r['ratio']:.2f}x" + (" faster" if kind == "faster" else " the time")
+
+
+def tables(doc):
+    out = []
+    used = set()
+    for title, test in AREAS:
+        rows = [r for r in doc["rows"] if test(r["case"])]
+        if not rows:
+            continue
+        used.update(id(r) for r in rows)
+        out += [f"### {title}", "",
+                "| function | data | compared with | ratio | target | met |",
+                "|---|---|---|---:|---|:---:|"]
+        for r in rows:
+            func, data, vs = parse_case(r["case"])
+            met = "yes" if r["status"] == "ok" else "**no**"
+            out.append(f"| `{func}` | {data} | {vs} | {_ratio_text(r)} | {r['target']} | {met} |")
+        out.append("")
+    left = [r["case"] for r in doc["rows"] if id(r) not in used]
+    if left:
+        raise ValueError(f"benchmark rows in no area of docs/_benchdocs.py: {left}")
+    return "\n".join(out)
+
+
+def machine(doc):
+    c = doc["config"]
+    return "\n".join([
+        "| machine | |", "|---|---|",
+        f"| CPU | {doc['cpu']} ({c['machine']}), {c['threads']} thread unless a row says "
+        "otherwise |",
+        f"| numreduce SIMD kernels | {c['simd_kernels']} |",
+        f"| NumPy SIMD level | {c['numpy_simd']} |",
+        f"| versions | numreduce {c['numreduce']}, NumPy {c['numpy']}, Python {c['python']} |",
+        f"| reduce path | {c['reduce_path']} |",
+        f"| command | `{doc['command']}` |", ""])
+
+
+HEADLINE = [  # (stored case, what it replaces, plot label)
+    ("minmax float32 1e+07 vs min+max", "`np.min(a)`, `np.max(a)`",
+     "minmax vs np.min + np.max"),
+    ("argminmax f64 1e+07", "`np.argmin(a)`, `np.argmax(a)`",
+     "argminmax vs np.argmin + np.argmax"),
+    ("meanvar f64 1e+07", "`np.mean(a)`, `np.var(a)`", "meanvar vs np.mean + np.var"),
+    ("logsumexp f64 1e+07", "`scipy.special.logsumexp(a)`",
+     "logsumexp vs scipy.special.logsumexp"),
+    ("group_minmax f64 1e+07/1e4 vs pandas", "pandas `groupby(ids).agg(['min', 'max'])`",
+     "group_minmax vs pandas groupby"),
+]
+
+
+def headline(doc):
+    by_case = {r["case"]: r for r in doc["rows"]}
+    out = ["| numreduce | instead of | speed-up |", "|---|---|---:|"]
+    for case, instead, _ in HEADLINE:
+        r = by_case[case]
+        func, data, _ = parse_case(case)
+        call = f"nr.{func}(a, ids)" if func.startswith("group_") else f"nr.{func}(a)"
+        out.append(f"| `{call}` ({data}) | {instead} | {r['ratio']:.1f}x |")
+    return "\n".join(out) + "\n"
+
+
+def _short(r):
+    """A plot label: function, data (shortened), and the peer where the
+    function is compared with more than one."""
+    func, data, vs = parse_case(r["case"])
+    data = (data.replace("float", "f").replace("int", "i").replace(" x 4000", "^2")
+            .replace(" in 10⁴ groups", "/10⁴ groups").replace(" in 100 chunks", "/100 ch.")
+            .replace(", 2-worker cluster", ", cluster"))
+    data = re.sub("10([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)",
+                  lambda m: "1e" + m[1].translate({ord(c): str(d) for d, c in enumerate(
+                      "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")}), data)
+    peer = {"np.minimum.at + np.maximum.at": "ufunc.at", "pandas groupby": "pandas",
+            "numbagg": "numbagg", "np.sum": "np.sum"}.get(vs)
+    return f"{func} {data}" + (f" vs {peer}" if peer else "")
+
+
+def plot(doc, path, kind, cases=None):
+    """One panel (numreduce._bench.plot_rows, the plot of
+    ``python -m numreduce bench --plot``): the rows of `kind` ("faster":
+    speed-ups, higher is better; "time": time relative to the reference,
+    lower is better), or the given stored cases (with their labels) in that
+    order."""
+    from numreduce import _bench
+
+    keys = ("case", "t_numreduce", "t_reference", "ratio", "target", "status")
+    if cases is None:
+        rows = [r for r in doc["rows"] if direction(r["target"])[0] == kind]
+        labels = [_short(r) for r in rows]
+    else:
+        by_case = {r["case"]: r for r in doc["rows"]}
+        rows = [by_case[c] for c, _ in cases]
+        labels = [label for _, label in cases]
+    if not _bench.plot_rows([tuple(r[k] for k in keys) for r in rows], str(path), kind=kind,
+                            labels=labels, legend=None if cases is None else "above"):
+        raise RuntimeError("docs: matplotlib is needed for the benchmark plots "
+                           "(pip install '.[docs]')")
+
+
+def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json"):
+    out = pathlib.Path(out)
+    out.mkdir(exist_ok=True)
+    doc = load(data)
+    (out / "bench-tables.md").write_text(tables(doc), encoding="utf-8")
+    (out / "bench-machine.md").write_text(machine(doc), encoding="utf-8")
+    (out / "bench-headline.md").write_text(headline(doc), encoding="utf-8")
+    plot(doc, out / "bench-speedups.png", "faster")
+    plot(doc, out / "bench-time.png", "time")
+    plot(doc, out / "bench-headline.png", "faster",
+         cases=[(case, label) for case, _, label in HEADLINE])
+
+
+if __name__ == "__main__":
+    write_all()

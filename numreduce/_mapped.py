@@ -1,0 +1,267 @@
+"""mapreduce: a reduction of ``f(*arrays)`` without the full-size image.
+
+The mapped operand is one more backend.  ``Mapped`` stands for the
+broadcast image ``f(*sources)`` (its shape, and its dtype from ``f`` on the
+first block); the backend ``MappedBackend`` reduces it block by block: ``f``
+runs on one cache-sized block of the broadcast sources (``BLOCK``
+elements), the block goes straight into the NumPy backend's reduction, and
+the block's states merge into the result's states at the block's place.
+Every statistic of ``_stats`` and ``methods.reduce`` run unchanged on it
+(each statistic once; everything but the reduction itself is the NumPy
+backend's).  The blocks and the order of their merges follow from the
+shape alone, so results are bitwise the same for any thread count.
+
+The public ``mapreduce``'s array-type policy (``_dispatch.mapreduce``)
+picks this backend for NumPy sources of more than one block.
+
+Layer: backends (imports the rules layer, ``_core`` and ``_host``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _core, _host
+from ._args import is_cupy_array, is_dask_array
+from ._dtypes import has_initials, merge_descrs
+
+__all__ = ["BLOCK", "Mapped", "MappedBackend", "image"]
+
+BLOCK = 1 << 16  # elements of the image per block (512 KiB of float64)
+
+# idempotent combines: a given initial may seed every block
+_IDEMPOTENT = ("minimummaximum", "fminfmax")
+
+
+def _blocks(shape):
+    """The blocks of ``shape`` in C order, as tuples of slices (one per
+    axis, so a block keeps the array's number of axes): single indices
+    along the leading axes, slabs of about ``BLOCK`` elements along the
+    first axis whose trailing part fits in a block, the trailing axes
+    whole."""
+    d = len(shape)
+    k = 0
+    while k < d - 1 and math.prod(shape[k + 1:]) > BLOCK:
+        k += 1
+    step = max(1, BLOCK // max(1, math.prod(shape[k + 1:])))
+    rest = (slice(None),) * (d - k - 1)
+    for idx in np.ndindex(*shape[:k]):
+        lead = tuple(slice(i, i + 1) for i in idx)
+        for s in range(0, shape[k], step):
+            yield lead + (slice(s, min(s + step, shape[k])),) + rest
+
+
+def image(f, blocks, shape, dtype=None, label="mapreduce"):
+    """``f(*blocks)`` as an ndarray of ``shape`` (and ``dtype`` where
+    given): ValueError for another shape, TypeError for another dtype or a
+    result that is not an array of numbers."""
+    r = f(*blocks)
+    if is_dask_array(r) or is_cupy_array(r) or isinstance(r, np.ma.MaskedArray):
+        raise TypeError(f"{label}: f must return a NumPy array, got {type(r).__name__}")
+    r = np.asarray(r)
+    if r.shape != shape:
+        raise ValueError(f"{label}: f must return an array of the sources' broadcast shape: "
+                         f"got shape {r.shape} for sources of shape {shape}")
+    if dtype is not None and r.dtype != dtype:
+        raise TypeError(f"{label}: f returned dtype {r.dtype} for one block and {dtype} for "
+                        "another")
+    return r
+
+
+class Mapped:
+    """The image ``f(*sources)`` of broadcast NumPy sources, computed one
+    block at a time.  ``first`` is the image of the first block (its dtype
+    is the image's)."""
+
+    def __init__(self, f, sources, shape, label):
+        self.f, self.sources, self.shape, self.label = f, sources, shape, label
+        self.ndim = len(shape)
+        self.size = math.prod(shape)
+        self._first_slices = next(_blocks(shape))
+        self.first = self._eval(self._first_slices, None)
+        self.dtype = self.first.dtype
+
+    def _eval(self, sl, dtype):
+        blocks = [s[sl] for s in self.sources]
+        return image(self.f, blocks, np.broadcast_shapes(*(b.shape for b in blocks)), dtype,
+                      self.label)
+
+    def blocks(self):
+        """(slices, image of the block) of every block, in C order."""
+        for sl in _blocks(self.shape):
+            yield sl, (self.first if sl == self._first_slices else self._eval(sl, self.dtype))
+
+
+class MappedBackend:
+    """The backend of a ``Mapped`` operand: the NumPy backend (``_host``)
+    with its reductions done block by block (``reduce``, ``reduce_parts``,
+    ``arg_reduce``)."""
+
+    quick_reduce = None  # no C fast path: the operand is not an ndarray
+    quick_arg = None
+    loops_check_start = False  # reduce's start rules are checked up front
+
+    def __init__(self, qualname):
+        self.qualname = qualname
+
+    def __getattr__(self, name):
+        return getattr(_host, name)
+
+    def asarray(self, x, what="the array", label="", qualname=""):
+        if isinstance(x, Mapped):
+            return x
+        return _host.asarray(x, what, label, qualname)
+
+    def _refuse(self, what):
+        raise TypeError(f"{self.qualname}: {what} of a mapped array is not supported "
+                        "(materialise f(...) and call the function on it)")
+
+    def sources(self, arrays, names, label="", qualname=""):
+        self._refuse(f"{label} with {names[1]}")
+
+    def array_code(self, a):
+        self._refuse("the complex form of logsumexp")
+
+    # -- the block loop -----------------------------------------------------
+
+    def _run(self, x, axes, mask, block_states):
+        """The states (a list of tuples of arrays, in the keepdims shape) of
+        ``x`` reduced over ``axes``: ``block_states(image, mask, first)``
+        of each block, merged into the states of the block's place (a
+        block is the first of its place where it starts every reduced axis
+        at 0: it is written there, the later ones merge in C order)."""
+        shape = x.shape
+        kshape = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        if mask is not None:
+            mask = np.broadcast_to(mask, shape)
+        acc = None
+        for sl, img in x.blocks():
+            first = all((sl[i].start or 0) == 0 for i in axes)
+            st = block_states(img, None if mask is None else mask[sl], first)
+            place = tuple(slice(0, 1) if i in axes else s for i, s in enumerate(sl))
+            if acc is None:
+                acc = [[np.empty(kshape, dtype=s.dtype) for s in part] for part in st]
+            for part_acc, part in zip(acc, st):
+                if not first:
+                    cur = tuple(a[place] for a in part_acc)
+                    descrs = merge_descrs(self._ufunc, [s.dtype for s in cur],
+                                          [s.dtype for s in part], len(part), self.qualname)
+                    part = _host.merge_states(self._ufunc, cur, tuple(part),
+                                              (None,) * len(part), descrs)
+                for a, s in zip(part_acc, part):
+                    a[place] = s
+        return acc
+
+    @staticmethod
+    def _shape(states, axes, keepdims):
+        if keepdims:
+            return states
+        return [tuple(np.squeeze(s, axis=axes) for s in part) for part in states]
+
+    def reduce(self, ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
+               finish=None, scalars=True, label="", qualname="", dtypes=None):
+        """``_host.reduce`` of the image, block by block: the first block
+        of each place starts from ``initial``; the later ones from the
+        loop's initials where it has them, else (min/max: idempotent) from
+        ``initial`` again or from their own first element."""
+        if not isinstance(x, Mapped):
+            return _host.reduce(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask,
+                                finish, scalars, label, qualname, dtypes)
+        nout = len(outs)
+        later = 0 if has_initials(ufunc, descrs[0]) else mode
+        if later == 2 and ufunc.__name__ not in _IDEMPOTENT:
+            raise TypeError(f"{self.qualname}: initial= of {ufunc.__name__}, which has no "
+                            "initials of its own, is not supported by mapreduce (it would "
+                            "seed every block)")
+        self._ufunc = ufunc
+
+        def block_states(img, msk, first):
+            m = mode if first else later
+            return [_host.reduce(ufunc, img, axes, True, descrs, (None,) * nout, m, initials,
+                                 msk, scalars=False)]
+
+        states = self._shape(self._run(x, axes, mask, block_states), axes, keepdims)[0]
+        res = []
+        for s, o in zip(states, outs):
+            if o is None:
+                res.append(s[()] if scalars and s.ndim == 0 else s)
+            else:
+                np.copyto(o, s, casting="unsafe")  # resolve_outs checked the cast
+                res.append(o)
+        res = tuple(res)
+        return res if finish is None else finish(np, res)
+
+    def reduce_parts(self, ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask=None,
+                     dtype=None, accurate=False, label="", qualname=""):
+        """``_host.reduce_parts`` of the image, block by block."""
+        if not isinstance(x, Mapped):
+            return _host.reduce_parts(ufunc, x, axes, keepdims, parts, finish, dtypes, mask,
+                                      dtype, accurate, label, qualname)
+        self._ufunc = ufunc
+
+        def block_states(img, msk, first):
+            return _host.reduce_parts(ufunc, img, axes, True, parts, None, None, msk, dtype,
+                                      accurate)
+
+        states = self._shape(self._run(x, axes, mask, block_states), axes, keepdims)
+        return states if finish is None else finish(np, states)
+
+    def arg_reduce(self, a, ax, shape, skip_nan, label="", qualname=""):
+        """(argmin, argmax) of the image along ``ax`` (None: flattened):
+        each block's own (the engine's row kernel; -1 for a block's all-NaN
+        row when NaNs are skipped), merged into the best so far by value --
+        a strict comparison keeps the first occurrence, as the blocks come
+        in C order; the first NaN (NaT) wins where NaNs are not skipped."""
+        if not isinstance(a, Mapped):
+            return _host.arg_reduce(a, ax, shape, skip_nan, label, qualname)
+        oshape = () if ax is None else a.shape[:ax] + a.shape[ax + 1:]
+        inexact = a.dtype.kind in "fcmM"
+        best = None  # [imin, imax, vmin, vmax] of shape oshape
+        for sl, img in a.blocks():
+            if ax is None:
+                rows, place, bshape = img.reshape(1, -1), (), ()
+            else:
+                moved = np.moveaxis(img, ax, -1)
+                bshape = moved.shape[:-1]
+                rows = moved.reshape(math.prod(bshape), moved.shape[-1])
+                place = sl[:ax] + sl[ax + 1:]
+            rows = np.ascontiguousarray(rows)
+            lo, hi = _core._argminmax(rows, skip_nan)
+            idx, vals = [], []
+            for loc in (lo, hi):
+                ok = loc >= 0
+                v = rows[np.arange(rows.shape[0]), np.where(ok, loc, 0)]
+                if ax is None:
+                    g = np.ravel_multi_index(tuple(
+                        j + (s.start or 0) for j, s in zip(np.unravel_index(
+                            np.where(ok, loc, 0), img.shape), sl)), a.shape)
+                else:
+                    g = loc + (sl[ax].start or 0)
+                idx.append(np.where(ok, g, -1).astype(np.intp).reshape(bshape))
+                vals.append(v.reshape(bshape))
+            if best is None:
+                best = [np.full(oshape, -1, dtype=np.intp), np.full(oshape, -1, dtype=np.intp),
+                        np.zeros(oshape, dtype=a.dtype), np.zeros(oshape, dtype=a.dtype)]
+            self._better(best, place, idx, vals, skip_nan, inexact)
+        if bool((best[0] < 0).any()) or bool((best[1] < 0).any()):
+            raise ValueError("All-NaN slice encountered")  # only where NaNs are skipped
+        return best[0].reshape(shape), best[1].reshape(shape)
+
+    @staticmethod
+    def _better(best, place, idx, vals, skip_nan, inexact):
+        """Merge a block's candidates into the best so far at ``place``."""
+        for k, less in ((0, np.less), (1, np.greater)):
+            bi, bv = best[k][place], best[2 + k][place]
+            ni, nv = idx[k], vals[k]
+            with np.errstate(invalid="ignore"):
+                take = (bi < 0) & (ni >= 0)
+                if inexact and not skip_nan:
+                    # the first NaN wins: a NaN candidate beats a non-NaN best
+                    take |= (ni >= 0) & (bi >= 0) & np.isnan(nv) & ~np.isnan(bv)
+                    take |= (ni >= 0) & (bi >= 0) & ~np.isnan(bv) & less(nv, bv)
+                else:
+                    take |= (ni >= 0) & (bi >= 0) & less(nv, bv)
+            best[k][place] = np.where(take, ni, bi)
+            best[2 + k][place] = np.where(take, nv, bv)
