@@ -250,6 +250,43 @@ NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double
 }
 #endif
 
+// acc merged with the states of the blocks [k, k + len) of a stream of n
+// elements, block(k, m) giving one block's state (m <= len elements): a
+// pairwise tree in index order (a binary-counter stack of partial states,
+// Tr::combine), so the merge error grows like log2(n / len).  The traits
+// with a tree of block states (merge_blocks) share it.
+template <class Tr, class F>
+NR_HD typename Tr::acc_t merge_pairwise(typename Tr::acc_t acc, long long n, long long len,
+                                        F block) {
+    using acc_t = typename Tr::acc_t;
+    acc_t stack[64];
+    int level[64];
+    int top = 0;
+    for (long long k = 0; k < n; k += len) {
+        acc_t cur = block(k, (n - k) < len ? (n - k) : len);
+        int lv = 0;
+        while (top > 0 && level[top - 1] == lv) {
+            cur = Tr::combine(stack[--top], cur);
+            lv++;
+        }
+        stack[top] = cur;
+        level[top++] = lv;
+    }
+    if (top == 0) return acc;
+    acc_t r = stack[--top];
+    while (top > 0) r = Tr::combine(stack[--top], r);
+    return Tr::combine(acc, r);
+}
+
+// acc followed by the n elements of x, one step each (Tr::step): the
+// fallback of the blocked stream algorithms (inf/NaN data, overflow).
+template <class Tr>
+NR_HD typename Tr::acc_t step_each(typename Tr::acc_t a, const typename Tr::in_t *x,
+                                   long long n) {
+    for (long long k = 0; k < n; k++) a = Tr::step(a, x[k]);
+    return a;
+}
+
 // TwoProduct: p = fl(a b) and its exact rounding error e, a b = p + e
 // exactly (where the product neither overflows nor underflows).  With a
 // hardware FMA (GPUs, host code built for it) e is one fused multiply-add;

@@ -90,8 +90,7 @@ struct CoMoments {
 
   private:
     NR_HD static acc_t steps(acc_t a, const in_t *x, long long n) {
-        for (long long k = 0; k < n; k++) a = step(a, x[k]);
-        return a;
+        return step_each<CoMoments>(a, x, n);
     }
 };
 

@@ -103,29 +103,12 @@ struct MaxSumExp {
         return {{mx, (cnt - A(1)) + s}};
     }
     // acc merged with the states of blocks [k, k + BLOCK) of a stream of n
-    // elements, block(k, m) giving one block's state: a pairwise tree in
-    // index order (a binary-counter stack of partial states), so the merge
-    // error grows like log2(n / BLOCK).  The contiguous stream below and the
-    // gathered strided stream (loops.hpp) share it.
+    // elements, block(k, m) giving one block's state: merge_pairwise's tree
+    // (common.hpp).  The contiguous stream below and the gathered strided
+    // stream (loops.hpp) share it.
     template <class F>
     NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
-        acc_t stack[64];
-        int level[64];
-        int top = 0;
-        for (long long k = 0; k < n; k += BLOCK) {
-            acc_t cur = block(k, (n - k) < BLOCK ? (n - k) : BLOCK);
-            int lv = 0;
-            while (top > 0 && level[top - 1] == lv) {
-                cur = combine(stack[--top], cur);
-                lv++;
-            }
-            stack[top] = cur;
-            level[top++] = lv;
-        }
-        if (top == 0) return acc;
-        acc_t r = stack[--top];
-        while (top > 0) r = combine(stack[--top], r);
-        return combine(acc, r);
+        return merge_pairwise<MaxSumExp>(acc, n, BLOCK, block);
     }
 #if defined(NR_HOST_TRAITS)
     // Host only: row blocks reduced over axis 0 (defined in ../host_traits.hpp).
@@ -199,23 +182,7 @@ struct MaxSumExpB {
     }
     template <class F>
     NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
-        acc_t stack[64];
-        int level[64];
-        int top = 0;
-        for (long long k = 0; k < n; k += BLOCK) {
-            acc_t cur = block(k, (n - k) < BLOCK ? (n - k) : BLOCK);
-            int lv = 0;
-            while (top > 0 && level[top - 1] == lv) {
-                cur = combine(stack[--top], cur);
-                lv++;
-            }
-            stack[top] = cur;
-            level[top++] = lv;
-        }
-        if (top == 0) return acc;
-        acc_t r = stack[--top];
-        while (top > 0) r = combine(stack[--top], r);
-        return combine(acc, r);
+        return merge_pairwise<MaxSumExpB>(acc, n, BLOCK, block);
     }
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });

@@ -119,8 +119,7 @@ struct WMoments {
 
   private:
     NR_HD static acc_t steps(acc_t a, const in_t *x, long long n) {
-        for (long long k = 0; k < n; k++) a = step(a, x[k]);
-        return a;
+        return step_each<WMoments>(a, x, n);
     }
 };
 
