@@ -363,6 +363,11 @@ def target_rows(quick: bool = False, on_row=None):
                                       lambda: sp_lse(m, axis=axis)), 5.0, "faster"))
     rows.append(_ratio_row(f"fsum f64 {big:.0e} vs np.sum",
                            *t(lambda: nr.fsum(a), lambda: np.sum(a)), 2.0, "at_most"))
+    # axis 0 of a C-ordered block: the column kernel (per-column (s, e) in
+    # registers, row blocks) against NumPy's row-after-row adds
+    rows.append(_ratio_row(f"fsum f64 {side}^2 axis=0 vs np.sum",
+                           *t(lambda: nr.fsum(m, axis=0), lambda: np.sum(m, axis=0)),
+                           1.5, "at_most"))
     rows.append(_ratio_row(f"cumminmax f64 {big:.0e}",
                            *t(lambda: nr.cumminmax(a),
                               lambda: (np.minimum.accumulate(a), np.maximum.accumulate(a))),
