@@ -48,6 +48,12 @@ def test_page_python_blocks_run(page, index, before, code, tmp_path, monkeypatch
             f"{page.name} python block {index} is neither a doctest nor marked with an "
             "HTML comment saying which test runs it")
         return
+    mods = re.findall(r"^>>> from (\w+)", code, re.M)
+    for names in re.findall(r"^>>> import (.*)$", code, re.M):
+        mods += [part.split()[0].split(".")[0] for part in names.split(",")]
+    missing = sorted({m for m in mods if importlib.util.find_spec(m) is None})
+    if missing:  # an optional package of an extra (xarray: the 'xarray' extra)
+        pytest.skip(f"{page.name} block {index} needs {', '.join(missing)}, not installed")
     monkeypatch.chdir(tmp_path)
     test = doctest.DocTestParser().get_doctest(code, {}, f"{page.name} block {index}",
                                                str(page), 0)
