@@ -575,11 +575,11 @@ def _dask_mapreduce(f, reduction, arrays, axis, keepdims, options, qualname):
     srcs = da.broadcast_arrays(*[a if is_dask_array(a) else da.asarray(a) for a in arrays])
     shape = srcs[0].shape
     probe = _mapped.image(f, [np.ones((1,) * len(shape), dtype=s.dtype) for s in srcs],
-                   (1,) * len(shape), None, qualname)
+                          (1,) * len(shape), None, qualname)
 
     def block(*blocks):
-        return _mapped.image(f, blocks, np.broadcast_shapes(*(b.shape for b in blocks)), probe.dtype,
-                      qualname)
+        return _mapped.image(f, blocks, np.broadcast_shapes(*(b.shape for b in blocks)),
+                             probe.dtype, qualname)
 
     img = da.map_blocks(block, *srcs, dtype=probe.dtype,
                         meta=np.empty((0,) * len(shape), dtype=probe.dtype))
