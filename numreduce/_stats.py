@@ -643,11 +643,7 @@ def cummeanvar(be, qualname, x, axis=None, dtype=None, ddof=0, out=None):
     ddof = ddof_arg(name, ddof)
     mean_dt, var_dt = meanvar_dtypes(name, arr.dtype, dtype)
     _check_dtypes(be, name, mean_dt, var_dt)
-    outs = (None, None)
-    if out is not None:
-        outs = out_pair(out, name)
-        be.check_outs(outs, arr.shape, name)
-        check_out_dtypes(outs, (mean_dt, var_dt), name)
+    outs = _meanvar_outs(be, name, out, arr.shape, (), False, mean_dt, var_dt)  # the shape
     n = arr.shape[ax]
     if 0 < n <= ddof and be.nonempty(arr):
         # one warning, as np.var of the whole slice, not one per prefix
