@@ -246,6 +246,7 @@ def group_meanvar(
     dtype: DTypeLike | None = None,
     ddof: _DDof = 0,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> tuple[NDArray[Any], NDArray[Any]]: ...
 def group_logsumexp(
     a: ArrayLike, group_ids: ArrayLike, num_groups: int | None = None, axis: int = 0

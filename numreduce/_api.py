@@ -1555,14 +1555,19 @@ def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValu
 
 
 @public_function(_stats.group_meanvar, _REFUSE_GROUPS)
-def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):
+def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True,
+                  weights=None):
     """Mean and variance of every group, in one pass:
     ``(np.mean(a[group_ids == g], axis), np.var(..., ddof=ddof))`` for each
     group ``g`` (pandas ``groupby(...).mean()`` and ``.var(ddof=...)``).
 
     Accumulates (count, mean, M2) per group with the ``moments`` ufunc, in
-    float64 for bool/integer/float16/float32 data.  Dtype and ddof rules are :func:`meanvar`'s; an empty group (or one with
-    ``count <= ddof``) gives NaN with NumPy's warnings.
+    float64 for bool/integer/float16/float32 data.  Dtype and ddof rules
+    are :func:`meanvar`'s; an empty group (or one with ``count <= ddof``)
+    gives NaN with NumPy's warnings.  With ``weights``, the weighted
+    moments of :func:`meanvar` per group (``wmoments``): frequency weights,
+    so integer weights give the moments of ``np.repeat``; a group whose
+    weights sum to 0 is an empty group.
 
     Parameters
     ----------
@@ -1578,9 +1583,12 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     dtype : dtype, optional
         Float or complex dtype of the results.
     ddof : real scalar, default 0
-        Delta degrees of freedom: the variance divides by ``count - ddof``.
+        Delta degrees of freedom: the variance divides by ``count - ddof``
+        (by the weight sum minus ``ddof`` with ``weights``).
     where : array_like of bool, optional
         Elements to include.
+    weights : array_like, optional
+        Non-negative frequency weights, broadcast against ``a`` (real data).
 
     Returns
     -------
@@ -1592,6 +1600,10 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     ------
     IndexError
         A group id outside ``[0, num_groups)``.
+    ValueError
+        A negative weight, or weights that do not broadcast against ``a``.
+    TypeError
+        Complex data or weights (real numbers only with ``weights``).
 
     See Also
     --------
@@ -1603,6 +1615,9 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     >>> import numpy as np, numreduce as nr
     >>> nr.group_meanvar(np.array([1., 2., 3., 5.]), np.array([0, 1, 0, 1]), ddof=1)
     (array([2. , 3.5]), array([2. , 4.5]))
+    >>> nr.group_meanvar(np.array([1., 2., 3., 5.]), np.array([0, 1, 0, 1]),
+    ...                  weights=np.array([3, 1, 1, 0]))
+    (array([1.5, 2. ]), array([0.75, 0.  ]))
     """
 
 

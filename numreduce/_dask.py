@@ -30,8 +30,8 @@ from ._args import (bad_group_id, check_group_ids, check_where, empty_group_erro
                     where_mask)
 from ._config import dask_task
 from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
-from ._dtypes import (has_identity, has_initials, mask_initials, merge_descrs, resolve,
-                      seed_values, sources_plan)
+from ._dtypes import (MULTI_SOURCE, has_identity, has_initials, mask_initials, merge_descrs,
+                      resolve, seed_values, sources_plan, stream_dtype)
 
 __all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
            "merge_pair", "nonnegative", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
@@ -72,7 +72,7 @@ def _pack_block(dt, *blocks):
     return out
 
 
-def _pack_sources(xs):
+def pack_sources(xs):
     """K aligned source arrays as one array of K-field records (each block
     reduced as the tuple of its fields' views)."""
     import dask.array as da
@@ -353,7 +353,7 @@ def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=N
     block_mode, block_initials = (0, None) if seeds is not None else (mode, initials)
     identity = mode == 2 or (mode == 0 and has_init)
     if isinstance(x, (tuple, list)):  # a reduction of K sources (``sources``)
-        x = _pack_sources(x)
+        x = pack_sources(x)
     return build(label, x, axes, keepdims, descrs[1:] if dtypes is None else dtypes,
                  functools.partial(_reduce_state, ref, descrs, block_mode, block_initials,
                                    identity),
@@ -531,7 +531,7 @@ def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label=
     ``finish`` blockwise, one map_blocks per output."""
     import dask.array as da
 
-    states = [scan(ufunc, p, ax, resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype,
+    states = [scan(ufunc, p, ax, resolve(ufunc, stream_dtype(p), (None,) * ufunc.nout, dtype,
                                          ufunc.nout), None)
               for p in parts(da, x)]
     flat = [s for st in states for s in st]
@@ -663,7 +663,7 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
 
     ref = _ufunc_ref(ufunc)
     has_init = has_initials(ufunc, descrs[0]) if parts is None else \
-        has_identity(ufunc, x.dtype, dtype)
+        has_identity(ufunc, stream_dtype(x), dtype)
     identity_needed = mode == 0 and not has_init
     if (is_dask_array(ids) and identity_needed and _known(x.shape) and x.size == 0
             and _known(ids.shape)):
@@ -678,7 +678,8 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
     block_seeded = mode == 2 or (mode == 0 and has_init)
     fill = None
     if identity_needed:
-        stream = descrs[0] if parts is None else x.dtype if dtype is None else np.dtype(dtype)
+        stream = descrs[0] if parts is None else stream_dtype(x) if dtype is None else \
+            np.dtype(dtype)
         fill = mask_initials(ufunc, stream)
         if fill is None:  # a ufunc registered through the C API, without initials
             raise TypeError(f"{qualname}: {ufunc.__name__} has no initial values, so the "
@@ -855,8 +856,10 @@ def segments(ufunc, x, ax, starts, stops, descrs, outs, mode=0, seeds=None, init
     if mode == 2:
         empty_state = seeds
     elif mode == 0 and has_init:
-        empty_state = _host.reduce(ufunc, np.zeros(0, descrs[0]), (0,), False, descrs,
-                                   (None,) * nout)
+        none = np.zeros(0, descrs[0])  # K empty sources for a reduction of K
+        k = MULTI_SOURCE.get(ufunc)
+        empty_state = _host.reduce(ufunc, none if k is None else (none,) * k, (0,), False,
+                                   descrs, (None,) * nout)
     else:
         empty_state = tuple(np.zeros((), dt) for dt in dtypes)  # never used
     n = x.shape[ax]

@@ -19,10 +19,11 @@ import numpy as np
 from . import _core
 from ._args import check_out_dtypes, dtype_arg
 
-__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "at_descrs", "cumfsum_dtypes", "fsum_dtypes", "has_identity",
-           "has_initials", "logcumsumexp_dtype", "logsumexp_dtype", "mask_initials",
-           "meanvar_dtypes", "merge_descrs", "moments_ufunc", "multi_output", "pieces_start",
-           "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values", "sources_dtype", "sources_plan", "sum_dtype"]
+__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "at_descrs", "cumfsum_dtypes", "fsum_dtypes",
+           "has_identity", "has_initials", "logcumsumexp_dtype", "logsumexp_dtype",
+           "mask_initials", "meanvar_dtypes", "merge_descrs", "moments_ufunc", "multi_output",
+           "pieces_start", "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values",
+           "sources_dtype", "sources_plan", "stream_dtype", "sum_dtype"]
 
 # The ufuncs the engine knows -> number of outputs: the C++ registry's dict,
 # which numreduce's own ufuncs and those other extensions register through
@@ -334,6 +335,13 @@ def sources_dtype(label, *dtypes):
     if dt.kind != "f":
         return np.dtype(np.float64)
     return np.dtype(np.float32) if dt.itemsize < 4 else dt.newbyteorder("=")
+
+
+def stream_dtype(arr):
+    """The dtype of one source value of a method's operand: the array's, or
+    the fields' of K sources packed as K-field records (the backends'
+    ``pack_sources``)."""
+    return arr.dtype if arr.dtype.names is None else arr.dtype[0]
 
 
 def sources_plan(label, names, arrays):

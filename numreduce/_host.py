@@ -44,7 +44,8 @@ from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, 
                     group_ids as _group_ids, is_cupy_array, is_dask_array, is_given,
                     normalize_axes, num_groups,
                     parse_out as _parse_out, where_mask, work_outs)
-from ._dtypes import at_descrs, multi_output, resolve, sources_plan
+from ._dtypes import (MULTI_SOURCE, at_descrs, multi_output, resolve, sources_plan,
+                      stream_dtype)
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
@@ -79,6 +80,18 @@ def sources(arrays, names, label="", qualname=""):
     arrs = [np.asarray(x) for x in arrays]
     dt, shape = sources_plan(qualname or label, names, arrs)
     return [np.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
+
+
+def pack_sources(arrays):
+    """K broadcast source arrays of one dtype (``sources``) as one array of
+    their shape whose elements are K-field records (fields f0 .. f{K-1}):
+    the stream of the methods of a reduction of K sources, whose loops read
+    an element as K consecutive values (a copy)."""
+    dt = arrays[0].dtype
+    out = np.empty(arrays[0].shape, np.dtype([(f"f{i}", dt) for i in range(len(arrays))]))
+    for i, a in enumerate(arrays):
+        out[f"f{i}"] = a
+    return out
 
 
 def nonnegative(w, message):
@@ -344,8 +357,15 @@ def merge(ufunc, a, b, outs, descrs, label=""):
 
 def _block3(arr, ax, dt):
     """C-contiguous, aligned, native data in the stream dtype, and its
-    (outer, n, inner) layout around axis ``ax``."""
-    x = np.require(arr.astype(dt, copy=False), requirements=["C", "A"])
+    (outer, n, inner) layout around axis ``ax``.  K sources packed as
+    records (``pack_sources``) become their K values per element, in ``dt``."""
+    if arr.dtype.names is not None:
+        names = arr.dtype.names
+        if any(arr.dtype[f] != dt for f in names):
+            arr = pack_sources([arr[f].astype(dt) for f in names])
+        x = np.require(arr, requirements=["C", "A"]).reshape(-1).view(dt)
+    else:
+        x = np.require(arr.astype(dt, copy=False), requirements=["C", "A"])
     shape = arr.shape
     return x, (math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:]))
 
@@ -367,7 +387,7 @@ def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label=
     the list of their running states (returned as it is without it)."""
     states = []
     for p in parts(np, x):
-        d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
+        d = resolve(ufunc, stream_dtype(p), (None,) * ufunc.nout, dtype, ufunc.nout)
         states.append(scan(ufunc, p, ax, d, (None,) * ufunc.nout))
     return states if finish is None else finish(np, states)
 
@@ -451,7 +471,7 @@ def group_reduce_parts(ufunc, x, ax, ids, g, parts, finish=None, dtypes=None, mo
     their states (returned as it is without it)."""
     states = []
     for p in parts(np, x):
-        d = resolve(ufunc, p.dtype, (None,) * ufunc.nout, dtype, ufunc.nout)
+        d = resolve(ufunc, stream_dtype(p), (None,) * ufunc.nout, dtype, ufunc.nout)
         states.append(group_reduce(ufunc, p, ax, ids, g, d, (None,) * ufunc.nout, mode,
                                    initials, mask, seeded, label))
     return states if finish is None else finish(np, states)
@@ -469,7 +489,17 @@ def at(ufunc, outs, indices, values, label, qualname=""):
                             "ignored); pass np.ma.getdata(m)")
     shape = outs[0].shape
     _check_outs(outs, shape, label)
-    vals = np.asarray(values)
+    nsrc = MULTI_SOURCE.get(ufunc)
+    if nsrc is not None:
+        # K sources: `values` is their tuple, broadcast together first
+        if not isinstance(values, (tuple, list)) or len(values) != nsrc:
+            raise TypeError(f"{qualname or label}: {ufunc.__name__} reduces {nsrc} arrays "
+                            f"together; pass 'values' as one tuple (v_0, ..., v_{nsrc - 1}), "
+                            f"got {type(values).__name__}")
+        srcs = sources(values, [f"values[{i}]" for i in range(nsrc)], label, qualname)
+        vals = np.empty(srcs[0].shape, srcs[0].dtype)  # the shape and dtype checks below
+    else:
+        vals = np.asarray(values)
     size = math.prod(shape)
     # ufunc.at's index rules are NumPy's indexing rules: index a map of flat
     # positions (IndexError, negative indices, tuples, slices, booleans).
@@ -493,14 +523,18 @@ def at(ufunc, outs, indices, values, label, qualname=""):
                          f"indexed shape {idx_shape}") from None
     descrs = at_descrs(ufunc, vals.dtype, [o.dtype for o in outs], ufunc.nout, label)
     ids = np.ascontiguousarray(idx, dtype=np.intp).reshape(-1)
-    x = np.ascontiguousarray(vals, dtype=descrs[0]).reshape(-1)
+    if nsrc is not None:  # the K values of an element side by side (a copy)
+        x = pack_sources([np.broadcast_to(v, idx_shape).astype(descrs[0]) for v in srcs])
+        x = x.reshape(-1).view(descrs[0])
+    else:
+        x = np.ascontiguousarray(vals, dtype=descrs[0]).reshape(-1)
     if any(np.may_share_memory(x, o) for o in outs):
         x = x.copy()  # read every value before any accumulator changes
     accs = []
     for o, d in zip(outs, descrs[1:]):
         direct = o.dtype == d and o.flags.c_contiguous and o.flags.aligned
         accs.append(o.reshape(-1) if direct else np.ascontiguousarray(o, dtype=d).reshape(-1))
-    bad = _core._scatter(ufunc, x, ids, None, tuple(accs), None, 1, x.size, 1, size)
+    bad = _core._scatter(ufunc, x, ids, None, tuple(accs), None, 1, ids.size, 1, size)
     if bad >= 0:  # pragma: no cover - the ids come from NumPy's indexing
         raise IndexError(f"{label}: index {ids[bad]} is out of bounds")
     for o, r in zip(outs, accs):

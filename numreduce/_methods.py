@@ -19,7 +19,7 @@ import numpy as np
 from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, normalize_axes,
                     one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
 from ._dtypes import (MULTI_OUTPUT, MULTI_SOURCE, merge_descrs, pieces_start, reduce_start,
-                      resolve_outs, seed_values)
+                      resolve_outs, seed_values, stream_dtype)
 
 __all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
            "segmented_reduce"]
@@ -55,13 +55,8 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
     if nsrc is not None:
         # A reduction of K sources: `array` is the tuple of the K arrays,
         # broadcast together (the backend's `sources`).
-        if not isinstance(array, (tuple, list)) or len(array) != nsrc:
-            raise TypeError(f"{qualname}: {name} reduces {nsrc} arrays together; pass them "
-                            f"as one tuple (x_0, ..., x_{nsrc - 1}), got "
-                            f"{type(array).__name__}")
-        arr = be.sources(array, [f"array[{i}]" for i in range(nsrc)], name, qualname)
+        arr = tuple(_source_list(be, qualname, ufunc, name, array, nsrc))
         shape, arr_dtype = arr[0].shape, arr[0].dtype
-        arr = tuple(arr)
     else:
         arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
                                                                  qualname)
@@ -92,13 +87,38 @@ def _engine_ufunc(be, ufunc):
     return ufunc, nout
 
 
+def _sources(be, qualname, ufunc, name, array):
+    """The operand of a method of ``ufunc``: the array, or for a reduction
+    of K sources (``MULTI_SOURCE``) the K arrays of the tuple ``array``
+    broadcast together in the loop's dtype (the backend's ``sources``) and
+    packed as one array of K-field records of that shape
+    (``be.pack_sources``), so that the methods' axis, shape and out rules
+    are the one-source ones.
+    TypeError where a K-source ufunc gets anything but a K-tuple."""
+    nsrc = MULTI_SOURCE.get(ufunc)
+    if nsrc is None:
+        return array if type(array) is np.ndarray else be.asarray(array, "the array", name,
+                                                                  qualname)
+    return be.pack_sources(_source_list(be, qualname, ufunc, name, array, nsrc))
+
+
+def _source_list(be, qualname, ufunc, name, array, nsrc):
+    """The K = ``nsrc`` arrays of the tuple ``array`` broadcast together in
+    the loop's dtype (the backend's ``sources``); TypeError for anything
+    but a K-tuple."""
+    if not isinstance(array, (tuple, list)) or len(array) != nsrc:
+        raise TypeError(f"{qualname}: {ufunc.__name__} reduces {nsrc} arrays together; pass "
+                        f"them as one tuple (x_0, ..., x_{nsrc - 1}), got "
+                        f"{type(array).__name__}")
+    return be.sources(array, [f"array[{i}]" for i in range(nsrc)], name, qualname)
+
+
 def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
     """The operands of a method along one axis: (its name for messages,
-    the ``out`` entries, the array, the normalised axis)."""
+    the ``out`` entries, the array (``_sources``), the normalised axis)."""
     name = f"{method}({ufunc.__name__})"
     outs = be.parse_out(out, nout, name, qualname)
-    arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
-                                                             qualname)
+    arr = _sources(be, qualname, ufunc, name, array)
     return name, outs, arr, one_axis(axis, arr, name, verb)
 
 
@@ -135,7 +155,7 @@ def accumulate(be, qualname, ufunc, array, axis=0, dtype=None, out=None):
                                       "accumulate on")
     if out is not None:
         be.check_outs(outs, arr.shape, name)
-    descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    descrs = resolve_outs(ufunc, stream_dtype(arr), outs, dtype, nout, name)
     return be.scan(ufunc, arr, ax, descrs, outs, name, qualname)
 
 
@@ -183,7 +203,7 @@ def _segments(be, qualname, ufunc, nout, name, arr, ax, starts, stops, dtype, ou
     mask = None if where is True else be.where(where, arr.shape, name, qualname)
     if any(o is not None for o in outs):
         be.check_outs(outs, arr.shape[:ax] + (starts.shape[0],) + arr.shape[ax + 1:], name)
-    descrs = resolve_outs(ufunc, arr.dtype, outs, dtype, nout, name)
+    descrs = resolve_outs(ufunc, stream_dtype(arr), outs, dtype, nout, name)
     seeds = seed_values(initials, descrs, name) if mode == 2 else None
 
     seeded = pieces_start(ufunc, descrs, mode, mask is not None, name,
@@ -212,7 +232,7 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
     mask = None if where is True else be.where(where, arr.shape, name, qualname)
     if out is not None:
         be.check_outs(outs, arr.shape[:ax] + (g,) + arr.shape[ax + 1:], name)
-    descrs = resolve_outs(ufunc, arr.dtype if stream is None else stream, outs, dtype,
+    descrs = resolve_outs(ufunc, stream_dtype(arr) if stream is None else stream, outs, dtype,
                           nout, name)
     seeded = pieces_start(ufunc, descrs, mode, mask is not None, name, prefix=True)
     if parts is None:

@@ -665,9 +665,34 @@ def group_minmax(be, qualname, a, group_ids, num_groups=None, axis=0, out=None,
                                    where=where)
 
 
+def finish_group_wmeanvar(mean_dt, var_dt, ddof, xp, states):
+    """group_meanvar's weighted finish: ``finish_wmeanvar`` of the one
+    part's states."""
+    return finish_wmeanvar(mean_dt, var_dt, ddof, False, False, xp, states[0])
+
+
+def _group_weighted_meanvar(be, qualname, name, a, weights, group_ids, num_groups, axis,
+                            dtype, ddof, where):
+    """group_meanvar with frequency weights: the weighted moments of the
+    data and the weights (broadcast together) per group, in one pass,
+    finished as meanvar's weighted moments are."""
+    ddof = ddof_arg(name, ddof)
+    x, w = be.sources((a, weights), ("the array", "weights"), name, qualname)
+    in_dt = np.result_type(*(_dtype_of(v) for v in (a, weights)))  # np.average's
+    mean_dt, var_dt = meanvar_dtypes(name, in_dt, dtype)
+    w = be.nonnegative(w, f"{qualname}: weights must be non-negative (frequency weights)")
+    return methods.reduce_by_group(
+        be, qualname, _core.wmoments, (x, w), group_ids, num_groups, axis=axis, where=where,
+        parts=one_part, finish=_bind(finish_group_wmeanvar, mean_dt, var_dt, ddof),
+        dtypes=(mean_dt, var_dt), label=name)
+
+
 def group_meanvar(be, qualname, a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0,
-                  where=True):
+                  where=True, weights=None):
     name = "group_meanvar"
+    if weights is not None:
+        return _group_weighted_meanvar(be, qualname, name, a, weights, group_ids, num_groups,
+                                       axis, dtype, ddof, where)
     a = be.asarray(a, "the array", name, qualname)
     ddof = ddof_arg(name, ddof)
     mean_dt, var_dt = meanvar_dtypes(name, a.dtype, dtype)

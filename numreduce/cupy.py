@@ -230,11 +230,13 @@ def group_argminmax(a, group_ids, num_groups=None):
                                   num_groups)
 
 
-def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True):
+def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True,
+                  weights=None):
     """``numreduce.group_meanvar`` on the GPU (complex data: the real and
     imaginary parts reduced apart, as the NumPy path)."""
     return _stats.group_meanvar(_cupy, "numreduce.group_meanvar", a, group_ids, num_groups,
-                                axis=axis, dtype=dtype, ddof=ddof, where=where)
+                                axis=axis, dtype=dtype, ddof=ddof, where=where,
+                                weights=weights)
 
 
 def group_logsumexp(a, group_ids, num_groups=None, axis=0):

@@ -350,9 +350,9 @@ def test_forward_call_is_one_elements_state():
     assert (m, t) == (-np.inf, -1.0)
 
 
-def test_other_methods_refuse_clearly():
+def test_methods_take_the_sources_as_one_tuple():
     x = np.ones(4)
-    with pytest.raises(TypeError, match="not supported yet"):
+    with pytest.raises(TypeError, match="reduces 2 arrays together"):
         nr.accumulate(nr.wmoments, np.stack([x, x], -1))
 
 

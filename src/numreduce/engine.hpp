@@ -43,6 +43,11 @@ PyObject *fast_function_new(PyObject *self, PyObject *args);
 // Shared by the engine methods (engine_scan/segments/scatter.cpp).
 // The loop entry of `ufunc` for input descriptor `in` (sets *nout, and
 // *name if given), or nullptr with a TypeError naming the missing loop.
+// The methods' stream `x` holds elements of `in`; for a reduction of K
+// sources (entry->nsrc = K) an element is K consecutive values of `in` (the
+// traits' sources<T, K>: the K sources packed as records, viewed as T), so
+// x has K times the elements of the (outer, n, inner) block
+// (stream_width).
 inline const LoopEntry *method_loop(PyObject *ufunc, PyArray_Descr *in, const char *what,
                                     int *nout, const char **name = nullptr) {
     const char *found = "?";
@@ -51,16 +56,11 @@ inline const LoopEntry *method_loop(PyObject *ufunc, PyArray_Descr *in, const ch
         PyErr_Format(PyExc_TypeError, "numreduce: %R has no %s loop for dtype %R", ufunc, what,
                      (PyObject *)in);
     }
-    if (entry != nullptr && entry->nsrc != 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "numreduce: %s of %R, a reduction of %d sources, is not supported yet "
-                     "(reduce and merge are)",
-                     what, ufunc, (int)entry->nsrc);
-        return nullptr;
-    }
     if (name != nullptr) *name = found;
     return entry;
 }
+// The values of `in` per element of a method's stream (see method_loop).
+inline npy_intp stream_width(const LoopEntry *entry) { return entry->nsrc > 1 ? entry->nsrc : 1; }
 // An operand the loops can walk directly: C-contiguous, aligned, native
 // byte order, `size` elements, and of `type_num` unless that is -1.
 inline bool plain_array(PyArrayObject *a, npy_intp size, int type_num = -1) {

@@ -11,8 +11,8 @@ namespace nr {
 
 // _accumulate(ufunc, x, outs, outer, n, inner) -> None
 //   x: C-contiguous aligned native array of the stream dtype, size
-//   outer * n * inner; outs: tuple of nout such arrays of the loop's output
-//   dtype, same size.  out[k][o, i, j] = reduce(x[o, :i+1, j]) for output k.
+//   outer * n * inner (times K for K sources: method_loop); outs: tuple of
+//   nout arrays of the loop's output dtype, size outer * n * inner.  out[k][o, i, j] = reduce(x[o, :i+1, j]) for output k.
 PyObject *engine_accumulate(PyObject *, PyObject *args) {
     PyObject *ufunc, *outs;
     PyArrayObject *x;
@@ -25,9 +25,10 @@ PyObject *engine_accumulate(PyObject *, PyObject *args) {
     int nout = 0;
     const LoopEntry *entry = method_loop(ufunc, in, "accumulate", &nout);
     if (entry == nullptr) return nullptr;
-    const npy_intp size = PyArray_SIZE(x);
+    const npy_intp width = stream_width(entry);
+    const npy_intp size = outer >= 0 && n >= 0 && inner >= 0 ? outer * n * inner : -1;
     auto plain = [&](PyArrayObject *a) { return plain_array(a, size); };
-    if (outer < 0 || n < 0 || inner < 0 || (npy_intp)(outer * n * inner) != size || !plain(x) ||
+    if (size < 0 || !plain_array(x, size * width) ||
         PyTuple_GET_SIZE(outs) != nout) {
         PyErr_SetString(PyExc_ValueError, "numreduce: internal argument mismatch (_accumulate)");
         return nullptr;
@@ -49,7 +50,7 @@ PyObject *engine_accumulate(PyObject *, PyObject *args) {
         const npy_intp nthreads = size >= 400000 && outer > 1
                                       ? (engine_num_threads() < outer ? engine_num_threads() : outer)
                                       : 1;
-        const npy_intp isize = in->elsize, osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(outs, 0))->elsize;
+        const npy_intp isize = in->elsize * width, osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(outs, 0))->elsize;
         const npy_intp block = n * inner;
         Py_BEGIN_ALLOW_THREADS;
         if (nthreads <= 1) {

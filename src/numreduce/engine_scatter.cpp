@@ -17,7 +17,7 @@ namespace nr {
 
 // _scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> int
 //   x: (outer, n, inner) C-contiguous aligned native array of the stream
-//   dtype; ids: n intp; mask: None or (outer, n, inner) bool; accs: tuple
+//   dtype (K values per element for K sources: method_loop); ids: n intp; mask: None or (outer, n, inner) bool; accs: tuple
 //   of nout (outer, G, inner) arrays of the loop's output dtype; seen: None
 //   (accs hold states: step only) or (outer, G, inner) uint8 zeros (see
 //   scatter_block).  Returns -1, or the index of the first id outside
@@ -38,7 +38,7 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     const bool dims_ok = outer >= 0 && n >= 0 && inner >= 0 && G >= 0;
     const npy_intp xsize = dims_ok ? outer * n * inner : -1;
     const npy_intp ssize = dims_ok ? outer * G * inner : -1;
-    if (!dims_ok || !plain(x, xsize, in->type_num) || !plain(ids, n, NPY_INTP) ||
+    if (!dims_ok || !plain(x, xsize * stream_width(entry), in->type_num) || !plain(ids, n, NPY_INTP) ||
         PyTuple_GET_SIZE(accs) != nout ||
         (maskobj != Py_None &&
          (!PyArray_Check(maskobj) || !plain((PyArrayObject *)maskobj, xsize, NPY_BOOL))) ||
@@ -71,7 +71,7 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     // combine, so the result is bitwise the same for any thread count.
     // Only where the pieces' slots take at most a quarter of the stream's
     // bytes (few groups next to the stream); otherwise one pass.
-    const npy_intp isize = in->elsize, osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(accs, 0))->elsize;
+    const npy_intp isize = in->elsize * stream_width(entry), osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(accs, 0))->elsize;
     const npy_intp prows = inner > 0 && kChunk / inner > 0 ? kChunk / inner : 1;
     npy_intp npieces = seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1;
     // Piece k's slots: nout blocks of ssize out_t, then ssize seen flags,

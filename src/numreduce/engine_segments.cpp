@@ -15,7 +15,7 @@ namespace nr {
 
 // _segments(ufunc, x, mask, outs, outer, n, inner, starts, stops, mode, initials) -> None
 //   x: C-contiguous aligned native array of the stream dtype, size
-//   outer * n * inner; mask: None or a bool array of x's size and layout;
+//   outer * n * inner (times K for K sources: method_loop); mask: None or a bool array of x's size and layout;
 //   outs: tuple of nout C-contiguous aligned arrays of the loop's output
 //   dtype, size outer * nseg * inner; starts, stops: C-contiguous intp
 //   arrays of nseg offsets, 0 <= start, stop <= n; mode: 0 = the loop's
@@ -41,9 +41,8 @@ PyObject *engine_segments(PyObject *, PyObject *args) {
         return nullptr;
     };
     auto plain = [](PyArrayObject *a, npy_intp size) { return plain_array(a, size); };
-    const npy_intp size = PyArray_SIZE(x);
-    if (outer < 0 || n < 0 || inner < 0 || (npy_intp)(outer * n * inner) != size ||
-        !plain(x, size) || PyTuple_GET_SIZE(outs) != nout || mode < 0 || mode > 2) {
+    const npy_intp size = outer >= 0 && n >= 0 && inner >= 0 ? outer * n * inner : -1;
+    if (size < 0 || !plain(x, size * stream_width(entry)) || PyTuple_GET_SIZE(outs) != nout || mode < 0 || mode > 2) {
         return bad("x");
     }
     const npy_intp nseg = PyArray_SIZE(starts);

@@ -1,0 +1,379 @@
+"""The methods for reductions of several arrays (issue 25, item 1):
+accumulate, reduceat, segmented_reduce, reduce_by_group and at of the
+two-source ufuncs (wmoments, nanwmoments, comoments, maxsumexpb, twoprod),
+which take their sources as one tuple, and group_meanvar(weights=).
+
+References: numreduce.reduce of the same slices (the states), and for the
+statistics NumPy (np.repeat, np.average, np.cov, np.corrcoef), SciPy
+(logsumexp with b=) and math.fsum, per group and per segment; Dask arrays
+against the NumPy path; every error before anything is written."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import numreduce as nr
+
+RNG = np.random.default_rng(20261204)
+UFUNCS = [nr.wmoments, nr.nanwmoments, nr.comoments, nr.maxsumexpb, nr.twoprod]
+IDS = [u.__name__ for u in UFUNCS]
+
+
+def _pair(shape, ufunc):
+    """Data and a second source fit for ``ufunc`` (non-negative weights)."""
+    x = RNG.normal(size=shape) * 2 + 1
+    y = RNG.integers(0, 4, size=shape).astype(float) if ufunc in (nr.wmoments,
+                                                                  nr.nanwmoments) \
+        else RNG.normal(size=shape)
+    return x, y
+
+
+def _states_close(got, want, rtol=1e-12):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12, equal_nan=True)
+
+
+def _take(a, ax, sl):
+    idx = [slice(None)] * a.ndim
+    idx[ax] = sl
+    return a[tuple(idx)]
+
+
+# ---------------------------------------------------------------------------
+# each method against reduce of the same slices
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
+@pytest.mark.parametrize("shape,axis", [((50,), 0), ((9, 300), 1), ((40, 3), 0),
+                                        ((4, 30, 5), 1), ((4, 30, 5), -1)])
+def test_accumulate_is_reduce_of_prefixes(ufunc, shape, axis):
+    x, y = _pair(shape, ufunc)
+    acc = nr.accumulate(ufunc, (x, y), axis=axis)
+    assert all(a.shape == x.shape for a in acc)
+    ax = axis % x.ndim
+    for i in (0, 1, shape[ax] // 2, shape[ax] - 1):
+        want = nr.reduce(ufunc, (_take(x, ax, slice(0, i + 1)), _take(y, ax, slice(0, i + 1))),
+                         axis=ax)
+        _states_close([_take(a, ax, i) for a in acc], want)
+
+
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
+@pytest.mark.parametrize("shape,axis", [((600,), 0), ((7, 90), 1), ((60, 4), 0),
+                                        ((3, 50, 2), 1)])
+def test_segments_are_reduce_of_slices(ufunc, shape, axis):
+    x, y = _pair(shape, ufunc)
+    n = shape[axis]
+    starts = [0, 3, n // 2, 5, n - 1]
+    stops = [3, n, n, 5, n]  # an empty segment: the ufunc's empty state
+    seg = nr.segmented_reduce(ufunc, (x, y), starts, stops, axis=axis)
+    for s, (lo, hi) in enumerate(zip(starts, stops)):
+        want = nr.reduce(ufunc, (_take(x, axis, slice(lo, hi)), _take(y, axis, slice(lo, hi))),
+                         axis=axis)
+        _states_close([_take(r, axis, s) for r in seg], want)
+    idx = [0, 4, n // 3, n - 2]
+    at = nr.reduceat(ufunc, (x, y), idx, axis=axis)
+    bounds = list(zip(idx, idx[1:] + [n]))
+    for s, (lo, hi) in enumerate(bounds):
+        want = nr.reduce(ufunc, (_take(x, axis, slice(lo, hi)), _take(y, axis, slice(lo, hi))),
+                         axis=axis)
+        _states_close([_take(r, axis, s) for r in at], want)
+
+
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
+@pytest.mark.parametrize("shape,axis", [((500,), 0), ((60, 3), 0), ((3, 70), 1),
+                                        ((2, 40, 3), 1)])
+def test_groups_are_reduce_of_each_group(ufunc, shape, axis):
+    x, y = _pair(shape, ufunc)
+    g = 6
+    ids = RNG.integers(0, g - 1, size=shape[axis])  # group g-1 stays empty
+    res = nr.reduce_by_group(ufunc, (x, y), ids, num_groups=g, axis=axis)
+    for k in range(g):
+        sel = np.flatnonzero(ids == k)
+        want = nr.reduce(ufunc, (_take(x, axis, sel), _take(y, axis, sel)), axis=axis)
+        _states_close([_take(r, axis, k) for r in res], want)
+
+
+@pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
+def test_at_is_reduce_by_group(ufunc):
+    x, y = _pair((300,), ufunc)
+    ids = RNG.integers(0, 5, size=300)
+    empty = nr.reduce(ufunc, (x[:0], y[:0]))
+    outs = tuple(np.full(5, e) for e in empty)
+    nr.at(ufunc, outs, ids, (x, y))
+    _states_close(outs, nr.reduce_by_group(ufunc, (x, y), ids, num_groups=5), rtol=0)
+    # broadcast values: a scalar second source
+    outs = tuple(np.full(5, e) for e in empty)
+    nr.at(ufunc, outs, ids, (x, 2.0))
+    _states_close(outs, nr.reduce_by_group(ufunc, (x, np.full(300, 2.0)), ids, num_groups=5),
+                  rtol=0)
+
+
+def test_sources_broadcast_and_convert():
+    x = RNG.normal(size=(30, 4))
+    w = RNG.integers(0, 3, size=(30, 1))  # int weights, broadcast along axis 1
+    ids = RNG.integers(0, 3, size=30)
+    got = nr.reduce_by_group(nr.wmoments, (x, w), ids, axis=0)
+    want = nr.reduce_by_group(nr.wmoments, (x, np.broadcast_to(w, x.shape).astype(float)),
+                              ids, axis=0)
+    _states_close(got, want, rtol=0)
+    got = nr.accumulate(nr.comoments, (x.astype(np.float32), x[:, :1].astype(np.float32)),
+                        axis=0)
+    assert got[0].dtype == nr.reduce(nr.comoments, (x[:1].astype(np.float32),) * 2)[0].dtype
+
+
+def test_where_and_initial():
+    x, w = _pair((40, 3), nr.wmoments)
+    ids = RNG.integers(0, 4, size=40)
+    keep = RNG.random((40, 3)) < 0.7
+    got = nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=4, where=keep)
+    want = nr.reduce_by_group(nr.wmoments, (x, np.where(keep, w, 0.0)), ids, num_groups=4)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-15)  # the weight sums
+    seg = nr.segmented_reduce(nr.wmoments, (x, w), [0, 10], [10, 40], where=keep)
+    for s, (lo, hi) in enumerate([(0, 10), (10, 40)]):
+        ref = nr.meanvar(x[lo:hi], weights=np.where(keep, w, 0)[lo:hi], axis=0)
+        m, v = nr._stats.finish_wmeanvar(np.dtype(float), np.dtype(float), 0, False, False, np,
+                                         [r[s] for r in seg])
+        np.testing.assert_allclose(m, ref[0], rtol=1e-13)
+        np.testing.assert_allclose(v, ref[1], rtol=1e-12)
+    # initial: the empty state as the seed gives the default's result
+    empty = nr.reduce(nr.wmoments, (x[:0, 0], w[:0, 0]))
+    seeded = nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=4, initial=empty)
+    _states_close(seeded, nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=4))
+
+
+# ---------------------------------------------------------------------------
+# the statistics per group and per segment, against NumPy and SciPy
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_group_meanvar_integer_weights_are_repeats(ddof):
+    x = RNG.normal(size=2000) * 3 + 1e4
+    w = RNG.integers(0, 5, size=2000)
+    ids = RNG.integers(0, 7, size=2000)
+    m, v = nr.group_meanvar(x, ids, weights=w, ddof=ddof)
+    assert m.shape == v.shape == (7,)
+    for g in range(7):
+        rep = np.repeat(x[ids == g], w[ids == g])
+        np.testing.assert_allclose(m[g], rep.mean(), rtol=1e-15)
+        np.testing.assert_allclose(v[g], rep.var(ddof=ddof), rtol=1e-11)
+
+
+def test_group_meanvar_weights_along_an_axis_is_np_average():
+    x = RNG.normal(size=(5, 60, 4))
+    w = RNG.random((5, 60, 4))
+    ids = RNG.integers(0, 3, size=60)
+    m, v = nr.group_meanvar(x, ids, axis=1, weights=w)
+    assert m.shape == (5, 3, 4)
+    for g in range(3):
+        xs, ws = x[:, ids == g], w[:, ids == g]
+        mean = np.average(xs, axis=1, weights=ws)
+        var = np.average((xs - mean[:, None]) ** 2, axis=1, weights=ws)
+        np.testing.assert_allclose(m[:, g], mean, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(v[:, g], var, rtol=1e-12)
+
+
+def test_group_meanvar_weights_dtypes_and_unweighted_agreement():
+    x = RNG.normal(size=100).astype(np.float32)
+    ids = RNG.integers(0, 4, size=100)
+    m, v = nr.group_meanvar(x, ids, weights=np.ones(100, np.float32))
+    m0, v0 = nr.group_meanvar(x, ids)
+    assert m.dtype == m0.dtype == np.float32 and v.dtype == v0.dtype == np.float32
+    np.testing.assert_allclose(m, m0, rtol=1e-6)
+    np.testing.assert_allclose(v, v0, rtol=1e-5)
+    m, v = nr.group_meanvar(x, ids, weights=np.ones(100), dtype=np.float64)
+    assert m.dtype == v.dtype == np.float64
+
+
+def test_group_meanvar_zero_weight_group_is_empty():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    ids = np.array([0, 0, 1, 1])
+    with pytest.warns(RuntimeWarning):
+        m, v = nr.group_meanvar(x, ids, weights=[1, 2, 0, 0])
+    assert m[0] == pytest.approx(5 / 3) and np.isnan(m[1]) and np.isnan(v[1])
+
+
+def test_group_meanvar_weights_errors_before_any_work():
+    x = np.arange(6.0)
+    ids = np.array([0, 1, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match="non-negative"):
+        nr.group_meanvar(x, ids, weights=[1, 1, -1, 1, 1, 1])
+    with pytest.raises(ValueError, match="broadcast"):
+        nr.group_meanvar(x, ids, weights=[1, 2])
+    with pytest.raises(TypeError):
+        nr.group_meanvar(x + 1j, ids, weights=np.ones(6))
+    with pytest.raises(IndexError):
+        nr.group_meanvar(x, ids + 5, num_groups=2, weights=np.ones(6))
+
+
+def test_grouped_covariance_and_correlation_are_np_cov_per_group():
+    n = 3000
+    x = 1e6 + RNG.normal(size=n)  # offset data: raw sums would cancel
+    y = 0.5 * x + RNG.normal(size=n)
+    ids = RNG.integers(0, 5, size=n)
+    st_ = nr.reduce_by_group(nr.comoments, (x, y), ids)
+    cnt, mxx, myy, cxy = st_[0], st_[5], st_[6], st_[7]
+    for g in range(5):
+        c = np.cov(x[ids == g], y[ids == g])
+        np.testing.assert_allclose(cxy[g] / (cnt[g] - 1), c[0, 1], rtol=1e-9)
+        np.testing.assert_allclose(cxy[g] / np.sqrt(mxx[g] * myy[g]),
+                                   np.corrcoef(x[ids == g], y[ids == g])[0, 1], rtol=1e-12)
+
+
+def test_segmented_logsumexp_b_is_scipy_per_segment():
+    sp = pytest.importorskip("scipy.special")
+    a = RNG.normal(size=500) * 30
+    b = RNG.normal(size=500)  # negative and positive factors
+    starts, stops = [0, 100, 250], [100, 250, 500]
+    m, t = nr.segmented_reduce(nr.maxsumexpb, (a, b), starts, stops)
+    for s, (lo, hi) in enumerate(zip(starts, stops)):
+        val, sign = sp.logsumexp(a[lo:hi], b=b[lo:hi], return_sign=True)
+        np.testing.assert_allclose(m[s] + np.log(abs(t[s] + 1)), val, rtol=1e-13)
+        assert np.sign(t[s] + 1) == sign
+
+
+def test_reduceat_sumprod_is_fsum_of_products():
+    x = RNG.normal(size=1000) * 10.0 ** RNG.integers(-8, 8, size=1000)
+    y = RNG.normal(size=1000)
+    idx = [0, 10, 400, 999]
+    s, e = nr.reduceat(nr.twoprod, (x, y), idx)
+    for k, (lo, hi) in enumerate(zip(idx, idx[1:] + [1000])):
+        exact = math.fsum(a * b for a, b in zip(x[lo:hi].tolist(), y[lo:hi].tolist()))
+        prods = [math.fsum([a * b]) for a, b in zip(x[lo:hi].tolist(), y[lo:hi].tolist())]
+        bound = 2 * np.finfo(float).eps * abs(exact) + 1e-20 * sum(abs(p) for p in prods)
+        assert abs((s[k] + e[k]) - exact) <= bound
+
+
+def test_accumulate_weighted_mean_is_cumsum_ratio():
+    x = RNG.normal(size=400)
+    w = RNG.random(400)
+    W, K, m, M2 = nr.accumulate(nr.wmoments, (x, w))
+    np.testing.assert_allclose(W, np.cumsum(w), rtol=1e-12)
+    np.testing.assert_allclose(K + m, np.cumsum(w * x) / np.cumsum(w), rtol=1e-9, atol=1e-12)
+
+
+def test_nanwmoments_groups_drop_nan_weights():
+    x = RNG.normal(size=200)
+    x[::7] = np.nan
+    w = RNG.integers(1, 4, size=200).astype(float)
+    ids = RNG.integers(0, 3, size=200)
+    got = nr.reduce_by_group(nr.nanwmoments, (x, w), ids)
+    keep = ~np.isnan(x)
+    want = nr.reduce_by_group(nr.wmoments, (x[keep], w[keep]), ids[keep], num_groups=3)
+    _states_close(got, want)
+
+
+# ---------------------------------------------------------------------------
+# hypothesis: shapes, axes, views
+# ---------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.lists(st.integers(1, 6), min_size=1, max_size=3), data=st.data())
+def test_hypothesis_groups_and_segments(shape, data):
+    ndim = len(shape)
+    axis = data.draw(st.integers(-ndim, ndim - 1))
+    ufunc = data.draw(st.sampled_from(UFUNCS))
+    x, y = _pair(tuple(shape), ufunc)
+    if data.draw(st.booleans()):
+        x = x[..., ::-1]  # a reversed view
+    n = shape[axis]
+    ids = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    res = nr.reduce_by_group(ufunc, (x, y), ids, num_groups=3, axis=axis)
+    ax = axis % ndim
+    for k in range(3):
+        sel = np.flatnonzero(ids == k)
+        want = nr.reduce(ufunc, (_take(x, ax, sel), _take(y, ax, sel)), axis=ax)
+        _states_close([_take(r, ax, k) for r in res], want)
+    acc = nr.accumulate(ufunc, (x, y), axis=axis)
+    _states_close([_take(a, ax, n - 1) for a in acc], nr.reduce(ufunc, (x, y), axis=ax))
+
+
+# ---------------------------------------------------------------------------
+# errors, threads, Dask
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda x: nr.accumulate(nr.wmoments, x),
+    lambda x: nr.reduceat(nr.wmoments, x, [0, 2]),
+    lambda x: nr.segmented_reduce(nr.wmoments, x, [0], [2]),
+    lambda x: nr.reduce_by_group(nr.wmoments, x, [0, 1, 0, 1]),
+])
+def test_methods_want_a_tuple_of_k_arrays(call):
+    x = np.ones(4)
+    with pytest.raises(TypeError, match="reduces 2 arrays together"):
+        call(x)
+    with pytest.raises(TypeError, match="reduces 2 arrays together"):
+        call((x, x, x))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        call((x, np.ones(3)))
+    with pytest.raises(TypeError, match="real numbers"):
+        call((x, x + 1j))
+
+
+def test_at_errors_write_nothing():
+    outs = tuple(np.full(3, v) for v in nr.reduce(nr.wmoments, (np.zeros(0), np.zeros(0))))
+    before = [o.copy() for o in outs]
+    with pytest.raises(TypeError, match="one tuple"):
+        nr.at(nr.wmoments, outs, [0, 1], np.ones(2))
+    with pytest.raises(IndexError):
+        nr.at(nr.wmoments, outs, [0, 5], (np.ones(2), np.ones(2)))
+    with pytest.raises(ValueError, match="broadcast"):
+        nr.at(nr.wmoments, outs, [0, 1], (np.ones(2), np.ones(3)))
+    for o, b in zip(outs, before):
+        np.testing.assert_array_equal(o, b)
+
+
+def test_out_is_written():
+    x, y = _pair((20,), nr.comoments)
+    outs = tuple(np.empty(20) for _ in range(8))
+    res = nr.accumulate(nr.comoments, (x, y), out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _states_close(outs, nr.accumulate(nr.comoments, (x, y)), rtol=0)
+
+
+def test_grouped_bits_do_not_depend_on_the_thread_count():
+    n = (1 << 21) + 12345  # more than one piece of the grouped pass
+    x = 1e3 + RNG.normal(size=n)
+    w = RNG.random(n)
+    ids = RNG.integers(0, 50, size=n)
+    before = nr.get_num_threads()
+    try:
+        runs = []
+        for t in (1, 2, 4):
+            nr.set_num_threads(t)
+            runs.append((nr.reduce_by_group(nr.wmoments, (x, w), ids),
+                         nr.segmented_reduce(nr.comoments, (x, w), [0, 5], [n, n - 5]),
+                         nr.group_meanvar(x, ids, weights=w)))
+    finally:
+        nr.set_num_threads(before)
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            for u, v in zip(a, b):
+                assert np.array_equal(u, v)
+
+
+def test_dask_methods_match_numpy():
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
+    x, w = _pair((40, 6), nr.wmoments)
+    dx, dw = da.from_array(x, chunks=(7, 3)), da.from_array(w, chunks=(9, 2))
+    ids = RNG.integers(0, 3, size=40)
+    for ufunc in UFUNCS:
+        for meth, args in [("accumulate", ()), ("reduceat", ([0, 5, 17],)),
+                           ("segmented_reduce", ([0, 5, 10], [5, 10, 40])),
+                           ("reduce_by_group", (ids, 3))]:
+            want = getattr(nr, meth)(ufunc, (x, w), *args, axis=0)
+            got = getattr(nr, meth)(ufunc, (dx, dw), *args, axis=0)
+            assert all(isinstance(g, da.Array) for g in got)
+            _states_close([g.compute() for g in got], want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m, v = nr.group_meanvar(dx, ids, weights=dw, ddof=1)
+        assert isinstance(m, da.Array)
+        want = nr.group_meanvar(x, ids, weights=w, ddof=1)
+        np.testing.assert_allclose(m.compute(), want[0], rtol=1e-13)
+        np.testing.assert_allclose(v.compute(), want[1], rtol=1e-12)
