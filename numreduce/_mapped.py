@@ -53,11 +53,12 @@ def _blocks(shape):
             yield lead + (slice(s, min(s + step, shape[k])),) + rest
 
 
-def image(f, blocks, shape, dtype=None, label="mapreduce"):
+def image(f, blocks, shape, dtype=None, label="mapreduce", out=None):
     """``f(*blocks)`` as an ndarray of ``shape`` (and ``dtype`` where
     given): ValueError for another shape, TypeError for another dtype or a
-    result that is not an array of numbers."""
-    r = f(*blocks)
+    result that is not an array of numbers.  ``out``: where ``f`` is a
+    one-output ufunc, the array it writes into (``f(*blocks, out=out)``)."""
+    r = f(*blocks) if out is None else f(*blocks, out=out)
     if is_dask_array(r) or is_cupy_array(r) or isinstance(r, np.ma.MaskedArray):
         raise TypeError(f"{label}: f must return a NumPy array, got {type(r).__name__}")
     r = np.asarray(r)
@@ -80,13 +81,25 @@ class Mapped:
         self.ndim = len(shape)
         self.size = math.prod(shape)
         self._first_slices = next(_blocks(shape))
+        self._buf = None
         self.first = self._eval(self._first_slices, None)
         self.dtype = self.first.dtype
+        if isinstance(f, np.ufunc) and f.nout == 1:
+            # A one-output ufunc writes every later block into one buffer of
+            # the first (largest) block's shape: the same values as a new
+            # array each time, without a fresh allocation (and its page
+            # faults) per block.  A block is reduced before the next is made.
+            self._buf = np.empty(self.first.shape, self.dtype)
 
     def _eval(self, sl, dtype):
         blocks = [s[sl] for s in self.sources]
-        return image(self.f, blocks, np.broadcast_shapes(*(b.shape for b in blocks)), dtype,
-                      self.label)
+        shape = np.broadcast_shapes(*(b.shape for b in blocks))
+        out = None
+        if self._buf is not None:
+            # blocks differ from the first only in the length of their slab
+            # axis: the buffer's leading part is C-contiguous
+            out = self._buf[tuple(slice(0, n) for n in shape)]
+        return image(self.f, blocks, shape, dtype, self.label, out)
 
     def blocks(self):
         """(slices, image of the block) of every block, in C order."""
@@ -137,21 +150,24 @@ class MappedBackend:
         if mask is not None:
             mask = np.broadcast_to(mask, shape)
         acc = None
+        descrs = {}  # each part's merge loop, resolved once
         for sl, img in x.blocks():
             first = all((sl[i].start or 0) == 0 for i in axes)
             st = block_states(img, None if mask is None else mask[sl], first)
             place = tuple(slice(0, 1) if i in axes else s for i, s in enumerate(sl))
             if acc is None:
                 acc = [[np.empty(kshape, dtype=s.dtype) for s in part] for part in st]
-            for part_acc, part in zip(acc, st):
-                if not first:
-                    cur = tuple(a[place] for a in part_acc)
-                    descrs = merge_descrs(self._ufunc, [s.dtype for s in cur],
-                                          [s.dtype for s in part], len(part), self.qualname)
-                    part = _host.merge_states(self._ufunc, cur, tuple(part),
-                                              (None,) * len(part), descrs)
-                for a, s in zip(part_acc, part):
-                    a[place] = s
+            for k, (part_acc, part) in enumerate(zip(acc, st)):
+                if first:
+                    for a, s in zip(part_acc, part):
+                        a[place] = s
+                    continue
+                cur = tuple(a[place] for a in part_acc)
+                if k not in descrs:
+                    descrs[k] = merge_descrs(self._ufunc, [s.dtype for s in cur],
+                                             [s.dtype for s in part], len(part), self.qualname)
+                # merged in place: the states of the place are the outputs
+                _host.merge_states(self._ufunc, cur, tuple(part), cur, descrs[k])
         return acc
 
     @staticmethod
