@@ -33,8 +33,25 @@ def _pair(shape, ufunc):
     return x, y
 
 
-def _states_close(got, want, rtol=1e-12):
+def _canonical(ufunc, states):
+    """What a state means, independent of its representation: a moment
+    state's origin K is any point (the stream's first value, a group's
+    rebased running mean), so (W, K + m, M2) and (n, Kx + mx, Ky + my,
+    Mxx, Myy, Cxy); a twoprod pair by its value s + e."""
+    st = [np.asarray(v, dtype=float) for v in states]
+    if ufunc in (nr.wmoments, nr.nanwmoments):
+        return [st[0], st[1] + st[2], st[3]]
+    if ufunc is nr.comoments:
+        return [st[0], st[1] + st[3], st[2] + st[4], st[5], st[6], st[7]]
+    if ufunc is nr.twoprod:
+        return [st[0] + st[1]]
+    return st
+
+
+def _states_close(got, want, rtol=1e-12, ufunc=None):
     assert len(got) == len(want)
+    if ufunc is not None:
+        got, want = _canonical(ufunc, got), _canonical(ufunc, want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12, equal_nan=True)
 
@@ -60,7 +77,7 @@ def test_accumulate_is_reduce_of_prefixes(ufunc, shape, axis):
     for i in (0, 1, shape[ax] // 2, shape[ax] - 1):
         want = nr.reduce(ufunc, (_take(x, ax, slice(0, i + 1)), _take(y, ax, slice(0, i + 1))),
                          axis=ax)
-        _states_close([_take(a, ax, i) for a in acc], want)
+        _states_close([_take(a, ax, i) for a in acc], want, ufunc=ufunc)
 
 
 @pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
@@ -75,14 +92,14 @@ def test_segments_are_reduce_of_slices(ufunc, shape, axis):
     for s, (lo, hi) in enumerate(zip(starts, stops)):
         want = nr.reduce(ufunc, (_take(x, axis, slice(lo, hi)), _take(y, axis, slice(lo, hi))),
                          axis=axis)
-        _states_close([_take(r, axis, s) for r in seg], want)
+        _states_close([_take(r, axis, s) for r in seg], want, ufunc=ufunc)
     idx = [0, 4, n // 3, n - 2]
     at = nr.reduceat(ufunc, (x, y), idx, axis=axis)
     bounds = list(zip(idx, idx[1:] + [n]))
     for s, (lo, hi) in enumerate(bounds):
         want = nr.reduce(ufunc, (_take(x, axis, slice(lo, hi)), _take(y, axis, slice(lo, hi))),
                          axis=axis)
-        _states_close([_take(r, axis, s) for r in at], want)
+        _states_close([_take(r, axis, s) for r in at], want, ufunc=ufunc)
 
 
 @pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
@@ -96,7 +113,7 @@ def test_groups_are_reduce_of_each_group(ufunc, shape, axis):
     for k in range(g):
         sel = np.flatnonzero(ids == k)
         want = nr.reduce(ufunc, (_take(x, axis, sel), _take(y, axis, sel)), axis=axis)
-        _states_close([_take(r, axis, k) for r in res], want)
+        _states_close([_take(r, axis, k) for r in res], want, ufunc=ufunc)
 
 
 @pytest.mark.parametrize("ufunc", UFUNCS, ids=IDS)
@@ -106,12 +123,12 @@ def test_at_is_reduce_by_group(ufunc):
     empty = nr.reduce(ufunc, (x[:0], y[:0]))
     outs = tuple(np.full(5, e) for e in empty)
     nr.at(ufunc, outs, ids, (x, y))
-    _states_close(outs, nr.reduce_by_group(ufunc, (x, y), ids, num_groups=5), rtol=0)
+    _states_close(outs, nr.reduce_by_group(ufunc, (x, y), ids, num_groups=5), ufunc=ufunc)
     # broadcast values: a scalar second source
     outs = tuple(np.full(5, e) for e in empty)
     nr.at(ufunc, outs, ids, (x, 2.0))
     _states_close(outs, nr.reduce_by_group(ufunc, (x, np.full(300, 2.0)), ids, num_groups=5),
-                  rtol=0)
+                  ufunc=ufunc)
 
 
 def test_sources_broadcast_and_convert():
@@ -144,7 +161,8 @@ def test_where_and_initial():
     # initial: the empty state as the seed gives the default's result
     empty = nr.reduce(nr.wmoments, (x[:0, 0], w[:0, 0]))
     seeded = nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=4, initial=empty)
-    _states_close(seeded, nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=4))
+    _states_close(seeded, nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=4),
+                  ufunc=nr.wmoments)
 
 
 # ---------------------------------------------------------------------------
@@ -265,7 +283,7 @@ def test_nanwmoments_groups_drop_nan_weights():
     got = nr.reduce_by_group(nr.nanwmoments, (x, w), ids)
     keep = ~np.isnan(x)
     want = nr.reduce_by_group(nr.wmoments, (x[keep], w[keep]), ids[keep], num_groups=3)
-    _states_close(got, want)
+    _states_close(got, want, ufunc=nr.nanwmoments)
 
 
 # ---------------------------------------------------------------------------
@@ -288,9 +306,10 @@ def test_hypothesis_groups_and_segments(shape, data):
     for k in range(3):
         sel = np.flatnonzero(ids == k)
         want = nr.reduce(ufunc, (_take(x, ax, sel), _take(y, ax, sel)), axis=ax)
-        _states_close([_take(r, ax, k) for r in res], want)
+        _states_close([_take(r, ax, k) for r in res], want, ufunc=ufunc)
     acc = nr.accumulate(ufunc, (x, y), axis=axis)
-    _states_close([_take(a, ax, n - 1) for a in acc], nr.reduce(ufunc, (x, y), axis=ax))
+    _states_close([_take(a, ax, n - 1) for a in acc], nr.reduce(ufunc, (x, y), axis=ax),
+                  ufunc=ufunc)
 
 
 # ---------------------------------------------------------------------------
@@ -369,7 +388,7 @@ def test_dask_methods_match_numpy():
             want = getattr(nr, meth)(ufunc, (x, w), *args, axis=0)
             got = getattr(nr, meth)(ufunc, (dx, dw), *args, axis=0)
             assert all(isinstance(g, da.Array) for g in got)
-            _states_close([g.compute() for g in got], want)
+            _states_close([g.compute() for g in got], want, ufunc=ufunc)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m, v = nr.group_meanvar(dx, ids, weights=dw, ddof=1)
@@ -377,3 +396,53 @@ def test_dask_methods_match_numpy():
         want = nr.group_meanvar(x, ids, weights=w, ddof=1)
         np.testing.assert_allclose(m.compute(), want[0], rtol=1e-13)
         np.testing.assert_allclose(v.compute(), want[1], rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# the weighted groups' working slots (shifted sums, traits/wmoments.hpp)
+# ---------------------------------------------------------------------------
+
+def _exact_weighted(x, w, ddof=0):
+    from fractions import Fraction
+    xs = [Fraction(float(v)) for v in x]
+    ws = [Fraction(float(v)) for v in w]
+    W = sum(ws)
+    mean = sum(a * b for a, b in zip(xs, ws)) / W
+    return mean, sum(b * (a - mean) ** 2 for a, b in zip(xs, ws)) / (W - ddof)
+
+
+@pytest.mark.parametrize("first", [None, 1e8 + 1e4, 0.0])
+def test_weighted_groups_on_offset_data_within_two_pass_error(first):
+    """1e8 + N(0, 1) data (and a first value far from the rest: the slots'
+    origin moves to the running mean), per group against exact fractions,
+    within NumPy's two-pass error (np.average twice) and a few ulps."""
+    n, g = 3000, 3
+    x = 1e8 + RNG.normal(size=n)
+    if first is not None:
+        x[:g] = first
+    w = RNG.random(n) * 3
+    ids = np.arange(n) % g
+    m, v = nr.group_meanvar(x, ids, weights=w)
+    for k in range(g):
+        xs, ws = x[ids == k], w[ids == k]
+        em, ev = _exact_weighted(xs, ws)
+        pm = np.average(xs, weights=ws)
+        pv = np.average((xs - pm) ** 2, weights=ws)
+        eps = np.finfo(float).eps
+        assert abs(float(m[k]) - float(em)) <= max(2 * abs(pm - float(em)), 4 * eps * 1e8)
+        assert abs(float(v[k]) - float(ev)) <= max(2 * abs(pv - float(ev)), 1e-12 * float(ev))
+
+
+def test_weighted_groups_non_finite_data_follow_np_average():
+    x = np.array([1.0, np.inf, 2.0, 3.0, np.nan, 4.0, 5.0, 6.0])
+    w = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 0.0, 2.0])
+    ids = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m, v = nr.group_meanvar(x, ids, weights=w)
+        for k in range(3):
+            xs, ws = x[ids == k], w[ids == k]
+            pm = np.average(xs, weights=ws)
+            pv = np.average((xs - pm) ** 2, weights=ws)
+            np.testing.assert_equal(m[k], pm)
+            np.testing.assert_equal(v[k], pv)

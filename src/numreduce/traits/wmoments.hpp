@@ -81,6 +81,49 @@ struct WMoments {
         return true;
     }
 
+    // The scatter loop's working slot (loops.hpp scatter_block: fresh slots
+    // of reduce_by_group), the weighted form of Moments' (moments.hpp):
+    // shifted sums s0 = sum w, s1 = sum w (x - K), s2 = sum w (x - K)^2 over
+    // a slot's n weighted elements, no division per element.  The shift K
+    // starts at the slot's first weighted value and moves to the running
+    // mean whenever n reaches a power of two, and every 64 elements beyond
+    // 64 (rebase: K' = K + s1/s0, s2 -= (K' - K)(2 s1 - s0 (K' - K)), s1 -=
+    // s0 (K' - K), with K' - K as stored), so the cancellation in s2 - s1^2/s0 stays within about M2.
+    // Non-finite sums (inf/NaN data, overflow) are sticky and reported by
+    // scatter_finish: the caller then redoes the pass with step().
+    struct scatter_t {
+        A K, s0, s1, s2;
+        long long n;
+    };
+    NR_HD static scatter_t scatter_start() { return {A(0), A(0), A(0), A(0), 0}; }
+    NR_HD static bool scatter_add(scatter_t &w, in_t s) {
+        const A x = to_real<A>(s.v[0]), wt = to_real<A>(s.v[1]);
+        if (skip(x, wt)) return true;
+        if (w.n == 0) w.K = x;
+        const A d = x - w.K, wd = wt * d;
+        w.s0 += wt;
+        w.s1 += wd;
+        w.s2 += wd * d;
+        w.n += 1;
+        if (w.n > 1 && ((w.n & (w.n - 1)) == 0 || (w.n & 63) == 0)) {
+            // dl: the change of K as stored (exact: K2 and K are close)
+            const A K2 = w.K + w.s1 / w.s0, dl = K2 - w.K;
+            w.s2 -= dl * (A(2) * w.s1 - w.s0 * dl);
+            w.s1 -= w.s0 * dl;
+            w.K = K2;
+        }
+        return true;
+    }
+    // -1: a sum or K is not finite (redo with step()); 0: no weighted
+    // element (the initials (0, 0, 0, 0)).
+    NR_HD static int scatter_finish(const scatter_t &w, acc_t &a) {
+        if (!is_finite(w.s0) || !is_finite(w.s1) || !is_finite(w.s2) || !is_finite(w.K)) return -1;
+        if (w.n == 0) return 0;
+        const A md = w.s1 / w.s0, m2 = w.s2 - w.s1 * md;
+        a = {{w.s0, w.K, md, m2 > A(0) ? m2 : A(0)}};
+        return 1;
+    }
+
     // Contiguous stream: blocks of BLOCK elements as sums of the shifted
     // values (no division per element), S0 = sum w, S1 = sum w (x - K),
     // S2 = sum w (x - K)^2, each block's state (S0, K, S1/S0, S2 - S1^2/S0)
