@@ -410,8 +410,13 @@ def finish_covariance(ddof, dt, xp, states):
 
 def finish_correlation(dt, xp, states):
     """Cxy / sqrt(Mxx Myy): NaN (with NumPy's warning) for a constant slice,
-    as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips."""
-    res = states[7] / (xp.sqrt(states[5]) * xp.sqrt(states[6]))
+    as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips.  The warning is
+    issued here, not by the floating-point flags (which CuPy does not raise)."""
+    den = xp.sqrt(states[5]) * xp.sqrt(states[6])
+    if bool((den == 0).any()):  # a constant slice: 0 / 0 (Cxy is 0 there)
+        warnings.warn("invalid value encountered in divide", RuntimeWarning, stacklevel=4)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = states[7] / den
     return (_out(xp, xp.clip(res, -1, 1).astype(dt, copy=False)),)
 
 
@@ -461,7 +466,7 @@ def finish_logsumexp_b(rdt, return_sign, xp, states):
 def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=False):
     if b is not None or return_sign:
         if b is None:
-            b = np.ones((), dtype=_dtype_of(a))
+            b = _dtype_of(a).type(1)  # a scalar: every backend takes it beside its arrays
         x, w = be.sources((a, b), ("a", "b"), "logsumexp", qualname)
         axes = normalize_axes(axis, x.ndim)
         keepdims = keepdims_flag(keepdims)
