@@ -1303,6 +1303,12 @@ def test_source_ufuncs_reduce_match_numpy_path(emu, uname, dtype):
     res = nr.reduce(u, (dx, dy), axis=0, out=outs)
     assert all(r is o for r, o in zip(res, outs))
     _check_source_states(uname, cpu, res, cp, tol)
+    # initial= (the seed merged once, as the CPU loops start from it)
+    seed = {"twoprod": (1.5, 0.0), "maxsumexpb": (0.5, -0.25)}.get(uname)
+    if seed is not None:
+        for axis in (0, 1):
+            _check_source_states(uname, nr.reduce(u, (x, y), axis=axis, initial=seed),
+                                 nr.reduce(u, (dx, dy), axis=axis, initial=seed), cp, tol)
     # empty reductions: the initials
     e = np.empty((0, 4), dtype)
     for axis in (0, 1, None):
