@@ -14,7 +14,14 @@ that backend:
 * the methods ``reduce``, ``accumulate``, ``merge``, ``reduceat``,
   ``segmented_reduce``, ``reduce_by_group``, ``at`` (of numreduce's ufuncs
   or of the ``DeviceUFunc`` objects here) and the user functions, with
-  numreduce's signatures.
+  numreduce's signatures;
+* the reductions of two arrays (``weights=``, ``b=``, ``covariance``,
+  ``correlation``, ``sumprod``; the ufuncs ``wmoments``, ``nanwmoments``,
+  ``comoments``, ``maxsumexpb``, ``twoprod``, whose ``reduce`` takes the
+  tuple ``(x, y)``): one ReductionKernel with both arrays as inputs (their
+  scan and segment methods are a TypeError on the device);
+* ``mapreduce``: ``f`` once on the whole broadcast sources on the device,
+  then the reduction of that image (not block by block as on the host).
 
 Each function is the one statistic (``numreduce/_stats.py``) or method
 (``numreduce/_methods.py``) that ``numreduce.<name>`` runs, with the CuPy
