@@ -36,7 +36,10 @@ first call reported apart):
   minmax float32 vs cp.min + cp.max; 4000^2 float32 axis 0 / 1;
   meanvar float32 vs cp.mean + cp.var (and both errors against a
   float64 two-pass); logsumexp float32 vs CuPy's two-pass;
-  minmax vs cp.sum's bandwidth on the same array.
+  minmax vs cp.sum's bandwidth on the same array; the reductions of two
+  arrays (float64, up to 1e7): meanvar(weights=) vs two cp.average passes,
+  covariance vs cp.cov, sumprod vs cp.dot, logsumexp(b=) vs CuPy's
+  two-pass; mapreduce(cp.square, fsum, X, axis=0) vs cp.square(X).sum(0).
 
 --dry-run runs without CuPy or a GPU: the "GPU" side is the CPU path itself
 (NumPy arrays through the same calls) and the benchmarks time NumPy at small
@@ -94,7 +97,8 @@ def _dry_cupy():
     """--dry-run: NumPy in CuPy's place (the calls then take the CPU path)."""
     cp = types.ModuleType("cupy_dry_run")
     for name in ("asarray", "empty", "zeros", "full", "min", "max", "mean", "var", "sum",
-                 "log", "exp", "float32", "float64"):
+                 "log", "exp", "float32", "float64", "square", "subtract", "abs", "average",
+                 "dot", "cov"):
         setattr(cp, name, getattr(np, name))
     cp.__version__ = "dry-run (NumPy " + np.__version__ + ")"
     rng = np.random.default_rng(0)
@@ -412,7 +416,76 @@ def build_cases(cp, nr, nrc, quick):
                 fname in EXACT, rtol)
 
     add_method_cases(cp, nr, nrc, rng, add, now, quick)
+    add_source_cases(cp, nr, nrc, rng, add, now)
     return cases
+
+
+def _source_state(uname, r):
+    """A K-source ufunc's reduction state as the values it stands for (the
+    split between its slots depends on the reduction order): W, mean, M2 of
+    wmoments; n, means, co-moments of comoments; s + e of twoprod."""
+    st = [np.asarray(v, dtype=np.float64) for v in r]
+    if uname in ("wmoments", "nanwmoments"):
+        return np.stack([st[0], st[1] + st[2], st[3]])
+    if uname == "comoments":
+        return np.stack([st[0], st[1] + st[3], st[2] + st[4], st[5], st[6], st[7]])
+    if uname == "twoprod":
+        return st[0] + st[1]
+    return np.stack(st)
+
+
+def add_source_cases(cp, nr, nrc, rng, add, now):
+    """The reductions of several arrays (the K-input ReductionKernels):
+    weights=, b= / return_sign, covariance, correlation, sumprod, the
+    K-source ufuncs' reduce, and mapreduce of CuPy sources."""
+    def dev(v):
+        return cp.asarray(v) if isinstance(v, np.ndarray) else v
+    shapes = [((1001,), [None, 0]), ((37, 53), [None, 0, 1, (0, 1)]), ((0, 5), [None, 0, 1])]
+    for dtype, (shape, axes) in itertools.product(["float32", "float64"], shapes):
+        now["tier"] = 1
+        rtol = 1e-5 if dtype == "float32" else 1e-10
+        x = (rng.standard_normal(shape) * 3 + 1e3).astype(dtype)
+        y = (0.5 * x + rng.standard_normal(shape)).astype(dtype)
+        w = rng.integers(0, 4, size=shape).astype(dtype)
+        b = rng.standard_normal(shape).astype(dtype)
+        wb = w[..., :1] + 1 if len(shape) == 2 else w  # broadcast weights
+        for axis in axes:
+            for fname, kw in (("meanvar", {"weights": w}), ("meanstd", {"weights": w, "ddof": 1}),
+                              ("nanmeanvar", {"weights": w}), ("meanvar", {"weights": wb}),
+                              ("logsumexp", {"b": b, "return_sign": True}),
+                              ("logsumexp", {"b": np.abs(b)}), ("covariance", {"y": y}),
+                              ("correlation", {"y": y}), ("sumprod", {"y": y})):
+                f = getattr(nr, fname)
+                tag = ", ".join(f"{k}={'array' if isinstance(v, np.ndarray) else v}"
+                                for k, v in kw.items())
+                xx = x - 1e3 if fname in ("logsumexp", "sumprod") else x
+                add(fname + "(2 arrays)", f"{dtype}{shape} axis={axis} {tag}",
+                    lambda f=f, x=xx, a=axis, kw=kw: f(x, axis=a, **kw),
+                    lambda f=f, x=xx, a=axis, kw=kw: f(cp.asarray(x), axis=a,
+                                                       **{k: dev(v) for k, v in kw.items()}),
+                    False, rtol if fname != "sumprod" or dtype == "float32" else 1e-12)
+            for uname in ("wmoments", "nanwmoments", "comoments", "maxsumexpb", "twoprod"):
+                u = getattr(nr, uname)
+                yy = w if "wmoments" in uname else (b if uname == "maxsumexpb" else y)
+                add(uname, f"{dtype}{shape} axis={axis}",
+                    lambda u=u, un=uname, x=x, y=yy, a=axis: _source_state(
+                        un, nr.reduce(u, (x, y), axis=a)),
+                    lambda u=u, un=uname, x=x, y=yy, a=axis: _source_state(
+                        un, nr.reduce(u, (cp.asarray(x), cp.asarray(y)), axis=a)),
+                    False, rtol)
+    X = rng.standard_normal((60, 70))
+    v = rng.standard_normal(70)
+    for fname, f_np, f_cp, srcs, kw in (
+            ("fsum", "square", "square", (X,), {"axis": 0}),
+            ("minmax", "subtract", "subtract", (X, v), {}),
+            ("meanvar", "abs", "abs", (X,), {"axis": 1, "ddof": 1}),
+            ("argminmax", "subtract", "subtract", (X, v), {"axis": 0})):
+        add("mapreduce", f"{f_np} {fname} {kw}",
+            lambda fn=getattr(np, f_np), r=getattr(nr, fname), s=srcs, kw=kw:
+                nr.mapreduce(fn, r, *s, **kw),
+            lambda fn=f_cp, r=getattr(nr, fname), s=srcs, kw=kw:
+                nr.mapreduce(getattr(cp, fn), r, *[cp.asarray(a) for a in s], **kw),
+            fname in ("minmax", "argminmax"), 1e-12)
 
 
 def add_method_cases(cp, nr, nrc, rng, add, now, quick):
@@ -713,8 +786,33 @@ def benchmarks(cp, nr, nrc, rec, quick, dry, until):
                         "(target >= 80 %)")
             except Exception as e:
                 rec.record({"kind": "benchmark", "label": f"bandwidth {n:.0e}", "error": repr(e)})
+        if n <= 10**7:  # the reductions of two arrays (issue 25), float64 as on the host
+            xd = cp.random.standard_normal(n, dtype=cp.float64)
+            yd = cp.random.standard_normal(n, dtype=cp.float64)
+            wd = cp.abs(yd)
+
+            def cupy_wmv(x=xd, w=wd):
+                m = cp.average(x, weights=w)
+                return m, cp.average((x - m) ** 2, weights=w)
+            row(f"meanvar(weights=) {n:.0e} float64 vs 2x cp.average", lambda: nr.meanvar(
+                xd, weights=wd), cupy_wmv, 1.0)
+            row(f"covariance {n:.0e} float64 vs cp.cov", lambda: nr.covariance(xd, yd),
+                lambda: cp.cov(xd, yd), 1.0)
+            row(f"sumprod {n:.0e} float64 vs cp.dot", lambda: nr.sumprod(xd, yd),
+                lambda: cp.dot(xd, yd), 0.5)
+
+            def cupy_lse_b(x=xd, b=wd):
+                mx = x.max()
+                return cp.log((b * cp.exp(x - mx)).sum()) + mx
+            row(f"logsumexp(b=) {n:.0e} float64 vs CuPy two-pass", lambda: nr.logsumexp(
+                xd, b=wd), cupy_lse_b, 1.0)
+            xd = yd = wd = None
         x = None  # the device memory back before the next size (the rows ran already)
 
+    X = cp.random.standard_normal((side, side), dtype=cp.float64)
+    row(f"mapreduce(square, fsum, X, axis=0) {side}^2 float64 vs cp.square(X).sum(0)",
+        lambda: nr.mapreduce(cp.square, nr.fsum, X, axis=0), lambda: cp.square(X).sum(0), 0.5)
+    X = None
     m = cp.random.standard_normal((side, side), dtype=cp.float32)
     row(f"minmax {side}^2 float32 axis=0", lambda: nr.minmax(m, axis=0),
         lambda: (cp.min(m, axis=0), cp.max(m, axis=0)), 1.8)

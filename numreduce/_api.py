@@ -730,8 +730,8 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
     ddof)`` -- integer weights give the result of ``np.repeat(a, w)``, the
     mean is ``np.average(a, weights=w)``'s.  A negative weight is a
     ValueError; a slice whose weights sum to 0 is empty (NaN, NumPy's
-    warning).  Real data only (TypeError for complex); NumPy and Dask arrays
-    (not yet CuPy arrays: TypeError).
+    warning).  Real data only (TypeError for complex); NumPy, Dask and CuPy
+    arrays (the data and the weights of one kind).
 
     ``out=(mean_out, var_out)`` (either may be None) receives the results,
     cast as ``np.mean``/``np.var`` cast into ``out``; ``correction=`` is
@@ -922,7 +922,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     count (an inf there is ignored); a negative sum gives NaN with a
     warning unless ``return_sign``, which returns ``(value, sign)`` with the
     sign of the sum (0 for an empty or zero sum).  Real data only with
-    ``b`` / ``return_sign``; NumPy and Dask arrays (not yet CuPy).
+    ``b`` / ``return_sign``; NumPy, Dask and CuPy arrays.
 
     Parameters
     ----------
@@ -993,7 +993,7 @@ def covariance(x, y, axis=None, ddof=1, keepdims=False):
     ``comoments`` ufunc.  float64 result (long double for long double), as
     ``np.cov``.  ``ddof`` defaults to 1 (``np.cov``); where ``count - ddof
     <= 0`` the result is inf or NaN with NumPy's warning.  Real data only;
-    NumPy and Dask arrays (not yet CuPy).
+    NumPy, Dask and CuPy arrays.
 
     Parameters
     ----------
@@ -1078,8 +1078,8 @@ def sumprod(x, y, axis=None, keepdims=False):
     Error at most about ``eps |sum| + n eps**2 sum|x y|``, where ``np.dot``
     gives ``n eps sum|x y|``: on ill-conditioned data (cancelling products)
     the result is correct to about 1 ulp.  Result dtype: the common float
-    dtype of ``x`` and ``y`` (float64 for integers).  Real data only; NumPy and
-    Dask arrays (not yet CuPy).
+    dtype of ``x`` and ``y`` (float64 for integers).  Real data only; NumPy,
+    Dask and CuPy arrays.
 
     Parameters
     ----------
@@ -1206,7 +1206,7 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
         (``numreduce.moments``, ...: its states are returned, as
         :func:`reduce` returns them; ``axis=None`` reduces every axis).
     *arrays : array_like
-        The sources, broadcast together (NumPy or Dask arrays).
+        The sources, broadcast together (NumPy, Dask or CuPy arrays).
     axis : None, int or tuple of ints
         The axes to reduce (None: all), as ``reduction``'s ``axis``.
     keepdims : bool
@@ -1225,8 +1225,9 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     ------
     TypeError
         ``f`` not callable; ``reduction`` not one of numreduce's; a masked
-        or CuPy source; a keyword the reduction does not take; ``f``
-        returning another dtype for another block.
+        source, or CuPy sources mixed with NumPy or Dask arrays; a keyword
+        the reduction does not take; ``f`` returning another dtype for
+        another block (or, for CuPy sources, not a CuPy array).
     ValueError
         Sources that do not broadcast; ``f`` returning another shape.
     numpy.exceptions.AxisError
@@ -1241,7 +1242,11 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     Notes
     -----
     Dask sources: ``f`` runs inside each chunk's task (``map_blocks``) and
-    the reduction's Dask form reduces the mapped chunks, lazily.  Complex
+    the reduction's Dask form reduces the mapped chunks, lazily.  CuPy
+    sources: ``f`` runs once on the whole broadcast sources on the device
+    and the reduction's CuPy form reduces that image -- exactly
+    ``reduction(f(*arrays))``, with one full-size device temporary (CuPy
+    has no cheap way to feed blocks of a map to a reduction).  Complex
     ``logsumexp`` and the ``weights=`` / ``b=`` forms are not available
     through ``mapreduce`` (TypeError).
 

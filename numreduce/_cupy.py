@@ -43,10 +43,25 @@ except ImportError as _e:  # pragma: no cover - depends on the environment
 
 
 def sources(arrays, names, label="", qualname=""):
-    """Reductions of several source arrays are not on this backend yet."""
-    raise TypeError(f"{qualname or label}: reductions of several arrays (weights=, b=, "
-                    f"covariance, correlation, sumprod, several-source ufuncs) are not "
-                    f"supported on CuPy arrays yet; NumPy arrays are")
+    """Several source arrays of one reduction (x and its weights, x and y):
+    CuPy arrays (Python and NumPy scalars uploaded) broadcast together
+    (views) in the dtype of the loop (``_dtypes.sources_dtype``: float32 or
+    float64 on the device).  A NumPy (or any other) array is a TypeError,
+    never a silent host round trip; ValueError where they do not broadcast;
+    TypeError for a dtype that is not real."""
+    arrs = [asarray(x, f"'{n}'" if not n.startswith("the ") else n, label, qualname)
+            for x, n in zip(arrays, names)]
+    dt, shape = sources_plan(qualname or label, names, arrs)
+    return [cupy.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
+
+
+def pack_sources(arrays):
+    """The methods' packed stream of K sources (``_host.pack_sources``):
+    the device has no scan, segment or scatter kernel for K-source
+    reductions, so this is a TypeError, before any work."""
+    raise TypeError(f"{prefix}the reductions of several arrays support reduce and merge on "
+                    "CuPy arrays, not this method (NumPy and Dask arrays support every "
+                    "method)")
 
 
 def nonnegative(w, message):
@@ -78,12 +93,13 @@ from . import _cupy_source as src  # noqa: E402
 from ._args import (check_group_ids, check_where, empty_group_error,  # noqa: E402
                     finish_outs, num_groups, reduced_shape)
 from ._args import check_outs as _check_outs  # noqa: E402
-from ._dtypes import at_descrs, has_initials, resolve, seed_values  # noqa: E402
+from ._dtypes import (MULTI_SOURCE, at_descrs, has_initials, resolve,  # noqa: E402
+                      seed_values, sources_plan)
 
 __all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length",
            "check_dtypes", "check_outs", "elementwise", "foreign", "group_arg", "group_ids",
            "group_reduce", "group_reduce_parts", "host_indices", "into", "lazy",
-           "loops_check_start", "merge", "name", "nonempty", "own_ufunc",
+           "loops_check_start", "merge", "name", "nonempty", "nonnegative", "own_ufunc",
            "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
            "scan_output", "scan_parts", "segments", "sources", "states", "where", "xp"]
 
@@ -134,13 +150,21 @@ def _kernel(kind, traits, char, where=False):
     return k
 
 
-def _traits(ufunc, label):
+def _traits(ufunc, label, several=False):
     """The traits name of one of numreduce's own ufuncs (the device has
-    kernels for those only: not for ufuncs registered through the C API)."""
+    kernels for those only: not for ufuncs registered through the C API).
+    The reductions of several sources (``several``) have the reduce, merge
+    and elementwise kernels only: the scan and segment methods of them are
+    a TypeError on the device."""
     uname = getattr(ufunc, "__name__", None)
-    if uname not in src.TRAITS or getattr(_core, uname) is not ufunc:
+    known = uname in src.TRAITS or uname in src.SOURCE_TRAITS
+    if not known or getattr(_core, uname) is not ufunc:
         raise TypeError(f"{prefix}{label}: {ufunc!r} is not a numreduce multi-output ufunc "
-                        f"with device kernels ({', '.join(src.TRAITS)})")
+                        f"with device kernels ({', '.join([*src.TRAITS, *src.SOURCE_TRAITS])})")
+    if uname in src.SOURCE_TRAITS and not several:
+        raise TypeError(f"{prefix}{label}: {uname} reduces {MULTI_SOURCE[ufunc]} arrays "
+                        "together; on CuPy arrays its reduce and merge are supported, not "
+                        "this method (NumPy arrays support it)")
     return uname
 
 
@@ -304,8 +328,10 @@ def foreign(qualname, method, ufunc, *args, **kwargs):
 def elementwise(ufunc, x1, x2, out=None, dtype=None, label="", qualname=""):
     """``ufunc(x1, x2, out=, dtype=)`` of one of numreduce's ufuncs on the
     device: combine(lift(x1), lift(x2)) with broadcasting, every output
-    (the loop resolved by the CPU ufunc; ``out`` cast 'same_kind')."""
-    traits = _traits(ufunc, label)
+    (the loop resolved by the CPU ufunc; ``out`` cast 'same_kind').  A
+    reduction of two sources (``wmoments``, ...): lift((x1, x2)), the
+    state of one element, as the CPU forward loop."""
+    traits = _traits(ufunc, label, several=True)
     nout = ufunc.nout
     x1 = asarray(x1, "x1", label, qualname)
     x2 = asarray(x2, "x2", label, qualname)
@@ -329,18 +355,22 @@ def _reduce(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask, label)
     """One ReductionKernel launch: the states of ``x`` over ``axes`` in the
     loop ``descrs``, started from the loop's initials (``mode`` 0), the
     given ``initials`` (2) or -- for the reductions with initials -- NumPy's
-    copy of the first element (1); the checks of a start value ran before."""
-    traits = _traits(ufunc, label)
+    copy of the first element (1); the checks of a start value ran before.
+    A reduction of K sources: ``x`` is the tuple of the K broadcast source
+    arrays (``sources``), the kernel's K inputs."""
+    traits = _traits(ufunc, label, several=True)
     char = _char(descrs[0], label)
+    xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    x = xs[0]
     shape = reduced_shape(x.shape, axes, keepdims)
     n_reduced = math.prod(x.shape[i] for i in axes)
-    if mode == 1 and has_initials(ufunc, descrs[0]):
+    if mode == 1 and len(xs) == 1 and has_initials(ufunc, descrs[0]):
         return _copy_first(traits, char, x, axes, keepdims, shape, n_reduced, descrs, outs)
     kmode = 2 if mode == 2 else (3 if n_reduced == 0 else 0)
     inits = [np.dtype(d).type(v) for d, v in zip(descrs[1:], initials)] if mode == 2 \
         else [np.dtype(d).type(0) for d in descrs[1:]]
     work = _work(outs, descrs[1:], shape)
-    args = [x.astype(descrs[0], copy=False)] + ([mask] if mask is not None else [])
+    args = [v.astype(descrs[0], copy=False) for v in xs] + ([mask] if mask is not None else [])
     _kernel("reduce", traits, char, mask is not None)(*args, np.int32(kmode), *inits, *work,
                                                       axis=tuple(axes), keepdims=keepdims)
     return into(work, outs)
@@ -401,7 +431,7 @@ def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask
 def merge(ufunc, a, b, outs, descrs, label=""):
     """combine(a, b) of two tuples of state arrays (checked, broadcastable),
     in the accumulator dtype of ``descrs`` (an ElementwiseKernel)."""
-    traits = _traits(ufunc, label)
+    traits = _traits(ufunc, label, several=True)
     acc = np.dtype(descrs[1])
     char = _char(acc, label)
     if src.loop_types(traits).get(char) != char:
@@ -539,6 +569,7 @@ def _grouped(ufunc, x, ax, ids, g, mode, initials, mask, seeded, label):
     """The checks of the group ids and empty groups, then a function that
     reduces an array of ``x``'s shape (``x`` or a part of it) in a loop
     into ``out`` entries: the segments kernel over the stably sorted ids."""
+    _traits(ufunc, label)  # a reduction of several sources: TypeError before any work
     seeds = None
     if x.shape[ax]:
         _check_ids(ids, g, label)

@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-__all__ = ["TRAITS", "ARG_TRAITS", "DEVICE_TYPES", "include_dir", "loop_types",
+__all__ = ["TRAITS", "SOURCE_TRAITS", "ARG_TRAITS", "DEVICE_TYPES", "include_dir", "loop_types",
            "preamble", "elementwise_parts", "reduction_parts", "arg_reduction_parts",
            "merge_parts", "accumulate_source", "raw_prologue", "segments_source"]
 
@@ -29,6 +29,18 @@ TRAITS = {
     "nanmoments": ("nr::Moments<{T}, {A}, true>", "moments.hpp", 3),
     "maxsumexp": ("nr::MaxSumExp<{T}, {A}>", "logsumexp.hpp", 2),
     "twosum": ("nr::TwoSum<{T}, {A}>", "twosum.hpp", 2),
+}
+# The reductions of K source arrays (the ufuncs of ``_core._MULTI_SOURCE``):
+# ufunc name -> (traits struct, header, nout, K).  Their ``in_t`` is
+# ``nr::sources<T, K>``: the kernels take K inputs and the map expression
+# lifts (x_0, ..., x_{K-1}) into the state.  Only ``reduce``, ``merge`` and
+# the elementwise call (the state of one element) have device kernels.
+SOURCE_TRAITS = {
+    "wmoments": ("nr::WMoments<{T}, {A}, false>", "wmoments.hpp", 4, 2),
+    "nanwmoments": ("nr::WMoments<{T}, {A}, true>", "wmoments.hpp", 4, 2),
+    "comoments": ("nr::CoMoments<{T}, {A}>", "comoments.hpp", 8, 2),
+    "maxsumexpb": ("nr::MaxSumExpB<{T}, {A}>", "logsumexp.hpp", 2, 2),
+    "twoprod": ("nr::SumProd<{T}, {A}>", "twosum.hpp", 2, 2),
 }
 # The index-carrying reductions of argminmax / nanargminmax (no ufunc).
 ARG_TRAITS = {
@@ -86,6 +98,17 @@ def loop_types(name: str) -> dict:
     return found  # (cached: callers must not modify it)
 
 
+def _entry(name):
+    """(traits template, header, nout, number of sources) of ufunc ``name``."""
+    if name in SOURCE_TRAITS:
+        return SOURCE_TRAITS[name]
+    return TRAITS[name] + (1,)
+
+
+def _nsrc(name):
+    return _entry(name)[3]
+
+
 def _struct(template, in_char, out_char):
     return template.format(T=DEVICE_TYPES[in_char][1],
                            A=_REAL.get(out_char, DEVICE_TYPES[out_char][1]))
@@ -112,10 +135,25 @@ struct nr_conv<T, T> {
     static __device__ __forceinline__ T go(const T &f) { return f; }
 };
 typedef nr_tr::acc_t nr_acc;
+"""
+# One element: the stream value as the traits' in_t.
+ADAPTER_IN = r"""
 __device__ __forceinline__ nr_tr::in_t nr_in(const nr_cin &x) {
     return nr_conv<nr_tr::in_t, nr_cin>::go(x);
 }
 """
+
+
+def _adapter_in(nsrc):
+    """``nr_in``: the element (one source) or the K sources' values of one
+    element packed into the traits' ``nr::sources<T, K>``."""
+    if nsrc == 1:
+        return ADAPTER_IN
+    params = ", ".join(f"const nr_cin &x{j}" for j in range(nsrc))
+    return (f"\n__device__ __forceinline__ nr_tr::in_t nr_in({params}) {{\n"
+            "    nr_tr::in_t s;\n"
+            + "".join(f"    s.v[{j}] = x{j};\n" for j in range(nsrc))
+            + "    return s;\n}\n")
 
 # The state of one element, as the CPU loops start a reduction: step() from
 # the traits' initials where it has them, else lift().  (Not lift() alone:
@@ -146,18 +184,6 @@ __device__ __forceinline__ nr_state nr_empty() {
     s.any = false;
     return s;
 }
-__device__ __forceinline__ nr_state nr_map(const nr_cin &x) {
-    nr_state s;
-    s.a = nr_first(nr_in(x));
-    s.any = true;
-    return s;
-}
-__device__ __forceinline__ nr_state nr_map_where(const nr_cin &x, bool w) {
-    nr_state s;
-    if (w) s.a = nr_first(nr_in(x));
-    s.any = w;
-    return s;
-}
 __device__ __forceinline__ nr_state nr_reduce(const nr_state &a, const nr_state &b) {
     if (!b.any) return a;
     if (!a.any) return b;
@@ -177,6 +203,24 @@ __device__ __forceinline__ nr_acc nr_final(const nr_state &s, int mode, const nr
     return s.a;  // non-empty here: the caller refuses empty reductions without initials
 }
 """
+
+def _adapter_map(nsrc):
+    """The map expressions of the reduction: the element's state (of one
+    source, or of the K sources' values of one element), and with a mask."""
+    params = ", ".join(f"const nr_cin &x{j}" for j in range(nsrc)) if nsrc > 1 \
+        else "const nr_cin &x"
+    args = ", ".join(f"x{j}" for j in range(nsrc)) if nsrc > 1 else "x"
+    return (f"__device__ __forceinline__ nr_state nr_map({params}) {{\n"
+            "    nr_state s;\n"
+            f"    s.a = nr_first(nr_in({args}));\n"
+            "    s.any = true;\n"
+            "    return s;\n}\n"
+            f"__device__ __forceinline__ nr_state nr_map_where({params}, bool w) {{\n"
+            "    nr_state s;\n"
+            f"    if (w) s.a = nr_first(nr_in({args}));\n"
+            "    s.any = w;\n"
+            "    return s;\n}\n")
+
 
 def _post(nout):
     """The post-map of an nout-output reduction: a function, since CuPy
@@ -205,13 +249,14 @@ def preamble(name: str, in_char: str, out_char: str | None = None) -> str:
         template, header = ARG_TRAITS[name]
         struct = template.format(T=DEVICE_TYPES[in_char][1])
         return (f'#include "numreduce/traits/{header}"\n' + _typedefs(struct, in_char, "l")
-                + ADAPTER + ADAPTER_ARG)
-    template, header, _ = TRAITS[name]
+                + ADAPTER + ADAPTER_IN + ADAPTER_ARG)
+    template, header, nout, nsrc = _entry(name)
     if out_char is None:
         out_char = loop_types(name)[in_char]
     struct = _struct(template, in_char, out_char)
     return (f'#include "numreduce/traits/{header}"\n' + _typedefs(struct, in_char, out_char)
-            + ADAPTER + ADAPTER_FIRST + ADAPTER_VALUES + _post(TRAITS[name][2]))
+            + ADAPTER + _adapter_in(nsrc) + ADAPTER_FIRST + ADAPTER_VALUES
+            + _adapter_map(nsrc) + _post(nout))
 
 
 def _dtype_name(char):
@@ -220,14 +265,23 @@ def _dtype_name(char):
 
 def elementwise_parts(name: str, in_char: str) -> dict:
     """Arguments of ``cupy.ElementwiseKernel`` for ufunc `name` on (in, in):
-    outputs = combine(lift(x1), lift(x2)), as the CPU forward loop."""
+    outputs = combine(lift(x1), lift(x2)), as the CPU forward loop; for a
+    reduction of K sources (``SOURCE_TRAITS``) on (x1, ..., xK): outputs =
+    lift((x1, ..., xK)), the state of one element."""
     out_char = loop_types(name)[in_char]
-    nout = TRAITS[name][2]
+    _, _, nout, nsrc = _entry(name)
     it, ot = _dtype_name(in_char), _dtype_name(out_char)
     outs = [f"o{k}" for k in range(nout)]
-    op = ("nr_acc a = nr_tr::combine(nr_tr::lift(nr_in(x1)), nr_tr::lift(nr_in(x2)));\n"
+    if nsrc > 1:  # the state of one element of the K sources (the CPU forward loop)
+        ins = [f"x{j + 1}" for j in range(nsrc)]
+        state = f"nr_tr::lift(nr_in({', '.join(ins)}))"
+    else:
+        ins = ["x1", "x2"]
+        state = "nr_tr::combine(nr_tr::lift(nr_in(x1)), nr_tr::lift(nr_in(x2)))"
+    op = (f"nr_acc a = {state};\n"
           + "".join(f"{o} = nr_out(a.v[{k}]);\n" for k, o in enumerate(outs)))
-    return dict(in_params=f"{it} x1, {it} x2", out_params=", ".join(f"{ot} {o}" for o in outs),
+    return dict(in_params=", ".join(f"{it} {x}" for x in ins),
+                out_params=", ".join(f"{ot} {o}" for o in outs),
                 operation=op, name=f"nr_{name}_{_dtype_name(in_char)}",
                 preamble=preamble(name, in_char, out_char), options=("-I" + include_dir(),))
 
@@ -237,17 +291,21 @@ def reduction_parts(name: str, in_char: str, where: bool = False) -> dict:
     element's state (nr_first: step from the initials where the traits have
     them, else lift), reduce = combine, the post-map writes every output.  Scalar
     parameters: nr_mode (initials mode, see nr_final) and one initial value
-    per output (used for mode 2)."""
+    per output (used for mode 2).  A reduction of K sources
+    (``SOURCE_TRAITS``) takes the K arrays x0, ..., x{K-1} (broadcast
+    together by CuPy): map = the state of one element's K values."""
     out_char = loop_types(name)[in_char]
-    nout = TRAITS[name][2]
+    _, _, nout, nsrc = _entry(name)
     it, ot = _dtype_name(in_char), _dtype_name(out_char)
     outs = [f"o{k}" for k in range(nout)]
     inits = [f"i{k}" for k in range(nout)]
-    in_params = f"{it} x" + (", bool w" if where else "") + ", int32 nr_mode, " + \
-        ", ".join(f"{ot} {i}" for i in inits)
+    xs = [f"x{j}" for j in range(nsrc)] if nsrc > 1 else ["x"]
+    in_params = ", ".join(f"{it} {x}" for x in xs) + (", bool w" if where else "") + \
+        ", int32 nr_mode, " + ", ".join(f"{ot} {i}" for i in inits)
     post = f"nr_post(a, nr_mode, {', '.join(inits)}, {', '.join(outs)})"
+    args = ", ".join(xs + (["w"] if where else []))
     return dict(in_params=in_params, out_params=", ".join(f"{ot} {o}" for o in outs),
-                map_expr="nr_map_where(x, w)" if where else "nr_map(x)",
+                map_expr=f"nr_map_where({args})" if where else f"nr_map({args})",
                 reduce_expr="nr_reduce(a, b)", post_map_expr=post, identity="nr_empty()",
                 name=f"nr_{name}_reduce_{_dtype_name(in_char)}{'_w' if where else ''}",
                 reduce_type="nr_state", preamble=preamble(name, in_char, out_char),
@@ -279,7 +337,7 @@ def merge_parts(name: str, state_char: str) -> dict:
     (nout arrays each, of the accumulator dtype) combined elementwise, as
     the CPU merge loop: combine(a, b).  The traits are those whose
     accumulator dtype is the states' (stream type = state type)."""
-    nout = TRAITS[name][2]
+    nout = _entry(name)[2]
     st = _dtype_name(state_char)
     a = [f"a{k}" for k in range(nout)]
     b = [f"b{k}" for k in range(nout)]
@@ -309,13 +367,22 @@ def raw_prologue(*chars: str) -> str:
     return "#ifndef NR_STANDALONE_TYPES\n" + "\n".join(inc) + "\n#endif\n"
 
 
+def _one_source(name):
+    """nout of a one-source ufunc; the scan and segment kernels have no
+    form for a reduction of several sources (ValueError)."""
+    if name in SOURCE_TRAITS:
+        raise ValueError(f"{name} reduces {SOURCE_TRAITS[name][3]} sources: no scan or "
+                         "segments kernel on the device (reduce and merge only)")
+    return TRAITS[name][2]
+
+
 def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
     """(source, kernel name) of the ``cupy.RawKernel`` of ``accumulate``:
     the data as (n, cols) C-contiguous (the axis first), one thread per
     column stepping down it -- out[j] = the first element's state (nr_first:
     step from the initials, else lift) stepped through x[j], the CPU scan's
     running state -- so that a warp's loads are contiguous."""
-    nout = TRAITS[name][2]
+    nout = _one_source(name)
     kname = f"nr_{name}_accumulate_{_dtype_name(in_char)}"
     outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
     body = (f'extern "C" __global__ void {kname}(const nr_cin *x, {outs}, long long n, '
@@ -352,7 +419,7 @@ def segments_source(name: str, in_char: str) -> tuple[str, str]:
     accumulators).  An empty segment -- and with SEG_EMPTY_UNSEEN one whose
     elements were all masked out (the scatter loop's rule) -- gets the
     empty seed (the traits' initials(acc, true))."""
-    nout = TRAITS[name][2]
+    nout = _one_source(name)
     kname = f"nr_{name}_segments_{_dtype_name(in_char)}"
     outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
     seeds = ", ".join(f"const nr_cout *s{k}" for k in range(nout))

@@ -167,11 +167,15 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
     relevant += _cupy_operands(arguments)  # CuPy accumulators, ids, masks (else nothing)
 
     if arguments.get("ufunc") in MULTI_SOURCE and isinstance(a, (tuple, list)):
-        # reduce of K sources: Dask where any source is a Dask array, else
-        # NumPy (the backends' `sources` convert, broadcast and refuse)
+        # reduce of K sources: Dask where any source is a Dask array, CuPy
+        # where any source (or out entry) is a CuPy array, else NumPy (the
+        # backends' `sources` convert, broadcast and refuse mixed inputs)
         if any(is_dask_array(x) for x in a):
             from . import _dask
             return stat(_dask, qualname, **arguments)
+        every = tuple(a) + relevant[1:]
+        if any(is_cupy_array(x) for x in every):
+            return stat(_cupy_backend(qualname, every), qualname, **arguments)
         return impl(**arguments)
     if is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
@@ -591,6 +595,36 @@ def _dask_mapreduce(f, reduction, arrays, axis, keepdims, options, qualname):
     return reduction(img, axis=axis, keepdims=keepdims, **options)
 
 
+def _cupy_mapreduce(f, stat, reduction, arrays, axis, keepdims, options, qualname):
+    """CuPy sources: ``f`` on the whole broadcast sources on the device (one
+    call: CuPy has no cheap blocking), then the reduction of that image on
+    the CuPy backend -- exactly ``reduction(f(*cupy.broadcast_arrays(...)))``,
+    with the image as one full-size device temporary (docs/gpu.md).  Every
+    source must be a CuPy array or a scalar (TypeError otherwise); ``f``
+    must return a CuPy array of the broadcast shape (TypeError for another
+    type, ValueError for another shape)."""
+    be = _cupy_backend(qualname, tuple(arrays))
+    cp = be.xp
+    srcs = [be.asarray(x, "a source", "mapreduce", qualname) for x in arrays]
+    try:
+        shape = np.broadcast_shapes(*(s.shape for s in srcs))
+    except ValueError:
+        raise ValueError(f"{qualname}: the sources do not broadcast together: "
+                         f"{', '.join(str(s.shape) for s in srcs)}") from None
+    img = f(*[cp.broadcast_to(s, shape) for s in srcs])
+    if not is_cupy_array(img):
+        raise TypeError(f"{qualname}: f must return a CuPy array for CuPy sources, got "
+                        f"{type(img).__module__}.{type(img).__name__}")
+    if img.shape != shape:
+        raise ValueError(f"{qualname}: f must return an array of the sources' broadcast shape: "
+                         f"got shape {img.shape} for sources of shape {shape}")
+    if stat is not None:
+        return stat(be, qualname, img, axis=axis, keepdims=keepdims, **options)
+    return methods.reduce(be, qualname, reduction, img, axis, options.pop("dtype", None),
+                          options.pop("out", None), keepdims, options.pop("initial", NoValue),
+                          options.pop("where", True), **_no_more(options, qualname))
+
+
 def _dask_backend():
     from . import _dask
     return _dask
@@ -608,7 +642,8 @@ def mapreduce(f, reduction, arrays, axis, keepdims, options, qualname="numreduce
     the reduction (a statistic of ``_stats``, or ``_methods.reduce`` of a
     ufunc) of the mapped operand -- the image itself through ``_host`` for
     one block, ``_mapped.Mapped`` on the ``_mapped`` backend for more, the
-    Dask form over ``map_blocks`` of ``f`` for Dask sources."""
+    Dask form over ``map_blocks`` of ``f`` for Dask sources, the whole
+    image on the device for CuPy sources (``_cupy_mapreduce``)."""
     if not callable(f):
         raise TypeError(f"{qualname}: f must be callable, got {type(f).__name__}")
     stat, name = _statistic(reduction)
@@ -627,9 +662,9 @@ def mapreduce(f, reduction, arrays, axis, keepdims, options, qualname="numreduce
         if isinstance(x, np.ma.MaskedArray):
             raise TypeError(f"{qualname}: masked arrays are not supported as sources (pass "
                             "np.ma.getdata(m), and where=~m.mask where the reduction takes it)")
-        if is_cupy_array(x):
-            raise TypeError(f"{qualname}: CuPy arrays are not supported yet (NumPy and Dask "
-                            "arrays are)")
+    if any(is_cupy_array(x) for x in arrays):
+        return _cupy_mapreduce(f, stat, reduction, arrays, axis, keepdims, dict(options),
+                               qualname)
     if any(is_dask_array(x) for x in arrays):
         return _dask_mapreduce(f, reduction, arrays, axis, keepdims, dict(options), qualname)
     srcs = [np.asarray(x) for x in arrays]

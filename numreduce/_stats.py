@@ -408,10 +408,27 @@ def finish_covariance(ddof, dt, xp, states):
     return (_out(xp, res.astype(dt, copy=False)),)
 
 
+def invalid_operation(message):
+    """An invalid floating-point operation that the backend's arithmetic
+    may not flag (CuPy raises no flags), handled as np.seterr's ``invalid``
+    mode says: FloatingPointError ('raise'), nothing ('ignore'), else
+    NumPy's RuntimeWarning."""
+    mode = np.geterr()["invalid"]
+    if mode == "raise":
+        raise FloatingPointError(message)
+    if mode != "ignore":
+        warnings.warn(message, RuntimeWarning, stacklevel=5)
+
+
 def finish_correlation(dt, xp, states):
     """Cxy / sqrt(Mxx Myy): NaN (with NumPy's warning) for a constant slice,
-    as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips."""
-    res = states[7] / (xp.sqrt(states[5]) * xp.sqrt(states[6]))
+    as np.corrcoef; clipped to [-1, 1] as np.corrcoef clips.  The warning is
+    issued here, not by the floating-point flags (which CuPy does not raise)."""
+    den = xp.sqrt(states[5]) * xp.sqrt(states[6])
+    if bool((den == 0).any()):  # a constant slice: 0 / 0 (Cxy is 0 there)
+        invalid_operation("invalid value encountered in divide")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = states[7] / den
     return (_out(xp, xp.clip(res, -1, 1).astype(dt, copy=False)),)
 
 
@@ -461,7 +478,7 @@ def finish_logsumexp_b(rdt, return_sign, xp, states):
 def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=False):
     if b is not None or return_sign:
         if b is None:
-            b = np.ones((), dtype=_dtype_of(a))
+            b = _dtype_of(a).type(1)  # a scalar: every backend takes it beside its arrays
         x, w = be.sources((a, b), ("a", "b"), "logsumexp", qualname)
         axes = normalize_axes(axis, x.ndim)
         keepdims = keepdims_flag(keepdims)

@@ -14,7 +14,14 @@ that backend:
 * the methods ``reduce``, ``accumulate``, ``merge``, ``reduceat``,
   ``segmented_reduce``, ``reduce_by_group``, ``at`` (of numreduce's ufuncs
   or of the ``DeviceUFunc`` objects here) and the user functions, with
-  numreduce's signatures.
+  numreduce's signatures;
+* the reductions of two arrays (``weights=``, ``b=``, ``covariance``,
+  ``correlation``, ``sumprod``; the ufuncs ``wmoments``, ``nanwmoments``,
+  ``comoments``, ``maxsumexpb``, ``twoprod``, whose ``reduce`` takes the
+  tuple ``(x, y)``): one ReductionKernel with both arrays as inputs (their
+  scan and segment methods are a TypeError on the device);
+* ``mapreduce``: ``f`` once on the whole broadcast sources on the device,
+  then the reduction of that image (not block by block as on the host).
 
 Each function is the one statistic (``numreduce/_stats.py``) or method
 (``numreduce/_methods.py``) that ``numreduce.<name>`` runs, with the CuPy
@@ -28,18 +35,18 @@ Layer: faces (imports ``_cupy``, ``_methods`` and ``_stats``).
 from __future__ import annotations
 
 # _cupy: ImportError saying what is missing (CuPy, or a CUDA device)
-from . import _core, _cupy, _methods, _stats
+from . import _core, _cupy, _dispatch, _methods, _stats
 from ._args import NoValue
-from ._cupy_source import TRAITS
+from ._cupy_source import SOURCE_TRAITS, TRAITS
 from ._dtypes import MULTI_OUTPUT
 
-__all__ = list(TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
+__all__ = list(TRAITS) + list(SOURCE_TRAITS) + ["minmax", "nanminmax", "argminmax", "nanargminmax", "meanvar",
                           "meanstd", "nanmeanvar", "logsumexp", "fsum", "reduce",
                           "accumulate", "merge", "is_cupy_array", "reduceat",
                           "segmented_reduce", "reduce_by_group", "at", "group_minmax",
                           "group_argminmax", "group_meanvar", "group_logsumexp", "group_fsum",
                           "cumminmax", "nancumminmax", "logcumsumexp", "cumfsum",
-                          "cummeanvar"]
+                          "cummeanvar", "covariance", "correlation", "sumprod", "mapreduce"]
 
 
 def is_cupy_array(x) -> bool:
@@ -47,13 +54,16 @@ def is_cupy_array(x) -> bool:
 
 
 class DeviceUFunc:
-    """One numreduce ufunc on CuPy arrays (same name, nin = 2, nout)."""
+    """One numreduce ufunc on CuPy arrays (same name, nin = 2, nout).  A
+    reduction of two sources (``wmoments``, ``comoments``, ...): the call
+    gives the state of each element of (x1, x2), ``.reduce`` takes the
+    tuple ``(x1, x2)``."""
 
     def __init__(self, name):
         self.__name__ = name
         self.cpu = getattr(_core, name)
         self.nout = self.cpu.nout
-        self.nin = 2
+        self.nin = self.cpu.nin
         self.__doc__ = f"numreduce.{name} on CuPy arrays (ElementwiseKernel; .reduce: " \
                        "ReductionKernel).\n\n" + (self.cpu.__doc__ or "")
 
@@ -70,7 +80,7 @@ class DeviceUFunc:
                                out=out, keepdims=keepdims, initial=initial, where=where)
 
 
-for _name in TRAITS:
+for _name in [*TRAITS, *SOURCE_TRAITS]:
     globals()[_name] = DeviceUFunc(_name)
 del _name
 
@@ -179,7 +189,7 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
 def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
             correction=NoValue, weights=None):
     """``numreduce.meanvar`` on the GPU (float64 accumulation for float32 data;
-    ``weights`` not on the GPU yet: TypeError)."""
+    ``weights``: the wmoments ReductionKernel over the data and the weights)."""
     return _stats.meanvar(_cupy, "numreduce.meanvar", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
                           keepdims=keepdims, where=where, correction=correction,
                           weights=weights)
@@ -204,7 +214,7 @@ def nanmeanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, wh
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``numreduce.logsumexp`` on the GPU: m + log1p(t) of one maxsumexp pass
     (complex data: SciPy's rules in CuPy array operations; ``b`` and
-    ``return_sign`` are not on the GPU yet: TypeError)."""
+    ``return_sign``: the maxsumexpb ReductionKernel over ``a`` and ``b``)."""
     return _stats.logsumexp(_cupy, "numreduce.logsumexp", a, axis=axis, b=b, keepdims=keepdims,
                             return_sign=return_sign)
 
@@ -285,10 +295,52 @@ def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
                              ddof=ddof, out=out)
 
 
+def covariance(x, y, axis=None, ddof=1, keepdims=False):
+    """``numreduce.covariance`` on the GPU: the comoments ReductionKernel
+    over x and y (Chan's merge of co-moments in the reduction tree)."""
+    return _stats.covariance(_cupy, "numreduce.covariance", x, y, axis=axis, ddof=ddof,
+                             keepdims=keepdims)
+
+
+def correlation(x, y, axis=None, keepdims=False):
+    """``numreduce.correlation`` on the GPU (NaN with NumPy's warning for a
+    constant slice)."""
+    return _stats.correlation(_cupy, "numreduce.correlation", x, y, axis=axis,
+                              keepdims=keepdims)
+
+
+def sumprod(x, y, axis=None, keepdims=False):
+    """``numreduce.sumprod`` on the GPU: the twoprod ReductionKernel (exact
+    products by fma, TwoSum merges in the reduction tree)."""
+    return _stats.sumprod(_cupy, "numreduce.sumprod", x, y, axis=axis, keepdims=keepdims)
+
+
+def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
+    """``numreduce.mapreduce`` for CuPy sources: ``f`` runs ONCE on the whole
+    broadcast sources on the device, then ``reduction`` reduces that image
+    there -- exactly ``reduction(f(*arrays), axis=axis, ...)``, with the
+    image as one full-size device temporary (not block by block as on the
+    host: docs/gpu.md).  ``reduction``: one of numreduce's (or this
+    module's) user functions or ufuncs."""
+    if not any(is_cupy_array(x) for x in arrays):
+        raise TypeError("numreduce.cupy.mapreduce: the sources must be CuPy arrays (numreduce."
+                        "mapreduce takes NumPy and Dask arrays)")
+    if isinstance(reduction, DeviceUFunc):
+        reduction = reduction.cpu
+    return _dispatch.mapreduce(f, reduction, arrays, axis, keepdims, options)
+
+
+# mapreduce accepts this module's user functions as numreduce's own
+for _f in (minmax, nanminmax, argminmax, nanargminmax, meanvar, meanstd, nanmeanvar,
+           logsumexp, fsum):
+    _f._statistic = getattr(_stats, _f.__name__)
+del _f
+
 # The functions by name (numreduce.<name> -> numreduce.cupy.<name>).
 FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax, meanvar,
                                      meanstd, nanmeanvar, logsumexp, fsum, reduce,
                                      accumulate, reduceat, segmented_reduce, reduce_by_group,
                                      at, group_minmax, group_meanvar, group_logsumexp,
                                      group_fsum, cumminmax, nancumminmax, logcumsumexp,
-                                     cumfsum, cummeanvar, merge, group_argminmax)}
+                                     cumfsum, cummeanvar, merge, group_argminmax,
+                                     covariance, correlation, sumprod, mapreduce)}

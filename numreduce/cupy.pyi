@@ -13,7 +13,7 @@ class DeviceUFunc:
     cpu: np.ufunc
     def __call__(self, x1: Any, x2: Any, out: tuple[_Array | None, ...] | None = ...,
                  dtype: Any = ...) -> tuple[_Array, ...]: ...
-    def reduce(self, a: _Array, axis: _Axis = ..., dtype: Any = ...,
+    def reduce(self, a: _Array | tuple[_Array, ...], axis: _Axis = ..., dtype: Any = ...,
                out: tuple[_Array | None, ...] | None = ..., keepdims: bool = ...,
                initial: Any = ..., where: Any = ...) -> tuple[_Array, ...]: ...
 
@@ -23,10 +23,15 @@ moments: DeviceUFunc
 nanmoments: DeviceUFunc
 maxsumexp: DeviceUFunc
 twosum: DeviceUFunc
+wmoments: DeviceUFunc
+nanwmoments: DeviceUFunc
+comoments: DeviceUFunc
+maxsumexpb: DeviceUFunc
+twoprod: DeviceUFunc
 FUNCTIONS: dict[str, Any]
 
 def is_cupy_array(x: Any) -> bool: ...
-def reduce(ufunc: Any, array: _Array, axis: _Axis = ..., dtype: Any = ...,
+def reduce(ufunc: Any, array: _Array | tuple[_Array, ...], axis: _Axis = ..., dtype: Any = ...,
            out: tuple[_Array | None, ...] | None = ..., keepdims: bool = ...,
            initial: Any = ..., where: Any = ...) -> tuple[_Array, ...]: ...
 def minmax(a: _Array, axis: _Axis = ..., out: tuple[_Array | None, _Array | None] | None = ...,
@@ -87,3 +92,9 @@ def cumfsum(x: _Array, *, axis: int | None = ..., dtype: Any = ..., out: _Array 
             include_initial: bool = ...) -> _Array: ...
 def cummeanvar(x: _Array, *, axis: int | None = ..., dtype: Any = ..., ddof: float = ...,
                out: tuple[_Array | None, _Array | None] | None = ...) -> tuple[_Array, _Array]: ...
+def covariance(x: Any, y: Any, axis: _Axis = ..., ddof: float = ...,
+               keepdims: bool = ...) -> _Array: ...
+def correlation(x: Any, y: Any, axis: _Axis = ..., keepdims: bool = ...) -> _Array: ...
+def sumprod(x: Any, y: Any, axis: _Axis = ..., keepdims: bool = ...) -> _Array: ...
+def mapreduce(f: Any, reduction: Any, *arrays: Any, axis: _Axis = ..., keepdims: bool = ...,
+              **options: Any) -> Any: ...

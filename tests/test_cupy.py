@@ -200,3 +200,124 @@ def test_one_element_slices_have_the_cpu_variance():
     _check(nr.meanvar(x, axis=1), nr.meanvar(cp.asarray(x), axis=1), False, 1e-12)
     _check(nr.reduce(nr.moments, x, axis=1), nr.reduce(nr.moments, cp.asarray(x), axis=1),
            False, 1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Reductions of several arrays (the K-input kernels) and mapreduce
+# ---------------------------------------------------------------------------
+
+def _close(cpu, gpu, rtol):
+    """Results of the same dtype and shape, close in value (the device's
+    reduction tree splits the sums differently from the CPU's blocks)."""
+    if not isinstance(cpu, tuple):
+        cpu, gpu = (cpu,), (gpu,)
+    for c, g in zip(cpu, gpu):
+        assert isinstance(g, cp.ndarray)
+        c, g = np.asarray(c), g.get()
+        assert c.shape == g.shape and c.dtype == g.dtype, (c.dtype, g.dtype, c.shape, g.shape)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(c))
+        fin = np.abs(c[np.isfinite(c)])
+        scale = float(fin.max()) if fin.size else 0.0
+        np.testing.assert_allclose(g, c, rtol=rtol, atol=rtol * 10 * scale)
+
+
+@pytest.mark.parametrize("fname", ["meanvar", "meanstd", "nanmeanvar"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_weighted_moments_match_cpu(fname, axis, dtype):
+    rng = np.random.default_rng(40)
+    x = (rng.standard_normal((300, 70)) + 1e4).astype(dtype)
+    x[3, 4] = np.nan
+    w = rng.integers(0, 5, size=(300, 70)).astype(np.float64)
+    w[7] = 0  # a zero-sum row: NaN with NumPy's warning along axis 1
+    f = getattr(nr, fname)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cpu = f(x, weights=w, axis=axis, ddof=1)
+        gpu = f(cp.asarray(x), weights=cp.asarray(w), axis=axis, ddof=1)
+    _close(cpu, gpu, 1e-5 if dtype == "float32" else 1e-11)
+    _close(f(x, weights=w[0] + 1, axis=0), f(cp.asarray(x), weights=cp.asarray(w[0] + 1),
+                                             axis=0), 1e-5 if dtype == "float32" else 1e-11)
+    if axis == 1:
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            f(cp.asarray(x), weights=cp.asarray(w), axis=1)
+    bad = w.copy()
+    bad[1, 1] = -1
+    with pytest.raises(ValueError, match="non-negative"):
+        f(cp.asarray(x), weights=cp.asarray(bad))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_logsumexp_b_matches_cpu(axis):
+    rng = np.random.default_rng(41)
+    a = rng.standard_normal((200, 50)) * 5
+    b = rng.standard_normal((200, 50))
+    b[:, 3] = 0
+    cpu = nr.logsumexp(a, axis=axis, b=b, return_sign=True)
+    gpu = nr.logsumexp(cp.asarray(a), axis=axis, b=cp.asarray(b), return_sign=True)
+    _close(cpu, gpu, 1e-12)
+    v = nr.logsumexp(cp.asarray(np.array([0.0, -40.0])), b=cp.asarray(np.array([1.0, 1.0])))
+    np.testing.assert_allclose(float(v), 4.248354255291589e-18, rtol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_covariance_correlation_sumprod_match_cpu(axis):
+    rng = np.random.default_rng(42)
+    x = rng.standard_normal((300, 40)) + 1e6
+    y = 0.5 * x + rng.standard_normal((300, 40))
+    x[:, 5] = 3.0  # a constant column: correlation NaN along axis 0
+    gx, gy = cp.asarray(x), cp.asarray(y)
+    _close(nr.covariance(x, y, axis=axis), nr.covariance(gx, gy, axis=axis), 1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cpu = nr.correlation(x, y, axis=axis)
+    if axis == 0:
+        with pytest.warns(RuntimeWarning, match="invalid value"):
+            gpu = nr.correlation(gx, gy, axis=axis)
+    else:
+        gpu = nr.correlation(gx, gy, axis=axis)
+    _close(cpu, gpu, 1e-9)
+    _close(nr.sumprod(x - 1e6, y, axis=axis), nr.sumprod(gx - 1e6, gy, axis=axis), 1e-12)
+
+
+def test_sumprod_ill_conditioned_on_device():
+    from fractions import Fraction
+    rng = np.random.default_rng(43)
+    a = np.concatenate([rng.standard_normal(5000) * 1e15, rng.standard_normal(5000)])
+    b = np.concatenate([np.ones(5000), rng.standard_normal(5000)])
+    a, b = np.concatenate([a, -a[:5000]]), np.concatenate([b, b[:5000]])
+    exact = float(sum(Fraction(p) * Fraction(q) for p, q in zip(a, b)))
+    got = float(nr.sumprod(cp.asarray(a), cp.asarray(b)))
+    assert abs(got - exact) <= 2 * np.finfo(float).eps * abs(exact) + 1e-20 * float(
+        np.sum(np.abs(a * b)))
+
+
+@pytest.mark.parametrize("ufunc", ["wmoments", "nanwmoments", "comoments", "maxsumexpb",
+                                   "twoprod"])
+def test_source_ufunc_reduce_and_merge_on_device(ufunc):
+    rng = np.random.default_rng(44)
+    x = rng.standard_normal((64, 9))
+    y = np.abs(rng.standard_normal((64, 9)))
+    u = getattr(nr, ufunc)
+    gx, gy = cp.asarray(x), cp.asarray(y)
+    cpu = nr.reduce(u, (x, y), axis=0)
+    gpu = nr.reduce(u, (gx, gy), axis=0)
+    assert all(isinstance(g, cp.ndarray) and g.dtype == c.dtype for c, g in zip(cpu, gpu))
+    merged = nr.merge(u, nr.reduce(u, (gx[:20], gy[:20]), axis=0),
+                      nr.reduce(u, (gx[20:], gy[20:]), axis=0))
+    assert all(m.shape == (9,) for m in merged)
+
+
+def test_mapreduce_of_cupy_sources_matches_cpu():
+    rng = np.random.default_rng(45)
+    X = rng.standard_normal((500, 300))
+    v = rng.standard_normal(300)
+    _close(nr.mapreduce(np.square, nr.fsum, X, axis=0),
+           nr.mapreduce(cp.square, nr.fsum, cp.asarray(X), axis=0), 1e-14)
+    cpu = nr.mapreduce(np.subtract, nr.minmax, X, v)
+    gpu = nr.mapreduce(cp.subtract, nr.minmax, cp.asarray(X), cp.asarray(v))
+    _check(cpu, gpu, True, 0)
+    _close(nr.mapreduce(np.abs, nr.meanvar, X, axis=1),
+           nr.mapreduce(cp.abs, nr.meanvar, cp.asarray(X), axis=1), 1e-12)
+    with pytest.raises(TypeError, match="mixed CuPy"):
+        nr.mapreduce(np.subtract, nr.minmax, cp.asarray(X), v)

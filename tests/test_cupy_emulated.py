@@ -272,7 +272,7 @@ def _fake_cupy():
     for fname in ("empty", "arange", "ascontiguousarray", "broadcast_to", "flatnonzero",
                   "searchsorted", "where", "isfinite", "isnan", "log1p", "maximum", "sqrt",
                   "moveaxis", "zeros", "ones", "full", "concatenate", "log", "exp", "sum", "max",
-                  "abs"):
+                  "abs", "sign", "clip", "true_divide", "square", "subtract"):
         setattr(mod, fname, wrap(getattr(np, fname)))
     mod.asarray = lambda x, dtype=None: view(np.array(x, dtype=dtype))
     mod.argsort = lambda a, axis=-1, kind=None: view(np.argsort(a, axis=axis, kind="stable"))
@@ -1201,3 +1201,433 @@ def test_reduce_initial_none_inf_first(emu, uname):
         for row in x:
             _check_copy_first(uname, nr.reduce(u, row, axis=None, initial=None),
                               nr.reduce(u, cp.asarray(row), axis=None, initial=None), cp)
+
+
+# ---------------------------------------------------------------------------
+# Reductions of several arrays: the K-source ufuncs' kernels (K inputs, the
+# map lifting one element's K values into the state) and the user functions
+# on them through the same statistics layer: weights=, b=, covariance,
+# correlation, sumprod; and mapreduce of CuPy sources.
+# ---------------------------------------------------------------------------
+
+SOURCE_UFUNCS = list(src.SOURCE_TRAITS)
+
+
+def _canonical(uname, states):
+    """The values a K-source state stands for, independent of how the
+    reduction was split (the CPU's blocks, the ReductionKernel's tree): the
+    weight sum, mean and M2 of wmoments; count, means and co-moments of
+    comoments; s + e of twoprod; (m, t) of maxsumexpb as they are."""
+    st = [np.asarray(s.get() if hasattr(s, "get") else s, dtype=np.float64) for s in states]
+    with np.errstate(invalid="ignore", over="ignore"):
+        if uname in ("wmoments", "nanwmoments"):
+            return st[0], st[1] + st[2], st[3]
+        if uname == "comoments":
+            return st[0], st[1] + st[3], st[2] + st[4], st[5], st[6], st[7]
+        if uname == "twoprod":
+            return (st[0] + st[1],)
+        return tuple(st)
+
+
+def _close(cpu, dev, rtol=1e-12):
+    for c, d in zip(cpu, dev):
+        assert c.shape == d.shape, (c.shape, d.shape)
+        np.testing.assert_array_equal(np.isnan(d), np.isnan(c))
+        fin = np.abs(c[np.isfinite(c)])
+        scale = float(fin.max()) if fin.size else 0.0
+        np.testing.assert_allclose(d, c, rtol=rtol, atol=rtol * 10 * scale)
+
+
+def _check_source_states(uname, cpu, dev, cp, rtol=1e-12):
+    for c, d in zip(cpu, dev):
+        assert isinstance(d, cp.ndarray), type(d)
+        assert np.asarray(c).dtype == d.dtype and np.shape(c) == d.shape, (c, d)
+    _close(_canonical(uname, cpu), _canonical(uname, dev), rtol)
+
+
+def _pair_data(rng, uname, dtype, shape, nan=True):
+    x = (rng.standard_normal(shape) * 3 + 1e3).astype(dtype)
+    if uname in ("wmoments", "nanwmoments"):
+        y = rng.integers(0, 4, size=shape).astype(dtype)  # zeros: no element
+    elif uname == "maxsumexpb":
+        y = rng.standard_normal(shape).astype(dtype)  # negative and zero b too
+        y[rng.random(shape) < 0.1] = 0
+        x = (x - 1e3).astype(dtype)
+    else:
+        y = (rng.standard_normal(shape) * 2 - 5).astype(dtype)
+    if nan:
+        x.reshape(-1)[::11] = np.nan
+    return x, y
+
+
+@pytest.mark.parametrize("uname", SOURCE_UFUNCS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_source_ufuncs_reduce_match_numpy_path(emu, uname, dtype):
+    """reduce of a K-source ufunc through the K-input ReductionKernel: axes,
+    keepdims, broadcast sources, where=, out=, empty slices, initial=."""
+    cp, nrc = emu
+    rng = np.random.default_rng(31)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+    assert src.loop_types(uname) == {c: o for c, o in src.loop_types(uname).items()}
+    tol = 1e-5 if (uname == "twoprod" and dtype == "float32") else 1e-12
+    x, y = _pair_data(rng, uname, dtype, (9, 13))
+    dx, dy = cp.asarray(x), cp.asarray(y)
+    for axis in (None, 0, 1, -1, (0, 1)):
+        for keepdims in (False, True):
+            _check_source_states(uname, nr.reduce(u, (x, y), axis=axis, keepdims=keepdims),
+                                 nr.reduce(u, (dx, dy), axis=axis, keepdims=keepdims), cp, tol)
+    # the DeviceUFunc's reduce, numreduce.cupy.reduce, broadcast sources
+    _check_source_states(uname, nr.reduce(u, (x, y[0]), axis=0), g.reduce((dx, dy[0]), axis=0),
+                         cp, tol)
+    _check_source_states(uname, nr.reduce(u, (x, y[:, :1]), axis=1),
+                         nrc.reduce(u, (dx, dy[:, :1]), axis=1), cp, tol)
+    # mixed dtypes: the sources' common dtype (sources_dtype)
+    _check_source_states(uname, nr.reduce(u, (x, y.astype(np.int16)), axis=1),
+                         nr.reduce(u, (dx, cp.asarray(y.astype(np.int16))), axis=1), cp, tol)
+    # one- and many-element slices, non-contiguous sources
+    for n in (1, 2, 3, 64):
+        xn, yn = _pair_data(rng, uname, dtype, (4, n))
+        _check_source_states(uname, nr.reduce(u, (xn, yn), axis=1),
+                             nr.reduce(u, (cp.asarray(xn), cp.asarray(yn)), axis=1), cp, tol)
+    _check_source_states(uname, nr.reduce(u, (x[::2, ::-3], y[::2, ::-3]), axis=0),
+                         nr.reduce(u, (dx[::2, ::-3], dy[::2, ::-3]), axis=0), cp, tol)
+    # where= (a whole slice masked out: the initials)
+    w = rng.random(x.shape) < 0.6
+    w[2] = False
+    for axis in (0, 1):
+        _check_source_states(uname, nr.reduce(u, (x, y), axis=axis, where=w),
+                             nr.reduce(u, (dx, dy), axis=axis, where=cp.asarray(w)), cp, tol)
+    # out=: written in place and returned
+    cpu = nr.reduce(u, (x, y), axis=0)
+    outs = tuple(cp.asarray(np.empty(13, c.dtype)) for c in cpu)
+    res = nr.reduce(u, (dx, dy), axis=0, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _check_source_states(uname, cpu, res, cp, tol)
+    # initial= (the seed merged once, as the CPU loops start from it)
+    seed = {"twoprod": (1.5, 0.0), "maxsumexpb": (0.5, -0.25)}.get(uname)
+    if seed is not None:
+        for axis in (0, 1):
+            _check_source_states(uname, nr.reduce(u, (x, y), axis=axis, initial=seed),
+                                 nr.reduce(u, (dx, dy), axis=axis, initial=seed), cp, tol)
+    # empty reductions: the initials
+    e = np.empty((0, 4), dtype)
+    for axis in (0, 1, None):
+        _check(nr.reduce(u, (e, e), axis=axis), nr.reduce(u, (cp.asarray(e), cp.asarray(e)),
+                                                           axis=axis), cp, exact=True)
+    # errors, before any work: NumPy beside CuPy, shapes, axis, initial=None
+    with pytest.raises(TypeError, match="mixed CuPy and non-CuPy"):
+        nr.reduce(u, (dx, y), axis=0)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nrc.reduce(u, (dx, y), axis=0)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        nr.reduce(u, (dx, dy[:, :5]), axis=0)
+    with pytest.raises(np.exceptions.AxisError):
+        nr.reduce(u, (dx, dy), axis=2)
+    with pytest.raises(ValueError, match="initial=None"):
+        nr.reduce(u, (dx, dy), axis=0, initial=None)
+    with pytest.raises(TypeError, match="real numbers only"):
+        nr.reduce(u, (dx.astype(np.complex128), dy), axis=0)
+
+
+@pytest.mark.parametrize("uname", SOURCE_UFUNCS)
+def test_source_ufuncs_call_and_merge_match_numpy_path(emu, uname):
+    cp, nrc = emu
+    rng = np.random.default_rng(32)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+    assert g.nin == u.nin == 2 and g.nout == u.nout
+    x, y = _pair_data(rng, uname, "float64", (6, 5))
+    _check(u(x, y[0]), g(cp.asarray(x), cp.asarray(y[0])), cp, exact=True)  # one element's state
+    _check(u(x.astype(np.float32), y), g(cp.asarray(x.astype(np.float32)), cp.asarray(y)), cp,
+           exact=True)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        g(cp.asarray(x), y)
+    sa, sb = nr.reduce(u, (x[:2], y[:2]), axis=0), nr.reduce(u, (x[2:], y[2:]), axis=0)
+    ga = nr.reduce(u, (cp.asarray(x[:2]), cp.asarray(y[:2])), axis=0)
+    gb = nr.reduce(u, (cp.asarray(x[2:]), cp.asarray(y[2:])), axis=0)
+    _check_source_states(uname, nr.merge(u, sa, sb), nr.merge(u, ga, gb), cp)
+    _check_source_states(uname, nr.merge(u, sa, sb), nrc.merge(g, ga, gb), cp)
+    # the scan and segment methods of a K-source ufunc: a clear TypeError on the device
+    dx, dy = cp.asarray(x), cp.asarray(y)
+    calls = [lambda: nrc.accumulate(u, (dx, dy), axis=0),
+             lambda: nrc.reduceat(u, (dx, dy), [0, 2], axis=0),
+             lambda: nrc.segmented_reduce(u, (dx, dy), [0], [2], axis=0),
+             lambda: nrc.reduce_by_group(u, (dx, dy), cp.asarray(np.zeros(6, np.intp)), 1)]
+    for call in calls:
+        with pytest.raises(TypeError, match="not this method"):
+            call()
+
+
+def _both(f, cpu_args, dev_args, kw_cpu, kw_dev, warn):
+    """f on the NumPy and the device arguments, with the same warnings (or
+    none): (cpu, dev) results."""
+    out = []
+    for args, kw, fp in ((cpu_args, kw_cpu, {"all": "warn"}),
+                         (dev_args, kw_dev, {"all": "ignore", "invalid": "warn"})):
+        # the device raises no floating-point flags: its warnings must be
+        # the statistics' own (np.errstate hides the emulation's flags but
+        # keeps the 'invalid' mode, which the statistics' own checks honour
+        # as NumPy's flags do: _stats.invalid_operation)
+        with warnings.catch_warnings(record=True) as rec, np.errstate(**fp):
+            warnings.simplefilter("always")
+            out.append(f(*args, **kw))
+        got = sorted({str(r.message) for r in rec if issubclass(r.category, RuntimeWarning)})
+        if warn is None:
+            assert got == [], got
+        else:
+            assert any(warn in m for m in got), (warn, got)
+    return out
+
+
+def _check_results(cpu, dev, cp, rtol=1e-12):
+    if not isinstance(cpu, tuple):
+        cpu, dev = (cpu,), (dev,)
+    assert len(cpu) == len(dev)
+    for c, d in zip(cpu, dev):
+        assert isinstance(d, cp.ndarray), type(d)
+        c, dd = np.asarray(c), d.get()
+        assert c.dtype == dd.dtype and c.shape == dd.shape, (c.dtype, dd.dtype, c.shape, dd.shape)
+    _close(tuple(np.asarray(c, np.float64) for c in cpu),
+           tuple(np.asarray(d.get(), np.float64) for d in dev), rtol)
+
+
+@pytest.mark.parametrize("fname", ["meanvar", "meanstd", "nanmeanvar"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_weighted_moments_match_numpy_path(emu, fname, dtype):
+    cp, nrc = emu
+    rng = np.random.default_rng(33)
+    f = getattr(nr, fname)
+    x = (rng.standard_normal((9, 13)) * 4 + 1e4).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[4, 5] = np.nan
+    w = rng.integers(0, 5, size=(9, 13)).astype(np.float64)
+    w[3] = 0  # row 3: weights summing to 0 -> an empty slice along axis 1
+    dx, dw = cp.asarray(x), cp.asarray(w)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for axis, warn in ((None, None), (0, None), (1, "Mean of empty slice"),
+                       ((0, 1), None), (-1, "Mean of empty slice")):
+        for keepdims in (False, True):
+            cpu, dev = _both(f, (x,), (dx,), dict(weights=w, axis=axis, keepdims=keepdims),
+                             dict(weights=dw, axis=axis, keepdims=keepdims), warn)
+            _check_results(cpu, dev, cp, rtol)
+    # ddof, correction=, broadcast weights (one per column, a scalar), where=, dtype=
+    kws = [({"axis": 0, "ddof": 1}, {}), ({"axis": 0, "correction": 1}, {}),
+           ({"axis": 0}, {"weights": w[0] + 1}), ({"axis": 1}, {"weights": w[0]}),
+           ({"axis": 0}, {"weights": 2.5}), ({"axis": 0, "dtype": np.float32}, {}),
+           ({"axis": 0, "where": w > 1}, {})]
+    for kw, wkw in kws:
+        kc = dict(kw, weights=wkw.get("weights", w))
+        kd = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in kc.items()}
+        cpu, dev = _both(f, (x,), (dx,), kc, kd, None)
+        _check_results(cpu, dev, cp, 1e-5 if kw.get("dtype") or dtype == "float32" else 1e-12)
+    # integer weights are np.repeat's frequencies
+    xr, wr = x[0].astype(np.float64), w[0].astype(np.int64)
+    if not np.isnan(xr).any():
+        m, v = f(cp.asarray(xr), weights=cp.asarray(wr), ddof=1)
+        rep = np.repeat(xr, wr)
+        want = np.std(rep, ddof=1) if fname == "meanstd" else np.var(rep, ddof=1)
+        np.testing.assert_allclose([float(m), float(v)], [rep.mean(), want], rtol=1e-12)
+    # out=: written in place after every check
+    cpu = f(x, weights=w, axis=0)
+    outs = (cp.asarray(np.empty(13, cpu[0].dtype)), cp.asarray(np.empty(13, cpu[1].dtype)))
+    res = f(dx, weights=dw, axis=0, out=outs)
+    assert res[0] is outs[0] and res[1] is outs[1]
+    _check_results(cpu, res, cp, rtol)
+    # errors before any work: a negative weight (out untouched), mixed arrays,
+    # weights that do not broadcast, complex data
+    bad = w.copy()
+    bad[5, 7] = -1
+    sentinel = (cp.asarray(np.full(13, 7.0)), cp.asarray(np.full(13, 7.0)))
+    with pytest.raises(ValueError, match="non-negative"):
+        f(dx, weights=cp.asarray(bad), axis=0, out=sentinel)
+    assert (sentinel[0].get() == 7).all() and (sentinel[1].get() == 7).all()
+    with pytest.raises(ValueError, match="non-negative"):
+        f(x, weights=bad, axis=0)  # the NumPy path says the same
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        f(dx, weights=w)
+    with pytest.raises(TypeError, match="mix"):
+        f(x, weights=dw)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        f(dx, weights=dw[:, :4])
+    with pytest.raises(TypeError):
+        f(dx.astype(np.complex128), weights=dw)
+
+
+def test_weighted_moments_offset_accuracy_on_device(emu):
+    """1e8 + N(0, 1) with weights: within NumPy's two-pass error of the exact
+    weighted moments (fractions), as the NumPy path."""
+    from fractions import Fraction
+    cp, nrc = emu
+    rng = np.random.default_rng(34)
+    x = 1e8 + rng.standard_normal(3001)
+    w = rng.integers(0, 4, size=3001).astype(np.float64)
+    W = sum(Fraction(v) for v in w)
+    mean = sum(Fraction(a) * Fraction(b) for a, b in zip(x, w)) / W
+    var = sum(Fraction(b) * (Fraction(a) - mean) ** 2 for a, b in zip(x, w)) / W
+    m, v = nr.meanvar(cp.asarray(x), weights=cp.asarray(w))
+    assert abs(Fraction(float(m)) - mean) <= 4e-16 * abs(mean)
+    assert abs(Fraction(float(v)) - var) <= 1e-8 * var
+
+
+def test_logsumexp_b_matches_numpy_path(emu):
+    cp, nrc = emu
+    rng = np.random.default_rng(35)
+    a = rng.standard_normal((7, 11)) * 5
+    b = rng.standard_normal((7, 11))
+    b[2] = 0  # a zero row: -inf (sign 0)
+    b[:, 3] = 0
+    a[1, 4] = np.inf  # an inf with b = 0 does not count
+    b[1, 4] = 0
+    da, db = cp.asarray(a), cp.asarray(b)
+    for axis in (None, 0, 1, (0, 1)):
+        for keepdims in (False, True):
+            kw = dict(axis=axis, keepdims=keepdims)
+            cpu, dev = _both(nr.logsumexp, (a,), (da,), dict(kw, b=b, return_sign=True),
+                             dict(kw, b=db, return_sign=True), None)
+            _check_results(cpu, dev, cp)
+            # without return_sign a negative sum is NaN with a warning, on both
+            neg = bool((nr.logsumexp(a, b=b, return_sign=True, **kw)[1] < 0).any())
+            cpu, dev = _both(nr.logsumexp, (a,), (da,), dict(kw, b=b), dict(kw, b=db),
+                             "invalid value encountered in log" if neg else None)
+            _check_results(cpu, dev, cp)
+    # broadcast b, scalar b, return_sign without b, float32, integers
+    for bc, bd in ((b[0], db[0]), (2.0, 2.0), (None, None), (b[:, :1], db[:, :1])):
+        for data in (a, a.astype(np.float32), np.arange(77).reshape(7, 11) % 5):
+            cpu = nr.logsumexp(data, axis=0, b=bc, return_sign=True)
+            dev = nr.logsumexp(cp.asarray(data), axis=0, b=bd, return_sign=True)
+            _check_results(cpu, dev, cp, 1e-6 if data.dtype == np.float32 else 1e-12)
+    # log1p's precision near 0
+    v = nr.logsumexp(cp.asarray(np.array([0.0, -40.0])), b=cp.asarray(np.array([1.0, 1.0])))
+    np.testing.assert_allclose(float(v), 4.248354255291589e-18, rtol=1e-12)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.logsumexp(da, b=b)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        nr.logsumexp(da, b=db[:, :2])
+
+
+def test_covariance_correlation_match_numpy_path(emu):
+    cp, nrc = emu
+    rng = np.random.default_rng(36)
+    x = rng.standard_normal((8, 15)) + 1e6
+    y = 0.3 * x + rng.standard_normal((8, 15))
+    x[5] = 7.0  # a constant row: correlation NaN with a warning along axis 1
+    x[6, 2] = np.nan
+    dx, dy = cp.asarray(x), cp.asarray(y)
+    for axis in (None, 0, 1, -1, (0, 1)):
+        for keepdims in (False, True):
+            kw = dict(axis=axis, keepdims=keepdims)
+            for ddof in (0, 1):
+                cpu, dev = _both(nr.covariance, (x, y), (dx, dy), dict(kw, ddof=ddof),
+                                 dict(kw, ddof=ddof), None)
+                _check_results(cpu, dev, cp, 1e-9)
+            warn = "invalid value" if axis in (1, -1) else None
+            cpu, dev = _both(nr.correlation, (x, y), (dx, dy), kw, kw, warn)
+            _check_results(cpu, dev, cp, 1e-9)
+            c = dev.get()
+            assert np.all((np.abs(c) <= 1) | np.isnan(c))
+    # per slice against np.cov / np.corrcoef
+    for j in (0, 3):
+        np.testing.assert_allclose(float(nrc.covariance(dx[:, j], dy[:, j])),
+                                   np.cov(x[:, j], y[:, j])[0, 1], rtol=1e-9)
+        np.testing.assert_allclose(float(nrc.correlation(dx[:, j], dy[:, j])),
+                                   np.corrcoef(x[:, j], y[:, j])[0, 1], rtol=1e-9)
+    # y = 3x + 2: 1 within a few eps; broadcasting; a ddof too large: inf with NumPy's warning
+    z = x[0]
+    assert abs(float(nr.correlation(cp.asarray(z), cp.asarray(3 * z + 2))) - 1) <= 4e-16
+    _check_results(nr.covariance(x, y[0], axis=1), nr.covariance(dx, dy[0], axis=1), cp, 1e-9)
+    cpu, dev = _both(nr.covariance, (x[:1], y[:1]), (dx[:1], dy[:1]), dict(axis=0),
+                     dict(axis=0), "Degrees of freedom")
+    _check_results(cpu, dev, cp)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.covariance(dx, y)
+    with pytest.raises(TypeError, match="mix"):
+        nr.correlation(x, dy)
+    with pytest.raises(np.exceptions.AxisError):
+        nr.covariance(dx, dy, axis=3)
+
+
+def test_sumprod_matches_numpy_path_and_exact(emu):
+    import math
+    cp, nrc = emu
+    rng = np.random.default_rng(37)
+    x, y = rng.standard_normal((6, 40)), rng.standard_normal((6, 40))
+    dx, dy = cp.asarray(x), cp.asarray(y)
+    for axis in (None, 0, 1, (0, 1)):
+        for keepdims in (False, True):
+            kw = dict(axis=axis, keepdims=keepdims)
+            _check_results(nr.sumprod(x, y, **kw), nr.sumprod(dx, dy, **kw), cp)
+    _check_results(nr.sumprod(x.astype(np.float32), y[0], axis=1),
+                   nr.sumprod(cp.asarray(x.astype(np.float32)), dy[0], axis=1), cp)
+    _check_results(nr.sumprod(x.astype(np.float32), y.astype(np.float32), axis=1),
+                   nrc.sumprod(cp.asarray(x.astype(np.float32)),
+                               cp.asarray(y.astype(np.float32)), axis=1), cp, 1e-6)
+    # ill-conditioned: cancelling products, the exact sum (math.fsum of exact products)
+    a = np.concatenate([rng.standard_normal(500) * 1e15, rng.standard_normal(500)])
+    b = np.concatenate([np.ones(500), rng.standard_normal(500)])
+    a = np.concatenate([a, -a[:500]])
+    b = np.concatenate([b, b[:500]])
+    from fractions import Fraction
+    exact = float(sum(Fraction(p) * Fraction(q) for p, q in zip(a, b)))
+    got = float(nr.sumprod(cp.asarray(a), cp.asarray(b)))
+    assert abs(got - exact) <= 2 * np.finfo(float).eps * abs(exact) + 1e-20 * float(
+        np.sum(np.abs(a * b)))
+    assert math.isclose(got, float(nr.sumprod(a, b)), rel_tol=1e-15)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.sumprod(dx, y)
+
+
+def test_mapreduce_of_cupy_sources_matches_numpy_path(emu):
+    """mapreduce of CuPy sources: f on the whole broadcast sources on the
+    device, the reduction's CuPy form on the image -- the result of the
+    reduction of f(*arrays), as on the NumPy path."""
+    cp, nrc = emu
+    rng = np.random.default_rng(38)
+    X = rng.standard_normal((40, 30))
+    v = rng.standard_normal(30)
+    dX, dv = cp.asarray(X), cp.asarray(v)
+    cases = [(np.square, nr.fsum, (X,), {"axis": 0}),
+             (np.subtract, nr.minmax, (X, v), {}),
+             (np.subtract, nr.argminmax, (X, v), {"axis": 1}),
+             (lambda a: np.abs(a - 1), nr.meanvar, (X,), {"ddof": 1, "axis": (0, 1)}),
+             (lambda a, b: a * b, nr.logsumexp, (X, v), {"axis": 1, "keepdims": True}),
+             (np.square, nr.moments, (X,), {"axis": 0}),
+             (np.subtract, nr.nanminmax, (X, 2.0), {"axis": 0})]
+    for f, red, args, kw in cases:
+        cpu = nr.mapreduce(f, red, *args, **kw)
+        dargs = tuple(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+        dev = nr.mapreduce(f, red, *dargs, **kw)
+        if red in (nr.minmax, nr.argminmax, nr.nanminmax):
+            _check(cpu, dev, cp, exact=True)
+        elif red is nr.moments:
+            _check_states("moments", cpu, dev, cp)
+        else:
+            _check_results(cpu, dev, cp)
+        # the same through numreduce.cupy, with its own functions and ufuncs
+        dred = getattr(nrc, red.__name__)
+        dev2 = nrc.mapreduce(f, dred, *dargs, **kw)
+        if red in (nr.minmax, nr.argminmax, nr.nanminmax):
+            _check(cpu, dev2, cp, exact=True)
+        elif red is nr.moments:
+            _check_states("moments", cpu, dev2, cp)
+        else:
+            _check_results(cpu, dev2, cp)
+    # the result is the reduction of the image itself
+    _check(nr.fsum(np.square(X), axis=0), nr.mapreduce(np.square, nr.fsum, dX, axis=0), cp,
+           exact=True)
+    # errors: f returning a NumPy array or the wrong shape, mixed sources,
+    # sources that do not broadcast, a bad axis, not numreduce's reduction
+    with pytest.raises(TypeError, match="CuPy array"):
+        nr.mapreduce(lambda a: np.asarray(a).view(np.ndarray), nr.fsum, dX)
+    with pytest.raises(ValueError, match="broadcast shape"):
+        nr.mapreduce(lambda a: a[0], nr.fsum, dX)
+    with pytest.raises(TypeError, match="mixed CuPy and non-CuPy"):
+        nr.mapreduce(np.subtract, nr.minmax, dX, v)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        nr.mapreduce(np.subtract, nr.minmax, dX, dv[:7])
+    with pytest.raises(np.exceptions.AxisError):
+        nr.mapreduce(np.square, nr.fsum, dX, axis=2)
+    with pytest.raises(TypeError, match="reduction must be"):
+        nr.mapreduce(np.square, np.sum, dX)
+    with pytest.raises(TypeError, match="must be callable"):
+        nr.mapreduce(3, nr.fsum, dX)
+    with pytest.raises(TypeError, match="must be CuPy arrays"):
+        nrc.mapreduce(np.square, nrc.fsum, X)

@@ -168,7 +168,7 @@ def test_stub_names_match_the_module():
     mod = ast.parse(open(CUPY_PY).read())
     defined = {n.name for n in mod.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
                and not n.name.startswith("_")}
-    defined |= set(src.TRAITS) | {"FUNCTIONS"}
+    defined |= set(src.TRAITS) | set(src.SOURCE_TRAITS) | {"FUNCTIONS"}
     assert names == defined
 
 
@@ -283,3 +283,34 @@ def test_gpu_check_without_a_gpu_records_why(tmp_path):
     assert kinds[-1] == "fatal"
     if "numreduce.cupy needs" in summary["fatal"]:  # CuPy imports: its facts are recorded
         assert kinds[0] == "environment" and summary["environment"]["cupy"]
+
+
+def test_generated_source_kernels_of_several_arrays():
+    # the K-source reductions: K inputs, the map lifts one element's K values
+    # into the state (nr::sources<T, K>), the loops the CPU ufunc registers
+    assert set(src.SOURCE_TRAITS) == {u.__name__ for u in nr._core._MULTI_SOURCE}
+    assert not set(src.SOURCE_TRAITS) & set(src.TRAITS)
+    assert src.loop_types("comoments") == {"f": "d", "d": "d"}
+    assert src.loop_types("twoprod") == {"f": "f", "d": "d"}
+    p = src.reduction_parts("comoments", "f", where=True)
+    assert p["in_params"] == ("float32 x0, float32 x1, bool w, int32 nr_mode, "
+                              + ", ".join(f"float64 i{k}" for k in range(8)))
+    assert p["map_expr"] == "nr_map_where(x0, x1, w)"
+    assert p["out_params"] == ", ".join(f"float64 o{k}" for k in range(8))
+    assert "typedef nr::CoMoments<float, double> nr_tr;" in p["preamble"]
+    assert ("nr_tr::in_t nr_in(const nr_cin &x0, const nr_cin &x1)" in p["preamble"]
+            and "s.v[1] = x1;" in p["preamble"])
+    assert src.reduction_parts("wmoments", "d")["map_expr"] == "nr_map(x0, x1)"
+    e = src.elementwise_parts("maxsumexpb", "d")
+    assert e["in_params"] == "float64 x1, float64 x2"
+    assert e["operation"].startswith("nr_acc a = nr_tr::lift(nr_in(x1, x2));")
+    m = src.merge_parts("nanwmoments", "d")
+    assert m["in_params"] == ", ".join([f"float64 a{k}" for k in range(4)]
+                                       + [f"float64 b{k}" for k in range(4)])
+    # one-source kernels keep their one input
+    assert src.reduction_parts("moments", "d")["map_expr"] == "nr_map(x)"
+    for name in src.SOURCE_TRAITS:
+        with pytest.raises(ValueError, match="reduce and merge only"):
+            src.accumulate_source(name, "d")
+        with pytest.raises(ValueError, match="reduce and merge only"):
+            src.segments_source(name, "d")

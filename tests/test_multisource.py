@@ -247,8 +247,22 @@ def test_correlation_linear_and_bounds():
 
 
 def test_correlation_constant_slice_nan_with_warning():
-    with pytest.warns(RuntimeWarning):
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in divide"):
         assert np.isnan(nr.correlation(np.ones(5), np.arange(5.0)))
+
+
+def test_correlation_constant_slice_follows_np_errstate():
+    """np.corrcoef's 0/0 follows np.seterr's 'invalid' mode; so does the
+    statistic's own check (the same on backends without FP flags)."""
+    x, y = np.ones(5), np.arange(5.0)
+    with np.errstate(invalid="raise"):
+        with pytest.raises(FloatingPointError):
+            np.corrcoef(x, y)
+        with pytest.raises(FloatingPointError, match="invalid value"):
+            nr.correlation(x, y)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(nr.correlation(x, y))
 
 
 def test_covariance_dof_warning():

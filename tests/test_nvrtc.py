@@ -6,7 +6,8 @@
    combine, initials and block_reduce, compiled from the INSTALLED headers
    (numreduce/include/numreduce/traits, the package data) with NVRTC's
    default options (only -arch and -I).
-2. The CuPy mirror's generated kernels (numreduce._cupy_source): each
+2. The CuPy mirror's generated kernels (numreduce._cupy_source), those of
+   the reductions of several sources (K-input kernels) included: each
    ElementwiseKernel / ReductionKernel body inside a harness shaped like the
    code CuPy generates around them (CArray / CIndexer parameters, REDUCE and
    POST_MAP macros wrapping the expressions in parentheses, a typedef'd
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 
 import numpy as np
 import pytest
@@ -231,8 +233,9 @@ def elementwise_harness(parts) -> str:
 
 def reduction_harness(parts, block_size=512) -> str:
     ins, outs = _params(parts["in_params"]), _params(parts["out_params"])
-    arrays = [(t, n) for t, n in ins if n in ("x", "w")]
-    scalars = [(t, n) for t, n in ins if n not in ("x", "w")]
+    # the arrays: the data x (x0 .. x{K-1}: the K sources) and the mask w
+    arrays = [(t, n) for t, n in ins if n in ("x", "w") or re.fullmatch(r"x\d+", n)]
+    scalars = [(t, n) for t, n in ins if (t, n) not in arrays]
     params = ", ".join([f"CArray<{t}, 2> _raw_{n}" for t, n in arrays]
                        + [f"CArray<{t}, 1> _raw_{n}" for t, n in outs]
                        + [f"{t} {n}" for t, n in scalars]
@@ -284,6 +287,12 @@ def _mirror_cases():
                 cases.append(("segments", name, c))
                 if c == oc:  # states of the accumulator dtype
                     cases.append(("merge", name, c))
+    # the reductions of K sources: K-input kernels (reduce, merge, the call)
+    for name in src.SOURCE_TRAITS:
+        for c, oc in src.loop_types(name).items():
+            cases += [("elementwise", name, c), ("reduce", name, c), ("reduce_where", name, c)]
+            if c == oc:
+                cases.append(("merge", name, c))
     return cases
 
 
