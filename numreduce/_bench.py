@@ -434,6 +434,17 @@ def target_rows(quick: bool = False, on_row=None):
             f"group_meanvar f64 {big:.0e}/1e4 vs numbagg",
             *t(group_mv, lambda: (numbagg.group_nanmean(gx, gids, **kwl),
                                   numbagg.group_nanvar(gx, gids, **kwl))), 1.5, "faster"))
+    gw = rng.random(big)
+
+    def bincount_weighted():  # the weighted grouped mean and variance users write
+        sw = np.bincount(gids, gw, ngroups)
+        m = np.bincount(gids, gw * gx, ngroups) / sw
+        d = gx - m[gids]
+        return m, np.bincount(gids, gw * d * d, ngroups) / sw
+
+    rows.append(_ratio_row(f"group_meanvar f64 {big:.0e}/1e4 weights= vs np.bincount x3",
+                           *t(lambda: nr.group_meanvar(gx, gids, ngroups, weights=gw),
+                              bincount_weighted), 2.0, "faster"))
     multisource_rows(rows, t, rng, big, side)
     if not quick:
         huge = rng.standard_normal(10**8)
