@@ -15,7 +15,7 @@ numreduce reduces every numeric column in one pass of its grouped kernels
 (``group_minmax``, ``group_meanvar``, ``group_fsum``, ``group_logsumexp``,
 ``group_argminmax``), one 1-d stream per column (the kernels' fastest
 path).  One integer key column with sorted groups skips pandas' hash
-factorization (codes by a bincount of the key's values).  Results are
+factorization (the codes are the key's values less the smallest).  Results are
 DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
 ``(column, statistic)``, the group index as pandas builds it (sorted by
 default; ``sort=False``: order of first appearance), the grouping columns
@@ -211,6 +211,24 @@ def _fix_empty(arr, count, stat):
     return np.where(count == 0, np.nan, arr)
 
 
+def _present(off, span):
+    """Which of the offsets ``0 .. span-1`` occur in ``off`` (a bool array of
+    length ``span``).  Marked in chunks of doubling size, stopping as soon as
+    every offset has been seen (the rest of ``off`` cannot add any): for
+    dense keys (each value in many rows) a small prefix decides, not a pass
+    over every row; otherwise the whole array is marked."""
+    present = np.zeros(span, bool)
+    n = off.size
+    start, step = 0, max(4 * span, 1 << 16)
+    while start < n:
+        stop = min(n, start + step)
+        present[off[start:stop]] = True
+        start, step = stop, 2 * step
+        if start < n and present.all():
+            break
+    return present
+
+
 class _Exclude:
     """Stands for the groupby object of the integer-key plan: the key column
     it leaves out of the result."""
@@ -266,8 +284,9 @@ class _Grouped:
 
     def _int_key(self, kw):
         """The plan without pandas' hash factorization for the common case of
-        one integer column key, sorted groups, dense values (codes by a
-        bincount of the values, the result index the values present)."""
+        one integer column key, sorted groups, dense values (the codes are
+        the values' offsets from the smallest, renumbered only where some
+        value in between is absent; the result index the values present)."""
         obj, by = self._obj, self._by
         if not (isinstance(obj, pd.DataFrame) and isinstance(by, str) and kw.get("sort", True)
                 and "level" not in kw and by in obj.columns and obj.columns.is_unique
@@ -283,13 +302,14 @@ class _Grouped:
         span = int(hi) - int(lo) + 1
         if span > 4 * k.size + 1024:
             return None
-        off = k if lo >= 0 and k.dtype == np.intp else np.subtract(k, lo, dtype=np.intp)
-        if lo >= 0 and k.dtype == np.intp:
-            span, lo = int(hi) + 1, 0
-        present = np.bincount(off, minlength=span) > 0
+        if lo == 0 and k.dtype == np.intp:
+            off = k  # the values are the offsets: no copy
+        else:
+            off = np.subtract(k, lo, dtype=np.intp)
+        present = _present(off, span)
         values = (np.flatnonzero(present) + lo).astype(k.dtype)
         index = pd.Index(values, name=by)
-        if present.all():  # every value in [lo, hi] present: the offsets are the codes
+        if values.size == span:  # every value in [lo, hi] present: the offsets are the codes
             codes = off
         else:
             codes = (np.cumsum(present, dtype=np.intp) - 1)[off]
@@ -314,7 +334,9 @@ class _Grouped:
         codes, g, rindex, observed, gb = self._groups()
         sel, cols = self._columns(gb)
         keep = None
-        if (codes < 0).any():
+        # (the integer-key plan and whole-column reductions have no row
+        # outside every group: no scan for -1 codes)
+        if not (gb is None or isinstance(gb, _Exclude)) and (codes < 0).any():
             keep = np.flatnonzero(codes >= 0)
             ids = codes[keep]
         else:

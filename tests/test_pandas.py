@@ -210,8 +210,8 @@ def test_errors():
 
 @pytest.mark.parametrize("keys", ["negative", "sparse", "uint8", "level"])
 def test_integer_keys(keys):
-    """The integer-key plan (a bincount of the key's values) and pandas'
-    own factorization agree with pandas."""
+    """The integer-key plan (the key's offsets as codes) and pandas' own
+    factorization agree with pandas."""
     df = frame().drop(columns=["j"])
     if keys == "negative":
         df["k"] = df["k"] - 7
@@ -230,6 +230,32 @@ def test_integer_keys(keys):
     if keys != "level":
         same(df.nr.groupby(by, sort=False).minmax(),
              agg(df.groupby(by, sort=False), ["min", "max"]), exact=True)
+
+
+@pytest.mark.parametrize("case", ["dense", "offset", "late", "gap", "int32"])
+def test_integer_key_presence(case):
+    """The integer-key plan on more rows than its first presence chunk
+    (65536 rows): values all seen early (the scan stops), a smallest value
+    far from 0, a value seen only in the last row (the scan goes on to the
+    end), a value in the range that never occurs (codes renumbered), an
+    int32 key; against pandas' own groups and np.unique."""
+    n = 300_000
+    rng = np.random.default_rng(11)
+    k = rng.integers(0, 100, n)
+    if case == "offset":
+        k = k + 10**6
+    elif case == "late":
+        k[-1] = 100
+    elif case == "gap":
+        k[k == 50] = 49
+        k[-1] = 100
+    elif case == "int32":
+        k = (k - 50).astype(np.int32)
+    df = pd.DataFrame({"k": k, "x": rng.standard_normal(n), "y": rng.integers(-9, 9, n)})
+    got = df.nr.groupby("k").minmax()
+    np.testing.assert_array_equal(got.index.to_numpy(), np.unique(k))
+    same(got, agg(df.groupby("k"), ["min", "max"]), exact=True)
+    same(df.nr.groupby("k").meanvar(), agg(df.groupby("k"), ["mean", "var"]))
 
 
 def test_bool_and_empty_selection():
