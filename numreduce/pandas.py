@@ -452,15 +452,15 @@ class _Accessor:
                             index=list(stats))
 
     def minmax(self):
-        """``obj.agg(["min", "max"])`` in one pass per dtype."""
+        """``obj.agg(["min", "max"])`` in one pass per column."""
         return self._whole("minmax")
 
     def meanvar(self, ddof=1):
-        """``obj.agg(["mean", "var"])`` in one pass per dtype."""
+        """``obj.agg(["mean", "var"])`` in one pass per column."""
         return self._whole("meanvar", ddof)
 
     def meanstd(self, ddof=1):
-        """``obj.agg(["mean", "std"])`` in one pass per dtype."""
+        """``obj.agg(["mean", "std"])`` in one pass per column."""
         return self._whole("meanstd", ddof)
 
     def fsum(self):
