@@ -211,6 +211,31 @@ def _fix_empty(arr, count, stat):
     return np.where(count == 0, np.nan, arr)
 
 
+def _grouper_codes(gb, index, observed):
+    """The group of every row (-1: in no group), numbered by the observed
+    groups of ``index`` (``gb.size()``'s), from the codes pandas' groupby
+    computed already (``result_index_and_ids`` of its grouper, pandas >=
+    2.2); None where that is not available or not numbered by ``index``.
+    (``gb.ngroup()`` gives the same numbers, but ranks the codes of
+    categorical keys with a sort of every row.)"""
+    grouper = getattr(gb, "_grouper", None)
+    try:
+        rindex, ids = grouper.result_index_and_ids
+    except (AttributeError, TypeError, ValueError):  # another pandas: ngroup()
+        return None
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iu" or ids.ndim != 1 or not rindex.equals(index):
+        return None
+    ids = ids.astype(np.intp, copy=False)
+    if observed.size == len(index):
+        return ids
+    # unobserved groups (categories without rows): renumber by the observed
+    # ones; -1 (rows in no group) indexes the extra last slot, -1 too
+    remap = np.full(len(index) + 1, -1, np.intp)
+    remap[observed] = np.arange(observed.size)
+    return remap[ids]
+
+
 def _present(off, span):
     """Which of the offsets ``0 .. span-1`` occur in ``off`` (a bool array of
     length ``span``).  Marked in chunks of doubling size, stopping as soon as
@@ -264,10 +289,6 @@ class _Grouped:
             self._plan = fast
             return fast
         gb = self._obj.groupby(self._by, **kw)
-        ng = gb.ngroup()
-        codes = ng.to_numpy(dtype=np.float64, na_value=-1.0) if ng.dtype.kind == "f" or \
-            isinstance(ng.dtype, pd.api.extensions.ExtensionDtype) else ng.to_numpy()
-        codes = np.asarray(codes).astype(np.intp)
         size = gb.size()
         if isinstance(size, pd.DataFrame):  # as_index=False
             raise TypeError("numreduce: nr.groupby does not take as_index=False; "
@@ -275,7 +296,15 @@ class _Grouped:
         sizes = size.to_numpy()
         observed = np.flatnonzero(sizes > 0)
         g = observed.size
-        counts = np.bincount(codes[codes >= 0], minlength=g)
+        codes = _grouper_codes(gb, size.index, observed)
+        if codes is None:
+            ng = gb.ngroup()
+            codes = ng.to_numpy(dtype=np.float64, na_value=-1.0) if ng.dtype.kind == "f" or \
+                isinstance(ng.dtype, pd.api.extensions.ExtensionDtype) else ng.to_numpy()
+            codes = np.asarray(codes).astype(np.intp, copy=False)
+        # pandas' numbering checked against its group sizes (a cheap guard
+        # against a silent mix-up of groups)
+        counts = np.bincount(codes[codes >= 0] if (codes < 0).any() else codes, minlength=g)
         if counts.size != g or not np.array_equal(counts, sizes[observed]):
             raise RuntimeError("numreduce: pandas' group numbering does not match its group "
                                "sizes; please report this with your pandas version")

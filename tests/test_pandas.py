@@ -60,9 +60,19 @@ def agg(gb, stats):
         return gb.agg(stats)
 
 
+@pytest.fixture(params=["grouper codes", "ngroup"])
+def plan(request, monkeypatch):
+    """Both ways the accessor takes pandas' group of every row: the codes
+    its groupby computed (``_grouper.result_index_and_ids``) and, where a
+    pandas lacks them, ``ngroup()``."""
+    if request.param == "ngroup":
+        monkeypatch.setattr(numreduce.pandas, "_grouper_codes", lambda *args: None)
+    return request.param
+
+
 @pytest.mark.parametrize("by", ["k", ["k", "j"], "series", ["j", "k"]])
 @pytest.mark.parametrize("sort", [True, False])
-def test_groupby_against_pandas(by, sort):
+def test_groupby_against_pandas(by, sort, plan):
     df = frame()
     if by == "series":
         by = pd.Series(np.asarray(df["k"]) % 4, index=df.index, name="key")
@@ -106,7 +116,7 @@ def test_logsumexp():
 
 
 @pytest.mark.parametrize("dropna", [True, False])
-def test_dropna(dropna):
+def test_dropna(dropna, plan):
     df = frame()
     df["kf"] = df["k"].astype(float)
     df.loc[df.index[::7], "kf"] = np.nan
@@ -119,7 +129,7 @@ def test_dropna(dropna):
 
 @pytest.mark.parametrize("observed", [True, False])
 @pytest.mark.parametrize("dropna", [True, False])
-def test_categorical(observed, dropna):
+def test_categorical(observed, dropna, plan):
     df = frame()
     df["c"] = pd.Categorical(df["j"], categories=["c", "b", "a", "unused"])
     df.loc[df.index[::11], "c"] = np.nan
