@@ -20,6 +20,8 @@ DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
 ``(column, statistic)``, the group index as pandas builds it (sorted by
 default; ``sort=False``: order of first appearance), the grouping columns
 left out.  A Series gives a DataFrame with the statistics as columns.
+The whole-column reductions (``df.nr.meanvar()``) run the whole-array
+functions on each column (the same ufuncs, no group codes).
 
 NaN handling is pandas' ``skipna=True`` default: NaN (NaT) is left out; a
 group without values gives NaN (``fsum``: 0, as ``sum``; ``argminmax``: the
@@ -100,7 +102,9 @@ def _minmax_initial(dt):
 def _reduce_block(method, data, valid, ids, g, ddof):
     """The statistics of one column (1-d: the grouped kernels' fastest
     stream) per group: a list of arrays of shape (g,), and the count of
-    valid values per group (None: every value valid).
+    valid values per group (None: every value valid).  ``ids`` None: the
+    whole column is the one group (``g`` 1), reduced by the whole-array
+    functions (the same ufuncs and finishes, no scatter).
 
     A float column without a mask is first reduced as it is: NaN propagates
     through the moments, the compensated sum and logsumexp, so a result
@@ -117,30 +121,46 @@ def _reduce_block(method, data, valid, ids, g, ddof):
             return outs, count
     elif valid is False:
         valid = None
+    whole = ids is None
+
+    def one(res):  # a whole-array result as the one group's
+        return [np.reshape(r, (1,)) for r in res] if isinstance(res, tuple) \
+            else [np.reshape(res, (1,))]
+
+    def ufunc_outs(ufunc, **kw):
+        if whole:
+            return one(_api.reduce(ufunc, data, axis=None, **kw))
+        return list(_api.reduce_by_group(ufunc, data, ids, g, **kw))
+
     count = None
     if valid is not None:
-        count = np.bincount(ids, weights=valid, minlength=g)
+        count = np.array([np.count_nonzero(valid)], np.float64) if whole else \
+            np.bincount(ids, weights=valid, minlength=g)
     if method == "minmax":
         if data.dtype.kind == "f":  # NaN-skipping; a group of NaNs only gives NaN
-            return list(_api.reduce_by_group(_core.fminfmax, data, ids, g)), count
+            return ufunc_outs(_core.fminfmax), count
         if valid is None:
-            return list(_api.group_minmax(data, ids, g)), count
-        return list(_api.reduce_by_group(_core.minimummaximum, data, ids, g,
-                                         initial=_minmax_initial(data.dtype), where=valid)), count
+            return ufunc_outs(_core.minimummaximum), count
+        return ufunc_outs(_core.minimummaximum, initial=_minmax_initial(data.dtype),
+                          where=valid), count
     if method in ("meanvar", "meanstd"):
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            mean, var = _api.group_meanvar(data, ids, g, ddof=ddof,
-                                           where=True if valid is None else valid)
+            where = True if valid is None else valid
+            if whole:
+                mean, var = one(_api.meanvar(data, ddof=ddof, where=where))
+            else:
+                mean, var = _api.group_meanvar(data, ids, g, ddof=ddof, where=where)
             return [mean, np.sqrt(var) if method == "meanstd" else var], count
     if method == "fsum":
         if valid is not None:
             data = np.where(valid, data, 0)
-        return [_api.group_fsum(data, ids, g)], count
+        return (one(_api.fsum(data)) if whole else [_api.group_fsum(data, ids, g)]), count
     if method == "logsumexp":
         if valid is not None:
             data = np.where(valid, data, -np.inf)
-        return [_api.group_logsumexp(data, ids, g)], count
+        return (one(_api.logsumexp(data)) if whole else [_api.group_logsumexp(data, ids, g)]), \
+            count
     raise AssertionError(method)
 
 
@@ -365,7 +385,8 @@ class _Grouped:
         keep = None
         # (the integer-key plan and whole-column reductions have no row
         # outside every group: no scan for -1 codes)
-        if not (gb is None or isinstance(gb, _Exclude)) and (codes < 0).any():
+        if codes is not None and not (gb is None or isinstance(gb, _Exclude)) \
+                and (codes < 0).any():
             keep = np.flatnonzero(codes >= 0)
             ids = codes[keep]
         else:
@@ -463,13 +484,14 @@ class _Accessor:
     def _whole(self, method, ddof=1):
         obj = self._obj
         n = len(obj)
-        grouped = _Grouped(obj, None, {})
-        grouped._plan = (np.zeros(n, np.intp), 1, pd.Index([0]), np.array([0]), None)
         if n == 0:
-            grouped._plan = (np.zeros(0, np.intp), 1, pd.Index([0]), np.array([0]), None)
-        frame = grouped._run(method, ddof) if n else None
-        if frame is None:
             raise ValueError(f"numreduce: {method} of an empty {type(obj).__name__}")
+        grouped = _Grouped(obj, None, {})
+        # one group of every row: no codes (the whole-array functions), but
+        # for argminmax (positions by the grouped kernel)
+        codes = np.zeros(n, np.intp) if method == "argminmax" else None
+        grouped._plan = (codes, 1, pd.Index([0]), np.array([0]), None)
+        frame = grouped._run(method, ddof)
         stats = _STATS[method]
         if isinstance(obj, pd.Series):
             out = frame.iloc[0]

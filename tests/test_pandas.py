@@ -204,6 +204,38 @@ def test_whole_column():
     pd.testing.assert_series_equal(s.nr.minmax(), s.agg(["min", "max"]))
 
 
+def test_whole_column_kinds():
+    """The whole-column reductions (the whole-array functions, no group
+    codes) on every kind of column they take -- floats with NaN, an all-NaN
+    column, float32, integers, bool, nullable Float64/Int64 with <NA>,
+    datetimes with NaT -- against pandas' agg and np.logaddexp.reduce."""
+    df = frame(nan=True).drop(columns=["j", "k"])
+    df["an"] = np.nan
+    df["b"] = df["y"] > 0
+    df["X"] = pd.array(df["x"], dtype="Float64")
+    df["Y"] = pd.array(df["y"], dtype="Int64")
+    df.loc[df.index[::4], "Y"] = pd.NA
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(df.nr.meanvar(), df.agg(["mean", "var"]), check_dtype=False)
+        ref = pd.concat([df.agg(["mean"]), df.agg(["std"], ddof=0)])
+        same(df.nr.meanstd(ddof=0), ref, check_dtype=False)
+        same(df.nr.minmax(), df.agg(["min", "max"]), check_dtype=False)
+        same(df.nr.fsum(), df.agg(["sum"]), check_dtype=False)
+    lse = df.drop(columns=["X", "Y"]).nr.logsumexp()
+    for c in lse.columns:
+        vals = df[c].dropna().to_numpy(np.float64)
+        ref = np.logaddexp.reduce(vals) if vals.size else -np.inf
+        np.testing.assert_allclose(lse[c].iloc[0], ref,
+                                   rtol=1e-6 if df[c].dtype == np.float32 else 1e-12)
+    t = pd.Series(pd.date_range("2001-01-01", periods=9, freq="37h")).sample(frac=1,
+                                                                                 random_state=1)
+    t.iloc[[2, 5]] = pd.NaT
+    pd.testing.assert_series_equal(t.nr.minmax(), t.agg(["min", "max"]))
+    one = pd.Series([2.5])  # count <= ddof: NaN, as pandas
+    pd.testing.assert_series_equal(one.nr.meanvar(), one.agg(["mean", "var"]))
+
+
 def test_errors():
     df = frame()
     with pytest.raises(KeyError):
