@@ -25,7 +25,8 @@ functions on each column (the same ufuncs, no group codes).
 
 NaN handling is pandas' ``skipna=True`` default: NaN (NaT) is left out; a
 group without values gives NaN (``fsum``: 0, as ``sum``; ``argminmax``: the
-ValueError pandas' ``idxmin`` raises).  Nullable dtypes (``Float64``,
+ValueError pandas' ``idxmin`` raises), as does the variance of a group of
+at most ``ddof`` values.  Nullable dtypes (``Float64``,
 ``Int64``, ``boolean``) are reduced with their mask as ``where`` and give
 nullable results with ``<NA>``.  A column that is not numeric (strings,
 objects) raises a TypeError naming it; datetime and timedelta columns are
@@ -151,6 +152,14 @@ def _reduce_block(method, data, valid, ids, g, ddof):
                 mean, var = one(_api.meanvar(data, ddof=ddof, where=where))
             else:
                 mean, var = _api.group_meanvar(data, ids, g, ddof=ddof, where=where)
+            if ddof > 1:
+                # a group of count <= ddof values: NaN, as pandas (the
+                # kernels divide by max(count - ddof, 0): inf where M2 > 0);
+                # with ddof <= 1 that is a group of at most one value, whose
+                # variance is 0/0 already
+                n = count if count is not None else np.array([data.size]) if whole \
+                    else np.bincount(ids, minlength=g)
+                var = np.where(n <= ddof, np.nan, var)
             return [mean, np.sqrt(var) if method == "meanstd" else var], count
     if method == "fsum":
         if valid is not None:

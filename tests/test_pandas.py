@@ -236,6 +236,33 @@ def test_whole_column_kinds():
     pd.testing.assert_series_equal(one.nr.meanvar(), one.agg(["mean", "var"]))
 
 
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3])
+def test_ddof_at_least_the_count(ddof):
+    """A group of count <= ddof values has a NaN variance, as pandas (not
+    inf), grouped and whole-column, with and without NaN in the column."""
+    df = pd.DataFrame({"k": [1, 2, 2, 3, 3, 3, 4, 4, 4, 4],
+                       "x": [1.0, 2.0, 5.0, 1.0, 2.0, 4.0, 0.5, 1.0, 7.0, 3.0]})
+    df["y"] = df["x"].where(df.index != 8)
+    df["n"] = pd.array(df["x"], dtype="Float64")
+    df.loc[df.index[5], "n"] = pd.NA
+    for sub in (df[["k", "x"]], df):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = pd.concat({c: pd.DataFrame({"mean": sub.groupby("k")[c].mean(),
+                                              "var": sub.groupby("k")[c].var(ddof=ddof)})
+                             for c in sub.columns if c != "k"}, axis=1)
+        same(sub.nr.groupby("k").meanvar(ddof=ddof), ref, check_dtype=False)
+        # (whole columns of numpy dtypes: pandas' masked Series.var of a
+        # Float64 column gives inf there, its float64 var and its grouped
+        # Float64 var NaN; numreduce gives <NA>)
+        whole = sub[[c for c in ("x", "y") if c in sub]].iloc[:2]
+        for c in whole.columns:
+            got, ref = whole[c].nr.meanvar(ddof=ddof)["var"], whole[c].var(ddof=ddof)
+            assert pd.isna(got) == pd.isna(ref), (c, got, ref)
+            if not pd.isna(ref):
+                assert np.isclose(float(got), float(ref), rtol=1e-14), (c, got, ref)
+
+
 def test_errors():
     df = frame()
     with pytest.raises(KeyError):
