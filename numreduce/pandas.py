@@ -14,8 +14,8 @@ with every key pandas takes: column names, a list of them, a Series, ...):
 numreduce reduces every numeric column in one pass of its grouped kernels
 (``group_minmax``, ``group_meanvar``, ``group_fsum``, ``group_logsumexp``,
 ``group_argminmax``), one 1-d stream per column (the kernels' fastest
-path).  One integer key column with sorted groups skips pandas' hash
-factorization (the codes are the key's values less the smallest).  Results are
+path).  One integer key column skips pandas' hash factorization of every
+row (the codes are the key's values less the smallest).  Results are
 DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
 ``(column, statistic)``, the group index as pandas builds it (sorted by
 default; ``sort=False``: order of first appearance), the grouping columns
@@ -267,8 +267,9 @@ def _grouper_codes(gb, index, observed):
 
 def _present(off, span):
     """Which of the offsets ``0 .. span-1`` occur in ``off`` (a bool array of
-    length ``span``).  Marked in chunks of doubling size, stopping as soon as
-    every offset has been seen (the rest of ``off`` cannot add any): for
+    length ``span``), and the length of the prefix of ``off`` that holds
+    every one of them.  Marked in chunks of doubling size, stopping as soon
+    as every offset has been seen (the rest of ``off`` cannot add any): for
     dense keys (each value in many rows) a small prefix decides, not a pass
     over every row; otherwise the whole array is marked."""
     present = np.zeros(span, bool)
@@ -280,7 +281,7 @@ def _present(off, span):
         start, step = stop, 2 * step
         if start < n and present.all():
             break
-    return present
+    return present, start
 
 
 class _Exclude:
@@ -341,12 +342,15 @@ class _Grouped:
         return self._plan
 
     def _int_key(self, kw):
-        """The plan without pandas' hash factorization for the common case of
-        one integer column key, sorted groups, dense values (the codes are
-        the values' offsets from the smallest, renumbered only where some
-        value in between is absent; the result index the values present)."""
+        """The plan without pandas' hash factorization of every row for the
+        common case of one integer column key with dense values.  Sorted
+        groups: the codes are the values' offsets from the smallest,
+        renumbered only where some value in between is absent, the result
+        index the values present.  ``sort=False``: the groups in order of
+        first appearance, from the prefix of rows that holds every value
+        (``pd.unique`` of it), the codes the offsets' ranks in that order."""
         obj, by = self._obj, self._by
-        if not (isinstance(obj, pd.DataFrame) and isinstance(by, str) and kw.get("sort", True)
+        if not (isinstance(obj, pd.DataFrame) and isinstance(by, str)
                 and "level" not in kw and by in obj.columns and obj.columns.is_unique
                 and by not in obj.index.names):
             return None
@@ -364,13 +368,20 @@ class _Grouped:
             off = k  # the values are the offsets: no copy
         else:
             off = np.subtract(k, lo, dtype=np.intp)
-        present = _present(off, span)
-        values = (np.flatnonzero(present) + lo).astype(k.dtype)
-        index = pd.Index(values, name=by)
-        if values.size == span:  # every value in [lo, hi] present: the offsets are the codes
-            codes = off
+        present, seen = _present(off, span)
+        if not kw.get("sort", True):
+            order = np.asarray(pd.unique(off[:seen]), dtype=np.intp)  # order of appearance
+            rank = np.full(span, -1, np.intp)
+            rank[order] = np.arange(order.size)
+            values = (order + lo).astype(k.dtype)
+            codes = rank[off]
         else:
-            codes = (np.cumsum(present, dtype=np.intp) - 1)[off]
+            values = (np.flatnonzero(present) + lo).astype(k.dtype)
+            if values.size == span:  # every value in [lo, hi] present: the offsets are the codes
+                codes = off
+            else:
+                codes = (np.cumsum(present, dtype=np.intp) - 1)[off]
+        index = pd.Index(values, name=by)
         return (codes, values.size, index, np.arange(values.size), _Exclude(by))
 
     def _columns(self, gb):

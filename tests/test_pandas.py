@@ -307,7 +307,8 @@ def test_integer_key_presence(case):
     (65536 rows): values all seen early (the scan stops), a smallest value
     far from 0, a value seen only in the last row (the scan goes on to the
     end), a value in the range that never occurs (codes renumbered), an
-    int32 key; against pandas' own groups and np.unique."""
+    int32 key; sorted and in order of appearance (sort=False); against
+    pandas' own groups and np.unique."""
     n = 300_000
     rng = np.random.default_rng(11)
     k = rng.integers(0, 100, n)
@@ -325,6 +326,14 @@ def test_integer_key_presence(case):
     np.testing.assert_array_equal(got.index.to_numpy(), np.unique(k))
     same(got, agg(df.groupby("k"), ["min", "max"]), exact=True)
     same(df.nr.groupby("k").meanvar(), agg(df.groupby("k"), ["mean", "var"]))
+    # sort=False: groups in order of first appearance (np.unique's first
+    # indices, sorted)
+    got = df.nr.groupby("k", sort=False).minmax()
+    vals, first = np.unique(k, return_index=True)
+    np.testing.assert_array_equal(got.index.to_numpy(), vals[np.argsort(first)])
+    same(got, agg(df.groupby("k", sort=False), ["min", "max"]), exact=True)
+    same(df.nr.groupby("k", sort=False).meanvar(),
+         agg(df.groupby("k", sort=False), ["mean", "var"]))
 
 
 def test_bool_and_empty_selection():
