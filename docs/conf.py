@@ -47,6 +47,11 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()
 autodoc_default_options = {"members": False}
+# numreduce.cupy imports its backend numreduce._cupy, which refuses to import
+# without CuPy and a CUDA device (ImportError saying which is missing): the
+# reference documents the module's functions from their docstrings with
+# that one module mocked, on machines without a GPU as on those with one.
+autodoc_mock_imports = ["numreduce._cupy"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"numreduce {release}"

@@ -14,16 +14,19 @@ with every key pandas takes: column names, a list of them, a Series, ...):
 numreduce reduces every numeric column in one pass of its grouped kernels
 (``group_minmax``, ``group_meanvar``, ``group_fsum``, ``group_logsumexp``,
 ``group_argminmax``), one 1-d stream per column (the kernels' fastest
-path).  One integer key column with sorted groups skips pandas' hash
-factorization (codes by a bincount of the key's values).  Results are
+path).  One integer key column skips pandas' hash factorization of every
+row (the codes are the key's values less the smallest).  Results are
 DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
 ``(column, statistic)``, the group index as pandas builds it (sorted by
 default; ``sort=False``: order of first appearance), the grouping columns
 left out.  A Series gives a DataFrame with the statistics as columns.
+The whole-column reductions (``df.nr.meanvar()``) run the whole-array
+functions on each column (the same ufuncs, no group codes).
 
 NaN handling is pandas' ``skipna=True`` default: NaN (NaT) is left out; a
 group without values gives NaN (``fsum``: 0, as ``sum``; ``argminmax``: the
-ValueError pandas' ``idxmin`` raises).  Nullable dtypes (``Float64``,
+ValueError pandas' ``idxmin`` raises), as does the variance of a group of
+at most ``ddof`` values.  Nullable dtypes (``Float64``,
 ``Int64``, ``boolean``) are reduced with their mask as ``where`` and give
 nullable results with ``<NA>``.  A column that is not numeric (strings,
 objects) raises a TypeError naming it; datetime and timedelta columns are
@@ -100,7 +103,9 @@ def _minmax_initial(dt):
 def _reduce_block(method, data, valid, ids, g, ddof):
     """The statistics of one column (1-d: the grouped kernels' fastest
     stream) per group: a list of arrays of shape (g,), and the count of
-    valid values per group (None: every value valid).
+    valid values per group (None: every value valid).  ``ids`` None: the
+    whole column is the one group (``g`` 1), reduced by the whole-array
+    functions (the same ufuncs and finishes, no scatter).
 
     A float column without a mask is first reduced as it is: NaN propagates
     through the moments, the compensated sum and logsumexp, so a result
@@ -117,30 +122,54 @@ def _reduce_block(method, data, valid, ids, g, ddof):
             return outs, count
     elif valid is False:
         valid = None
+    whole = ids is None
+
+    def one(res):  # a whole-array result as the one group's
+        return [np.reshape(r, (1,)) for r in res] if isinstance(res, tuple) \
+            else [np.reshape(res, (1,))]
+
+    def ufunc_outs(ufunc, **kw):
+        if whole:
+            return one(_api.reduce(ufunc, data, axis=None, **kw))
+        return list(_api.reduce_by_group(ufunc, data, ids, g, **kw))
+
     count = None
     if valid is not None:
-        count = np.bincount(ids, weights=valid, minlength=g)
+        count = np.array([np.count_nonzero(valid)], np.float64) if whole else \
+            np.bincount(ids, weights=valid, minlength=g)
     if method == "minmax":
         if data.dtype.kind == "f":  # NaN-skipping; a group of NaNs only gives NaN
-            return list(_api.reduce_by_group(_core.fminfmax, data, ids, g)), count
+            return ufunc_outs(_core.fminfmax), count
         if valid is None:
-            return list(_api.group_minmax(data, ids, g)), count
-        return list(_api.reduce_by_group(_core.minimummaximum, data, ids, g,
-                                         initial=_minmax_initial(data.dtype), where=valid)), count
+            return ufunc_outs(_core.minimummaximum), count
+        return ufunc_outs(_core.minimummaximum, initial=_minmax_initial(data.dtype),
+                          where=valid), count
     if method in ("meanvar", "meanstd"):
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            mean, var = _api.group_meanvar(data, ids, g, ddof=ddof,
-                                           where=True if valid is None else valid)
+            where = True if valid is None else valid
+            if whole:
+                mean, var = one(_api.meanvar(data, ddof=ddof, where=where))
+            else:
+                mean, var = _api.group_meanvar(data, ids, g, ddof=ddof, where=where)
+            if ddof > 1:
+                # a group of count <= ddof values: NaN, as pandas (the
+                # kernels divide by max(count - ddof, 0): inf where M2 > 0);
+                # with ddof <= 1 that is a group of at most one value, whose
+                # variance is 0/0 already
+                n = count if count is not None else np.array([data.size]) if whole \
+                    else np.bincount(ids, minlength=g)
+                var = np.where(n <= ddof, np.nan, var)
             return [mean, np.sqrt(var) if method == "meanstd" else var], count
     if method == "fsum":
         if valid is not None:
             data = np.where(valid, data, 0)
-        return [_api.group_fsum(data, ids, g)], count
+        return (one(_api.fsum(data)) if whole else [_api.group_fsum(data, ids, g)]), count
     if method == "logsumexp":
         if valid is not None:
             data = np.where(valid, data, -np.inf)
-        return [_api.group_logsumexp(data, ids, g)], count
+        return (one(_api.logsumexp(data)) if whole else [_api.group_logsumexp(data, ids, g)]), \
+            count
     raise AssertionError(method)
 
 
@@ -211,6 +240,50 @@ def _fix_empty(arr, count, stat):
     return np.where(count == 0, np.nan, arr)
 
 
+def _grouper_codes(gb, index, observed):
+    """The group of every row (-1: in no group), numbered by the observed
+    groups of ``index`` (``gb.size()``'s), from the codes pandas' groupby
+    computed already (``result_index_and_ids`` of its grouper, pandas >=
+    2.2); None where that is not available or not numbered by ``index``.
+    (``gb.ngroup()`` gives the same numbers, but ranks the codes of
+    categorical keys with a sort of every row.)"""
+    grouper = getattr(gb, "_grouper", None)
+    try:
+        rindex, ids = grouper.result_index_and_ids
+    except (AttributeError, TypeError, ValueError):  # another pandas: ngroup()
+        return None
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iu" or ids.ndim != 1 or not rindex.equals(index):
+        return None
+    ids = ids.astype(np.intp, copy=False)
+    if observed.size == len(index):
+        return ids
+    # unobserved groups (categories without rows): renumber by the observed
+    # ones; -1 (rows in no group) indexes the extra last slot, -1 too
+    remap = np.full(len(index) + 1, -1, np.intp)
+    remap[observed] = np.arange(observed.size)
+    return remap[ids]
+
+
+def _present(off, span):
+    """Which of the offsets ``0 .. span-1`` occur in ``off`` (a bool array of
+    length ``span``), and the length of the prefix of ``off`` that holds
+    every one of them.  Marked in chunks of doubling size, stopping as soon
+    as every offset has been seen (the rest of ``off`` cannot add any): for
+    dense keys (each value in many rows) a small prefix decides, not a pass
+    over every row; otherwise the whole array is marked."""
+    present = np.zeros(span, bool)
+    n = off.size
+    start, step = 0, max(4 * span, 1 << 16)
+    while start < n:
+        stop = min(n, start + step)
+        present[off[start:stop]] = True
+        start, step = stop, 2 * step
+        if start < n and present.all():
+            break
+    return present, start
+
+
 class _Exclude:
     """Stands for the groupby object of the integer-key plan: the key column
     it leaves out of the result."""
@@ -246,10 +319,6 @@ class _Grouped:
             self._plan = fast
             return fast
         gb = self._obj.groupby(self._by, **kw)
-        ng = gb.ngroup()
-        codes = ng.to_numpy(dtype=np.float64, na_value=-1.0) if ng.dtype.kind == "f" or \
-            isinstance(ng.dtype, pd.api.extensions.ExtensionDtype) else ng.to_numpy()
-        codes = np.asarray(codes).astype(np.intp)
         size = gb.size()
         if isinstance(size, pd.DataFrame):  # as_index=False
             raise TypeError("numreduce: nr.groupby does not take as_index=False; "
@@ -257,7 +326,15 @@ class _Grouped:
         sizes = size.to_numpy()
         observed = np.flatnonzero(sizes > 0)
         g = observed.size
-        counts = np.bincount(codes[codes >= 0], minlength=g)
+        codes = _grouper_codes(gb, size.index, observed)
+        if codes is None:
+            ng = gb.ngroup()
+            codes = ng.to_numpy(dtype=np.float64, na_value=-1.0) if ng.dtype.kind == "f" or \
+                isinstance(ng.dtype, pd.api.extensions.ExtensionDtype) else ng.to_numpy()
+            codes = np.asarray(codes).astype(np.intp, copy=False)
+        # pandas' numbering checked against its group sizes (a cheap guard
+        # against a silent mix-up of groups)
+        counts = np.bincount(codes[codes >= 0] if (codes < 0).any() else codes, minlength=g)
         if counts.size != g or not np.array_equal(counts, sizes[observed]):
             raise RuntimeError("numreduce: pandas' group numbering does not match its group "
                                "sizes; please report this with your pandas version")
@@ -265,11 +342,15 @@ class _Grouped:
         return self._plan
 
     def _int_key(self, kw):
-        """The plan without pandas' hash factorization for the common case of
-        one integer column key, sorted groups, dense values (codes by a
-        bincount of the values, the result index the values present)."""
+        """The plan without pandas' hash factorization of every row for the
+        common case of one integer column key with dense values.  Sorted
+        groups: the codes are the values' offsets from the smallest,
+        renumbered only where some value in between is absent, the result
+        index the values present.  ``sort=False``: the groups in order of
+        first appearance, from the prefix of rows that holds every value
+        (``pd.unique`` of it), the codes the offsets' ranks in that order."""
         obj, by = self._obj, self._by
-        if not (isinstance(obj, pd.DataFrame) and isinstance(by, str) and kw.get("sort", True)
+        if not (isinstance(obj, pd.DataFrame) and isinstance(by, str)
                 and "level" not in kw and by in obj.columns and obj.columns.is_unique
                 and by not in obj.index.names):
             return None
@@ -283,16 +364,24 @@ class _Grouped:
         span = int(hi) - int(lo) + 1
         if span > 4 * k.size + 1024:
             return None
-        off = k if lo >= 0 and k.dtype == np.intp else np.subtract(k, lo, dtype=np.intp)
-        if lo >= 0 and k.dtype == np.intp:
-            span, lo = int(hi) + 1, 0
-        present = np.bincount(off, minlength=span) > 0
-        values = (np.flatnonzero(present) + lo).astype(k.dtype)
-        index = pd.Index(values, name=by)
-        if present.all():  # every value in [lo, hi] present: the offsets are the codes
-            codes = off
+        if lo == 0 and k.dtype == np.intp:
+            off = k  # the values are the offsets: no copy
         else:
-            codes = (np.cumsum(present, dtype=np.intp) - 1)[off]
+            off = np.subtract(k, lo, dtype=np.intp)
+        present, seen = _present(off, span)
+        if not kw.get("sort", True):
+            order = np.asarray(pd.unique(off[:seen]), dtype=np.intp)  # order of appearance
+            rank = np.full(span, -1, np.intp)
+            rank[order] = np.arange(order.size)
+            values = (order + lo).astype(k.dtype)
+            codes = rank[off]
+        else:
+            values = (np.flatnonzero(present) + lo).astype(k.dtype)
+            if values.size == span:  # every value in [lo, hi] present: the offsets are the codes
+                codes = off
+            else:
+                codes = (np.cumsum(present, dtype=np.intp) - 1)[off]
+        index = pd.Index(values, name=by)
         return (codes, values.size, index, np.arange(values.size), _Exclude(by))
 
     def _columns(self, gb):
@@ -314,7 +403,10 @@ class _Grouped:
         codes, g, rindex, observed, gb = self._groups()
         sel, cols = self._columns(gb)
         keep = None
-        if (codes < 0).any():
+        # (the integer-key plan and whole-column reductions have no row
+        # outside every group: no scan for -1 codes)
+        if codes is not None and not (gb is None or isinstance(gb, _Exclude)) \
+                and (codes < 0).any():
             keep = np.flatnonzero(codes >= 0)
             ids = codes[keep]
         else:
@@ -412,13 +504,14 @@ class _Accessor:
     def _whole(self, method, ddof=1):
         obj = self._obj
         n = len(obj)
-        grouped = _Grouped(obj, None, {})
-        grouped._plan = (np.zeros(n, np.intp), 1, pd.Index([0]), np.array([0]), None)
         if n == 0:
-            grouped._plan = (np.zeros(0, np.intp), 1, pd.Index([0]), np.array([0]), None)
-        frame = grouped._run(method, ddof) if n else None
-        if frame is None:
             raise ValueError(f"numreduce: {method} of an empty {type(obj).__name__}")
+        grouped = _Grouped(obj, None, {})
+        # one group of every row: no codes (the whole-array functions), but
+        # for argminmax (positions by the grouped kernel)
+        codes = np.zeros(n, np.intp) if method == "argminmax" else None
+        grouped._plan = (codes, 1, pd.Index([0]), np.array([0]), None)
+        frame = grouped._run(method, ddof)
         stats = _STATS[method]
         if isinstance(obj, pd.Series):
             out = frame.iloc[0]
@@ -430,15 +523,15 @@ class _Accessor:
                             index=list(stats))
 
     def minmax(self):
-        """``obj.agg(["min", "max"])`` in one pass per dtype."""
+        """``obj.agg(["min", "max"])`` in one pass per column."""
         return self._whole("minmax")
 
     def meanvar(self, ddof=1):
-        """``obj.agg(["mean", "var"])`` in one pass per dtype."""
+        """``obj.agg(["mean", "var"])`` in one pass per column."""
         return self._whole("meanvar", ddof)
 
     def meanstd(self, ddof=1):
-        """``obj.agg(["mean", "std"])`` in one pass per dtype."""
+        """``obj.agg(["mean", "std"])`` in one pass per column."""
         return self._whole("meanstd", ddof)
 
     def fsum(self):

@@ -89,11 +89,47 @@ def test_example_code_on_the_pages_is_the_example_code():
 
 def test_reference_names_every_public_name():
     text = (DOCS / "reference.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\.\. auto(?:function|data):: numreduce\.(\w+)", text, re.M))
+    documented = set(re.findall(r"^\.\. auto(?:function|data):: numreduce\.(\w+)$", text, re.M))
     missing = sorted(set(nr.__all__) - documented)
     assert not missing, f"docs/reference.md does not document {missing}"
     unknown = sorted(documented - set(nr.__all__))
     assert not unknown, f"docs/reference.md documents names outside __all__: {unknown}"
+
+
+def _documented(text, prefix):
+    """Names documented under ``prefix`` (a module or class path)."""
+    directive = r"^\.\. auto(?:function|class|method|data):: "
+    return set(re.findall(directive + re.escape(prefix) + r"\.(\w+)$", text, re.M))
+
+
+def test_reference_documents_cupy_and_the_accessors():
+    """numreduce.cupy's functions (its stub's: the module itself needs a
+    GPU; test_cupy_source checks the stub against it) and every public
+    method of the xarray and pandas accessors, with their grouped objects."""
+    import ast
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    stub = ast.parse((pathlib.Path(nr.__file__).parent / "cupy.pyi").read_text("utf-8"))
+    funcs = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert funcs - _documented(text, "numreduce.cupy") == set()
+    pytest.importorskip("xarray", reason="xarray is not installed (the 'xarray' extra)")
+    pytest.importorskip("pandas", reason="pandas is not installed (the 'pandas' extra)")
+    import numreduce.pandas as npd
+    import numreduce.xarray as nxr
+    for cls, documented_as in [
+            (nxr.NumreduceDataArrayAccessor, "numreduce.xarray.NumreduceDataArrayAccessor"),
+            (nxr._GroupedReductions, "numreduce.xarray._GroupedReductions"),
+            (npd.NumreduceDataFrameAccessor, "numreduce.pandas.NumreduceDataFrameAccessor"),
+            (npd._Grouped, "numreduce.pandas._Grouped")]:
+        public = {m for m in dir(cls) if not m.startswith("_") and callable(getattr(cls, m))}
+        # autoclass ... :members: a, b lists them on the class's directive
+        m = re.search(rf"^\.\. autoclass:: {re.escape(documented_as)}\n   :members: (.+)$",
+                      text, re.M)
+        listed = set(m[1].replace(" ", "").split(",")) if m else set()
+        assert public - listed - _documented(text, documented_as) == set(), documented_as
+    for name in npd.__all__:
+        assert f".. autoclass:: numreduce.pandas.{name}" in text
+    for name in nxr.__all__:
+        assert f".. autoclass:: numreduce.xarray.{name}" in text
 
 
 def test_stored_benchmark_run_loads():
@@ -183,6 +219,10 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     page = (tmp_path / "html" / "reference.html").read_text(encoding="utf-8")
     for name in ("minmax", "reduce_by_group", "minimummaximum"):
+        assert f'id="numreduce.{name}"' in page
+    for name in ("xarray.NumreduceDataArrayAccessor.groupby", "xarray._GroupedReductions.meanstd",
+                 "pandas.NumreduceDataFrameAccessor.minmax", "pandas._Grouped.meanvar",
+                 "cupy.group_meanvar"):
         assert f'id="numreduce.{name}"' in page
     assert "Parameters" in page  # numpydoc rendered the sections
     # the stored benchmark run, plotted at build time from docs/_data

@@ -60,9 +60,19 @@ def agg(gb, stats):
         return gb.agg(stats)
 
 
+@pytest.fixture(params=["grouper codes", "ngroup"])
+def plan(request, monkeypatch):
+    """Both ways the accessor takes pandas' group of every row: the codes
+    its groupby computed (``_grouper.result_index_and_ids``) and, where a
+    pandas lacks them, ``ngroup()``."""
+    if request.param == "ngroup":
+        monkeypatch.setattr(numreduce.pandas, "_grouper_codes", lambda *args: None)
+    return request.param
+
+
 @pytest.mark.parametrize("by", ["k", ["k", "j"], "series", ["j", "k"]])
 @pytest.mark.parametrize("sort", [True, False])
-def test_groupby_against_pandas(by, sort):
+def test_groupby_against_pandas(by, sort, plan):
     df = frame()
     if by == "series":
         by = pd.Series(np.asarray(df["k"]) % 4, index=df.index, name="key")
@@ -106,7 +116,7 @@ def test_logsumexp():
 
 
 @pytest.mark.parametrize("dropna", [True, False])
-def test_dropna(dropna):
+def test_dropna(dropna, plan):
     df = frame()
     df["kf"] = df["k"].astype(float)
     df.loc[df.index[::7], "kf"] = np.nan
@@ -119,7 +129,7 @@ def test_dropna(dropna):
 
 @pytest.mark.parametrize("observed", [True, False])
 @pytest.mark.parametrize("dropna", [True, False])
-def test_categorical(observed, dropna):
+def test_categorical(observed, dropna, plan):
     df = frame()
     df["c"] = pd.Categorical(df["j"], categories=["c", "b", "a", "unused"])
     df.loc[df.index[::11], "c"] = np.nan
@@ -194,6 +204,65 @@ def test_whole_column():
     pd.testing.assert_series_equal(s.nr.minmax(), s.agg(["min", "max"]))
 
 
+def test_whole_column_kinds():
+    """The whole-column reductions (the whole-array functions, no group
+    codes) on every kind of column they take -- floats with NaN, an all-NaN
+    column, float32, integers, bool, nullable Float64/Int64 with <NA>,
+    datetimes with NaT -- against pandas' agg and np.logaddexp.reduce."""
+    df = frame(nan=True).drop(columns=["j", "k"])
+    df["an"] = np.nan
+    df["b"] = df["y"] > 0
+    df["X"] = pd.array(df["x"], dtype="Float64")
+    df["Y"] = pd.array(df["y"], dtype="Int64")
+    df.loc[df.index[::4], "Y"] = pd.NA
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(df.nr.meanvar(), df.agg(["mean", "var"]), check_dtype=False)
+        ref = pd.concat([df.agg(["mean"]), df.agg(["std"], ddof=0)])
+        same(df.nr.meanstd(ddof=0), ref, check_dtype=False)
+        same(df.nr.minmax(), df.agg(["min", "max"]), check_dtype=False)
+        same(df.nr.fsum(), df.agg(["sum"]), check_dtype=False)
+    lse = df.drop(columns=["X", "Y"]).nr.logsumexp()
+    for c in lse.columns:
+        vals = df[c].dropna().to_numpy(np.float64)
+        ref = np.logaddexp.reduce(vals) if vals.size else -np.inf
+        np.testing.assert_allclose(lse[c].iloc[0], ref,
+                                   rtol=1e-6 if df[c].dtype == np.float32 else 1e-12)
+    t = pd.Series(pd.date_range("2001-01-01", periods=9, freq="37h")).sample(frac=1,
+                                                                                 random_state=1)
+    t.iloc[[2, 5]] = pd.NaT
+    pd.testing.assert_series_equal(t.nr.minmax(), t.agg(["min", "max"]))
+    one = pd.Series([2.5])  # count <= ddof: NaN, as pandas
+    pd.testing.assert_series_equal(one.nr.meanvar(), one.agg(["mean", "var"]))
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3])
+def test_ddof_at_least_the_count(ddof):
+    """A group of count <= ddof values has a NaN variance, as pandas (not
+    inf), grouped and whole-column, with and without NaN in the column."""
+    df = pd.DataFrame({"k": [1, 2, 2, 3, 3, 3, 4, 4, 4, 4],
+                       "x": [1.0, 2.0, 5.0, 1.0, 2.0, 4.0, 0.5, 1.0, 7.0, 3.0]})
+    df["y"] = df["x"].where(df.index != 8)
+    df["n"] = pd.array(df["x"], dtype="Float64")
+    df.loc[df.index[5], "n"] = pd.NA
+    for sub in (df[["k", "x"]], df):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = pd.concat({c: pd.DataFrame({"mean": sub.groupby("k")[c].mean(),
+                                              "var": sub.groupby("k")[c].var(ddof=ddof)})
+                             for c in sub.columns if c != "k"}, axis=1)
+        same(sub.nr.groupby("k").meanvar(ddof=ddof), ref, check_dtype=False)
+        # (whole columns of numpy dtypes: pandas' masked Series.var of a
+        # Float64 column gives inf there, its float64 var and its grouped
+        # Float64 var NaN; numreduce gives <NA>)
+        whole = sub[[c for c in ("x", "y") if c in sub]].iloc[:2]
+        for c in whole.columns:
+            got, ref = whole[c].nr.meanvar(ddof=ddof)["var"], whole[c].var(ddof=ddof)
+            assert pd.isna(got) == pd.isna(ref), (c, got, ref)
+            if not pd.isna(ref):
+                assert np.isclose(float(got), float(ref), rtol=1e-14), (c, got, ref)
+
+
 def test_errors():
     df = frame()
     with pytest.raises(KeyError):
@@ -210,8 +279,8 @@ def test_errors():
 
 @pytest.mark.parametrize("keys", ["negative", "sparse", "uint8", "level"])
 def test_integer_keys(keys):
-    """The integer-key plan (a bincount of the key's values) and pandas'
-    own factorization agree with pandas."""
+    """The integer-key plan (the key's offsets as codes) and pandas' own
+    factorization agree with pandas."""
     df = frame().drop(columns=["j"])
     if keys == "negative":
         df["k"] = df["k"] - 7
@@ -230,6 +299,41 @@ def test_integer_keys(keys):
     if keys != "level":
         same(df.nr.groupby(by, sort=False).minmax(),
              agg(df.groupby(by, sort=False), ["min", "max"]), exact=True)
+
+
+@pytest.mark.parametrize("case", ["dense", "offset", "late", "gap", "int32"])
+def test_integer_key_presence(case):
+    """The integer-key plan on more rows than its first presence chunk
+    (65536 rows): values all seen early (the scan stops), a smallest value
+    far from 0, a value seen only in the last row (the scan goes on to the
+    end), a value in the range that never occurs (codes renumbered), an
+    int32 key; sorted and in order of appearance (sort=False); against
+    pandas' own groups and np.unique."""
+    n = 300_000
+    rng = np.random.default_rng(11)
+    k = rng.integers(0, 100, n)
+    if case == "offset":
+        k = k + 10**6
+    elif case == "late":
+        k[-1] = 100
+    elif case == "gap":
+        k[k == 50] = 49
+        k[-1] = 100
+    elif case == "int32":
+        k = (k - 50).astype(np.int32)
+    df = pd.DataFrame({"k": k, "x": rng.standard_normal(n), "y": rng.integers(-9, 9, n)})
+    got = df.nr.groupby("k").minmax()
+    np.testing.assert_array_equal(got.index.to_numpy(), np.unique(k))
+    same(got, agg(df.groupby("k"), ["min", "max"]), exact=True)
+    same(df.nr.groupby("k").meanvar(), agg(df.groupby("k"), ["mean", "var"]))
+    # sort=False: groups in order of first appearance (np.unique's first
+    # indices, sorted)
+    got = df.nr.groupby("k", sort=False).minmax()
+    vals, first = np.unique(k, return_index=True)
+    np.testing.assert_array_equal(got.index.to_numpy(), vals[np.argsort(first)])
+    same(got, agg(df.groupby("k", sort=False), ["min", "max"]), exact=True)
+    same(df.nr.groupby("k", sort=False).meanvar(),
+         agg(df.groupby("k", sort=False), ["mean", "var"]))
 
 
 def test_bool_and_empty_selection():
