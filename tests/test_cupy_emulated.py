@@ -1409,6 +1409,16 @@ def test_source_ufuncs_scan_and_segments_match_numpy_path(emu, uname, dtype):
                                                             where=w, **kw),
                                  nr.segmented_reduce(u, (dx, dy), starts, stops, axis=axis,
                                                      where=cp.asarray(w), **kw), cp, tol)
+    # initial=None: each segment starts as the CPU's (from the initials);
+    # an empty segment is then a ValueError, before any work
+    ne_starts, ne_stops = [0, 2, -3, 1], [4, 6, 100, 9]
+    for axis in (0, 1):
+        _check_source_states(uname, nr.segmented_reduce(u, (x, y), ne_starts, ne_stops,
+                                                        axis=axis, initial=None),
+                             nr.segmented_reduce(u, (dx, dy), ne_starts, ne_stops, axis=axis,
+                                                 initial=None), cp, tol)
+    with pytest.raises(ValueError, match=r"segment 3 \(\[4:4\] along axis 1\) is empty"):
+        nr.segmented_reduce(u, (dx, dy), starts, stops, axis=1, initial=None)
     # dtype=: the float32 sources in the float64 loop
     if dtype == "float32":
         _check_source_states(uname, nr.reduceat(u, (x, y), [0, 4], axis=1, dtype=np.float64),
@@ -1489,6 +1499,13 @@ def test_source_ufuncs_groups_and_at_match_numpy_path(emu, uname, dtype):
         _check_source_states(uname, nr.reduce_by_group(u, (x, y), ids, 7, where=w, **kw),
                              nr.reduce_by_group(u, (dx, dy), dids, 7, where=cp.asarray(w), **kw),
                              cp, tol)
+    # initial=None: every group starts as the CPU's; an empty group is a ValueError
+    full = np.arange(40) % 5
+    _check_source_states(uname, nr.reduce_by_group(u, (x, y), full, 5, initial=None),
+                         nr.reduce_by_group(u, (dx, dy), cp.asarray(full), 5, initial=None), cp,
+                         tol)
+    with pytest.raises(ValueError, match="group 4 is empty"):
+        nr.reduce_by_group(u, (dx, dy), dids, 7, initial=None)
     # broadcast sources: one weight per row
     _check_source_states(uname, nr.reduce_by_group(u, (x, y[:, :1]), ids, 7),
                          nr.reduce_by_group(u, (dx, dy[:, :1]), dids, 7), cp, tol)
