@@ -26,7 +26,9 @@ Differential: every numreduce ufunc's reduce over device dtypes, shapes
 accumulate along each axis, merge of two partial states, reduceat,
 segmented_reduce (initial=, where=), reduce_by_group (empty groups,
 initial=, where=, out=), at (repeated indices), the grouped user functions
-and the user functions (minmax ... fsum) through numreduce's dispatch.
+and the user functions (minmax ... fsum) through numreduce's dispatch; the
+reductions of two arrays (weights=, b=, covariance, correlation, sumprod,
+the K-source ufuncs' reduce and every method of them, group_meanvar(weights=)).
 min/max/argminmax and the min/max ufuncs must agree exactly (NaN positions
 included); moments, logsumexp and fsum within a float tolerance (with NaN
 positions identical); the same exception type where the CPU raises.
@@ -424,7 +426,8 @@ def _source_state(uname, r):
     """A K-source ufunc's reduction state as the values it stands for (the
     split between its slots depends on the reduction order): W, mean, M2 of
     wmoments; n, means, co-moments of comoments; s + e of twoprod."""
-    st = [np.asarray(v, dtype=np.float64) for v in r]
+    # (device states copied to the host first: CuPy refuses np.asarray)
+    st = [np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float64) for v in r]
     if uname in ("wmoments", "nanwmoments"):
         return np.stack([st[0], st[1] + st[2], st[3]])
     if uname == "comoments":
@@ -473,6 +476,7 @@ def add_source_cases(cp, nr, nrc, rng, add, now):
                     lambda u=u, un=uname, x=x, y=yy, a=axis: _source_state(
                         un, nr.reduce(u, (cp.asarray(x), cp.asarray(y)), axis=a)),
                     False, rtol)
+        add_source_method_cases(cp, nr, rng, add, dtype, shape, x, y, w, b, rtol)
     X = rng.standard_normal((60, 70))
     v = rng.standard_normal(70)
     for fname, f_np, f_cp, srcs, kw in (
@@ -486,6 +490,62 @@ def add_source_cases(cp, nr, nrc, rng, add, now):
             lambda fn=f_cp, r=getattr(nr, fname), s=srcs, kw=kw:
                 nr.mapreduce(getattr(cp, fn), r, *[cp.asarray(a) for a in s], **kw),
             fname in ("minmax", "argminmax"), 1e-12)
+
+
+def add_source_method_cases(cp, nr, rng, add, dtype, shape, x, y, w, b, rtol):
+    """accumulate, reduceat, segmented_reduce (an empty segment, where=),
+    reduce_by_group (an empty group) and at (a tuple of values) of the
+    K-source ufuncs along each axis of ``shape`` (the sources packed side
+    by side on the device), and group_meanvar(weights=) with a group whose
+    weights sum to 0."""
+    def states(un, r):
+        return _source_state(un, r)
+
+    for uname in ("wmoments", "nanwmoments", "comoments", "maxsumexpb", "twoprod"):
+        u = getattr(nr, uname)
+        yy = w if "wmoments" in uname else (b if uname == "maxsumexpb" else y)
+        for axis in range(len(shape)):
+            n = shape[axis]
+            keep = rng.random(shape) < 0.7
+            ids = rng.integers(0, 4, size=n)
+            ids[ids == 2] = 3  # group 2 empty
+            calls = {"accumulate": ((), {}),
+                     "reduceat": (([0, n // 2, n // 3],) if n else ([],), {}),
+                     "segmented_reduce": (([0, n // 2, 1], [n, n // 2, n - 1]), {}),
+                     "segmented_reduce ": (([0, n // 2, 1], [n, n // 2, n - 1]),
+                                           {"where": keep}),
+                     "reduce_by_group": ((ids, 5), {})}
+            for meth, (args, kw) in calls.items():
+                f = getattr(nr, meth.strip())
+
+                def on(xp, f=f, args=args, kw=kw, a=axis, x=x, y=yy, un=uname, u=u):
+                    dv = (lambda v: xp.asarray(v) if isinstance(v, np.ndarray) else v)
+                    return states(un, f(u, (dv(x), dv(y)), *[dv(v) for v in args], axis=a,
+                                        **{k: dv(v) for k, v in kw.items()}))
+                add(f"{uname}.{meth.strip()}", f"{dtype}{shape} axis={axis}"
+                    + (" where" if kw else ""), lambda on=on: on(np),
+                    lambda on=on: on(cp), False, rtol)
+        if len(shape) == 2 and shape[0]:
+            v, vy = x[:, 0].copy(), yy[:, 0].copy()
+            slots = rng.integers(-5, 5, size=v.shape[0])
+
+            def at_case(v=v, vy=vy, s=slots, u=u, un=uname, device=False):
+                xp = cp if device else np
+                empty = nr.reduce(u, (v[:0], vy[:0]))
+                outs = tuple(xp.asarray(np.full(5, e)) for e in empty)
+                nr.at(u, outs, xp.asarray(s), (xp.asarray(v), xp.asarray(vy)))
+                return states(un, outs)
+            add(uname + ".at", f"{dtype}{shape} tuple values, repeated slots", at_case,
+                lambda f=at_case: f(device=True), False, rtol)
+    if len(shape) == 2 and shape[0]:
+        ids = rng.integers(0, 5, size=shape[0])
+        wz = w.copy()
+        wz[ids == 1] = 0  # group 1: weights summing to 0 (NaN)
+        for kw in ({}, {"ddof": 1}):
+            add("group_meanvar(weights=)", f"{dtype}{shape} zero-weight group {kw}",
+                lambda i=ids, wz=wz, kw=kw: nr.group_meanvar(x, i, weights=wz, **kw),
+                lambda i=ids, wz=wz, kw=kw: nr.group_meanvar(
+                    cp.asarray(x), cp.asarray(i), weights=cp.asarray(wz), **kw), False, rtol)
 
 
 def add_method_cases(cp, nr, nrc, rng, add, now, quick):

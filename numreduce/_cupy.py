@@ -20,6 +20,12 @@ loops) and cached per (kind, ufunc, dtype):
   ids stably first, ``at`` uses the accumulators as per-slot seeds);
 * ``arg_reduce``: the argminmax ReductionKernel.
 
+A reduction of K sources (``wmoments``, ``comoments``, ...): ``reduce``
+takes the K broadcast arrays as the ReductionKernel's K inputs; the other
+methods take them packed side by side (``pack_sources``: a ``Packed``
+(..., K) array with the sources' shape and a K-field record dtype), whose
+elements the scan and segments kernels read as ``nr::sources<T, K>``.
+
 Every operand must be a CuPy array (Python and NumPy scalars are
 uploaded): a NumPy array is a TypeError, never a silent host round trip.
 Results are written into new device arrays and copied into ``out`` only
@@ -55,13 +61,40 @@ def sources(arrays, names, label="", qualname=""):
     return [cupy.broadcast_to(a.astype(dt, copy=False), shape) for a in arrs]
 
 
+class Packed:
+    """The methods' operand of a reduction of K sources on the device (what
+    ``_host.pack_sources``' array of K-field records is on the host: CuPy
+    has no structured dtypes).  ``data``: a C-contiguous CuPy array of
+    shape ``shape + (K,)``, an element's K values side by side, which the
+    scan and segments kernels read as the traits' ``nr::sources<T, K>``
+    (``_cupy_source.nr_load``).  ``shape``, ``ndim`` and ``size`` are the
+    broadcast sources'; ``dtype`` is the NumPy K-field record dtype (fields
+    f0 .. f{K-1}), whose field dtype ``_dtypes.stream_dtype`` reads, so the
+    methods layer checks it as it checks the host's records."""
+
+    __slots__ = ("data", "shape", "ndim", "size", "dtype")
+
+    def __init__(self, data):
+        self.data = data
+        self.shape = tuple(data.shape[:-1])
+        self.ndim = len(self.shape)
+        self.size = math.prod(self.shape)
+        self.dtype = np.dtype([(f"f{i}", data.dtype) for i in range(data.shape[-1])])
+
+    def stream(self, dt):
+        """The data C-contiguous in the stream dtype ``dt`` (a copy where
+        ``dtype=`` asks for another than the sources')."""
+        return cupy.ascontiguousarray(self.data.astype(dt, copy=False))
+
+
 def pack_sources(arrays):
-    """The methods' packed stream of K sources (``_host.pack_sources``):
-    the device has no scan, segment or scatter kernel for K-source
-    reductions, so this is a TypeError, before any work."""
-    raise TypeError(f"{prefix}the reductions of several arrays support reduce and merge on "
-                    "CuPy arrays, not this method (NumPy and Dask arrays support every "
-                    "method)")
+    """K broadcast source arrays of one dtype (``sources``) packed side by
+    side: a ``Packed`` over one new (..., K) array (a copy, read before any
+    kernel runs), the stream of the methods of a reduction of K sources."""
+    data = cupy.empty(tuple(arrays[0].shape) + (len(arrays),), arrays[0].dtype)
+    for i, a in enumerate(arrays):
+        data[..., i] = a
+    return Packed(data)
 
 
 def nonnegative(w, message):
@@ -94,13 +127,13 @@ from ._args import (check_group_ids, check_where, empty_group_error,  # noqa: E4
                     finish_outs, num_groups, reduced_shape)
 from ._args import check_outs as _check_outs  # noqa: E402
 from ._dtypes import (MULTI_SOURCE, at_descrs, has_initials, resolve,  # noqa: E402
-                      seed_values, sources_plan)
+                      seed_values, sources_plan, stream_dtype)
 
 __all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length",
            "check_dtypes", "check_outs", "elementwise", "foreign", "group_arg", "group_ids",
            "group_reduce", "group_reduce_parts", "host_indices", "into", "lazy",
            "loops_check_start", "merge", "name", "nonempty", "nonnegative", "own_ufunc",
-           "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
+           "pack_sources", "Packed", "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
            "scan_output", "scan_parts", "segments", "sources", "states", "where", "xp"]
 
 name = "cupy"
@@ -150,21 +183,16 @@ def _kernel(kind, traits, char, where=False):
     return k
 
 
-def _traits(ufunc, label, several=False):
+def _traits(ufunc, label):
     """The traits name of one of numreduce's own ufuncs (the device has
-    kernels for those only: not for ufuncs registered through the C API).
-    The reductions of several sources (``several``) have the reduce, merge
-    and elementwise kernels only: the scan and segment methods of them are
-    a TypeError on the device."""
+    kernels for those only: not for ufuncs registered through the C API),
+    of one source (``TRAITS``) or K (``SOURCE_TRAITS``: every method too,
+    their sources packed by ``pack_sources``)."""
     uname = getattr(ufunc, "__name__", None)
     known = uname in src.TRAITS or uname in src.SOURCE_TRAITS
     if not known or getattr(_core, uname) is not ufunc:
         raise TypeError(f"{prefix}{label}: {ufunc!r} is not a numreduce multi-output ufunc "
                         f"with device kernels ({', '.join([*src.TRAITS, *src.SOURCE_TRAITS])})")
-    if uname in src.SOURCE_TRAITS and not several:
-        raise TypeError(f"{prefix}{label}: {uname} reduces {MULTI_SOURCE[ufunc]} arrays "
-                        "together; on CuPy arrays its reduce and merge are supported, not "
-                        "this method (NumPy arrays support it)")
     return uname
 
 
@@ -331,7 +359,7 @@ def elementwise(ufunc, x1, x2, out=None, dtype=None, label="", qualname=""):
     (the loop resolved by the CPU ufunc; ``out`` cast 'same_kind').  A
     reduction of two sources (``wmoments``, ...): lift((x1, x2)), the
     state of one element, as the CPU forward loop."""
-    traits = _traits(ufunc, label, several=True)
+    traits = _traits(ufunc, label)
     nout = ufunc.nout
     x1 = asarray(x1, "x1", label, qualname)
     x2 = asarray(x2, "x2", label, qualname)
@@ -358,7 +386,7 @@ def _reduce(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask, label)
     copy of the first element (1); the checks of a start value ran before.
     A reduction of K sources: ``x`` is the tuple of the K broadcast source
     arrays (``sources``), the kernel's K inputs."""
-    traits = _traits(ufunc, label, several=True)
+    traits = _traits(ufunc, label)
     char = _char(descrs[0], label)
     xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
     x = xs[0]
@@ -431,7 +459,7 @@ def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask
 def merge(ufunc, a, b, outs, descrs, label=""):
     """combine(a, b) of two tuples of state arrays (checked, broadcastable),
     in the accumulator dtype of ``descrs`` (an ElementwiseKernel)."""
-    traits = _traits(ufunc, label, several=True)
+    traits = _traits(ufunc, label)
     acc = np.dtype(descrs[1])
     char = _char(acc, label)
     if src.loop_types(traits).get(char) != char:
@@ -449,9 +477,11 @@ def _scan(ufunc, x, ax, descrs, label):
     traits = _traits(ufunc, label)
     char = _char(descrs[0], label)
     n = x.shape[ax]
-    c = cupy.ascontiguousarray(cupy.moveaxis(x.astype(descrs[0], copy=False), ax, 0))
-    cols = c.size // n if n else 0
-    work = [cupy.empty(c.shape, d) for d in descrs[1:]]
+    data = x.data if isinstance(x, Packed) else x  # K sources: (..., K), K values per element
+    c = cupy.ascontiguousarray(cupy.moveaxis(data.astype(descrs[0], copy=False), ax, 0))
+    shape = c.shape[:x.ndim]
+    cols = math.prod(shape[1:])
+    work = [cupy.empty(shape, d) for d in descrs[1:]]
     if c.size:
         _kernel("accumulate", traits, char)(*_grid(cols),
                                             (c, *work, np.int64(n), np.int64(cols)))
@@ -469,7 +499,8 @@ def scan_parts(ufunc, x, ax, parts, finish=None, dtypes=None, dtype=None, label=
                qualname=""):
     """A statistic's scan: each of ``parts(cupy, x)`` in the loop for its
     dtype and ``dtype=``, then ``finish(cupy, states)``."""
-    states_ = [_scan(ufunc, p, ax, _loop(ufunc, p.dtype, dtype), label) for p in parts(cupy, x)]
+    states_ = [_scan(ufunc, p, ax, _loop(ufunc, stream_dtype(p), dtype), label)
+               for p in parts(cupy, x)]
     return states_ if finish is None else finish(cupy, states_)
 
 
@@ -495,8 +526,10 @@ def scan_output(values, ax, rdt, out, include_initial, initial):
 
 def _block(x, ax, dt):
     """The data C-contiguous in the stream dtype, and its (outer, n, inner)
-    layout around axis ``ax``."""
+    layout around axis ``ax`` (K sources: (outer, n, inner, K), ``Packed``)."""
     shape3 = (math.prod(x.shape[:ax]), x.shape[ax], math.prod(x.shape[ax + 1:]))
+    if isinstance(x, Packed):
+        return x.stream(dt), shape3
     return cupy.ascontiguousarray(x.astype(dt, copy=False)), shape3
 
 
@@ -569,7 +602,7 @@ def _grouped(ufunc, x, ax, ids, g, mode, initials, mask, seeded, label):
     """The checks of the group ids and empty groups, then a function that
     reduces an array of ``x``'s shape (``x`` or a part of it) in a loop
     into ``out`` entries: the segments kernel over the stably sorted ids."""
-    _traits(ufunc, label)  # a reduction of several sources: TypeError before any work
+    _traits(ufunc, label)  # not one of numreduce's ufuncs: TypeError before any work
     seeds = None
     if x.shape[ax]:
         _check_ids(ids, g, label)
@@ -610,7 +643,7 @@ def group_reduce_parts(ufunc, x, ax, ids, g, parts, finish=None, dtypes=None, mo
     """A grouped statistic: each of ``parts(cupy, x)`` grouped in the loop
     for its dtype and ``dtype=``, then ``finish(cupy, states)``."""
     one = _grouped(ufunc, x, ax, ids, g, mode, initials, mask, seeded, label)
-    states_ = [one(p, _loop(ufunc, p.dtype, dtype), (None,) * ufunc.nout)
+    states_ = [one(p, _loop(ufunc, stream_dtype(p), dtype), (None,) * ufunc.nout)
                for p in parts(cupy, x)]
     return states_ if finish is None else finish(cupy, states_)
 
@@ -766,7 +799,17 @@ def at(ufunc, outs, indices, values, label, qualname=""):
                               "the accumulators are updated in place on the device")
     shape = outs[0].shape
     check_outs(outs, shape, label)
-    vals = asarray(values, "values", label, qualname)
+    nsrc = MULTI_SOURCE.get(ufunc)
+    if nsrc is not None:
+        # K sources: `values` is their tuple, broadcast together first
+        if not isinstance(values, (tuple, list)) or len(values) != nsrc:
+            raise TypeError(f"{_who(label, qualname)}: {ufunc.__name__} reduces {nsrc} arrays "
+                            f"together; pass 'values' as one tuple (v_0, ..., v_{nsrc - 1}), "
+                            f"got {type(values).__name__}")
+        srcs = sources(values, [f"values[{i}]" for i in range(nsrc)], label, qualname)
+        vals = srcs[0]  # the shape and dtype of the broadcast sources
+    else:
+        vals = asarray(values, "values", label, qualname)
     idx = _at_index(indices, shape, label)
     try:
         vals = cupy.broadcast_to(vals, idx.shape)
@@ -776,10 +819,14 @@ def at(ufunc, outs, indices, values, label, qualname=""):
     descrs = at_descrs(ufunc, vals.dtype, [o.dtype for o in outs], ufunc.nout, label)
     _char(descrs[0], label)
     ids = idx.reshape(-1)
-    x = cupy.ascontiguousarray(vals.astype(descrs[0])).reshape(-1)  # a copy: read first
+    if nsrc is not None:  # the K values of an element side by side (a copy: read first)
+        x = pack_sources([cupy.broadcast_to(v, idx.shape).astype(descrs[0])
+                          for v in srcs]).data.reshape(-1)
+    else:
+        x = cupy.ascontiguousarray(vals.astype(descrs[0])).reshape(-1)  # a copy: read first
     seeds = [cupy.ascontiguousarray(o.astype(d)).reshape(-1) for o, d in zip(outs, descrs[1:])]
     work = _launch(traits, descrs, x, None, *_group_layout(ids, math.prod(shape)),
-                   (1, x.size, 1), 4, seed_arrays=seeds)
+                   (1, ids.size, 1), 4, seed_arrays=seeds)
     for o, w in zip(outs, work):
         cupy.copyto(o, w.reshape(shape), casting="unsafe")
 

@@ -32,9 +32,10 @@ TRAITS = {
 }
 # The reductions of K source arrays (the ufuncs of ``_core._MULTI_SOURCE``):
 # ufunc name -> (traits struct, header, nout, K).  Their ``in_t`` is
-# ``nr::sources<T, K>``: the kernels take K inputs and the map expression
-# lifts (x_0, ..., x_{K-1}) into the state.  Only ``reduce``, ``merge`` and
-# the elementwise call (the state of one element) have device kernels.
+# ``nr::sources<T, K>``: the Elementwise/ReductionKernels take K inputs and
+# the map expression lifts (x_0, ..., x_{K-1}) into the state; the scan and
+# segments RawKernels read an element as K consecutive values of T (the
+# sources packed side by side, ``nr_load``), as the CPU's loops do.
 SOURCE_TRAITS = {
     "wmoments": ("nr::WMoments<{T}, {A}, false>", "wmoments.hpp", 4, 2),
     "nanwmoments": ("nr::WMoments<{T}, {A}, true>", "wmoments.hpp", 4, 2),
@@ -367,13 +368,27 @@ def raw_prologue(*chars: str) -> str:
     return "#ifndef NR_STANDALONE_TYPES\n" + "\n".join(inc) + "\n#endif\n"
 
 
-def _one_source(name):
-    """nout of a one-source ufunc; the scan and segment kernels have no
-    form for a reduction of several sources (ValueError)."""
-    if name in SOURCE_TRAITS:
-        raise ValueError(f"{name} reduces {SOURCE_TRAITS[name][3]} sources: no scan or "
-                         "segments kernel on the device (reduce and merge only)")
-    return TRAITS[name][2]
+def _adapter_load(nsrc):
+    """``nr_load(x, i)``: element ``i`` of a RawKernel's stream as the
+    traits' ``in_t`` -- ``x[i]``, or for a reduction of K sources the K
+    consecutive values ``x[i * K], ..., x[i * K + K - 1]`` (the sources
+    packed side by side: ``_cupy.pack_sources``), the CPU loops'
+    ``sources<T, K>`` element."""
+    if nsrc == 1:
+        return ("__device__ __forceinline__ nr_tr::in_t nr_load(const nr_cin *x, long long i) "
+                "{ return nr_in(x[i]); }\n")
+    vals = ", ".join(f"p[{j}]" for j in range(nsrc))
+    return ("__device__ __forceinline__ nr_tr::in_t nr_load(const nr_cin *x, long long i) {\n"
+            f"    const nr_cin *p = x + i * {nsrc};\n"
+            f"    return nr_in({vals});\n}}\n")
+
+
+def _raw_preamble(name, in_char):
+    """(preamble, nout) of a RawKernel of ufunc ``name`` (one source or K):
+    CuPy's type headers, the traits, the adapter and ``nr_load``."""
+    _, _, nout, nsrc = _entry(name)
+    return (raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char)
+            + _adapter_load(nsrc)), nout
 
 
 def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
@@ -381,21 +396,23 @@ def accumulate_source(name: str, in_char: str) -> tuple[str, str]:
     the data as (n, cols) C-contiguous (the axis first), one thread per
     column stepping down it -- out[j] = the first element's state (nr_first:
     step from the initials, else lift) stepped through x[j], the CPU scan's
-    running state -- so that a warp's loads are contiguous."""
-    nout = _one_source(name)
+    running state -- so that a warp's loads are contiguous.  For a reduction
+    of K sources an element is its K consecutive values (``nr_load``): the
+    data (n, cols, K)."""
+    pre, nout = _raw_preamble(name, in_char)
     kname = f"nr_{name}_accumulate_{_dtype_name(in_char)}"
     outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
     body = (f'extern "C" __global__ void {kname}(const nr_cin *x, {outs}, long long n, '
             "long long cols) {\n"
             "    const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
             "    if (c >= cols) return;\n"
-            "    nr_acc a = nr_first(nr_in(x[c]));  // as the CPU scan starts\n"
+            "    nr_acc a = nr_first(nr_load(x, c));  // as the CPU scan starts\n"
             "    for (long long j = 0; j < n; j++) {\n"
             "        const long long i = j * cols + c;\n"
-            "        if (j > 0) a = nr_tr::step(a, nr_in(x[i]));\n"
+            "        if (j > 0) a = nr_tr::step(a, nr_load(x, i));\n"
             + "".join(f"        o{k}[i] = nr_out(a.v[{k}]);\n" for k in range(nout))
             + "    }\n}\n")
-    return raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char) + body, kname
+    return pre + body, kname
 
 
 # Flags of the segments kernel.
@@ -418,8 +435,10 @@ def segments_source(name: str, in_char: str) -> tuple[str, str]:
     2 the scalars i0.. (initial=), 4 per-slot seed arrays s0.. (at's
     accumulators).  An empty segment -- and with SEG_EMPTY_UNSEEN one whose
     elements were all masked out (the scatter loop's rule) -- gets the
-    empty seed (the traits' initials(acc, true))."""
-    nout = _one_source(name)
+    empty seed (the traits' initials(acc, true)).  For a reduction of K
+    sources an element is its K consecutive values (``nr_load``): the data
+    (outer, n, inner, K); the mask and the slots index elements."""
+    pre, nout = _raw_preamble(name, in_char)
     kname = f"nr_{name}_segments_{_dtype_name(in_char)}"
     outs = ", ".join(f"nr_cout *o{k}" for k in range(nout))
     seeds = ", ".join(f"const nr_cout *s{k}" for k in range(nout))
@@ -450,11 +469,11 @@ def segments_source(name: str, in_char: str) -> tuple[str, str]:
             f"        const long long p = (flags & {SEG_PERM}u) ? perm[k] : k;\n"
             "        const long long i = (o * n + p) * inner + j;\n"
             f"        if ((flags & {SEG_WHERE}u) && !w[i]) continue;\n"
-            "        const nr_tr::in_t v = nr_in(x[i]);\n"
+            "        const nr_tr::in_t v = nr_load(x, i);\n"
             "        a = (any || have) ? nr_tr::step(a, v) : nr_tr::lift(v);\n"
             "        any = true;\n"
             "    }\n"
             f"    if (hi <= lo || ((flags & {SEG_EMPTY_UNSEEN}u) && !any)) a = seed_empty;\n"
             + "".join(f"    o{k}[t] = nr_out(a.v[{k}]);\n" for k in range(nout))
             + "}\n")
-    return raw_prologue(in_char, loop_types(name)[in_char]) + preamble(name, in_char) + body, kname
+    return pre + body, kname

@@ -16,10 +16,12 @@ that backend:
   or of the ``DeviceUFunc`` objects here) and the user functions, with
   numreduce's signatures;
 * the reductions of two arrays (``weights=``, ``b=``, ``covariance``,
-  ``correlation``, ``sumprod``; the ufuncs ``wmoments``, ``nanwmoments``,
-  ``comoments``, ``maxsumexpb``, ``twoprod``, whose ``reduce`` takes the
-  tuple ``(x, y)``): one ReductionKernel with both arrays as inputs (their
-  scan and segment methods are a TypeError on the device);
+  ``correlation``, ``sumprod``, ``group_meanvar(weights=)``; the ufuncs
+  ``wmoments``, ``nanwmoments``, ``comoments``, ``maxsumexpb``,
+  ``twoprod``, whose methods take the tuple ``(x, y)``, ``at`` its
+  ``values`` too): ``reduce`` is one ReductionKernel with both arrays as
+  inputs, the other methods run the scan and segments kernels over the
+  two arrays packed side by side (``_cupy.pack_sources``);
 * ``mapreduce``: ``f`` once on the whole broadcast sources on the device,
   then the reduction of that image (not block by block as on the host).
 
@@ -56,8 +58,8 @@ def is_cupy_array(x) -> bool:
 class DeviceUFunc:
     """One numreduce ufunc on CuPy arrays (same name, nin = 2, nout).  A
     reduction of two sources (``wmoments``, ``comoments``, ...): the call
-    gives the state of each element of (x1, x2), ``.reduce`` takes the
-    tuple ``(x1, x2)``."""
+    gives the state of each element of (x1, x2), ``.reduce`` and the
+    methods of this module take the tuple ``(x1, x2)``."""
 
     def __init__(self, name):
         self.__name__ = name
@@ -114,7 +116,7 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
 def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     """``numreduce.accumulate`` for CuPy arrays: every output's running
     reduction along one axis (a RawKernel, one thread per position of the
-    other axes)."""
+    other axes); a two-source ufunc takes the tuple ``(x, y)``."""
     return _methods.accumulate(_cupy, "numreduce.accumulate", _ufunc(ufunc, "accumulate"),
                                array, axis=axis, dtype=dtype, out=out)
 
@@ -154,7 +156,8 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
 def at(ufunc, outs, indices, values):
     """``numreduce.at`` on the GPU: in place, repeated indices accumulate in
     order (the indices sorted stably, then one thread per slot steps its
-    accumulators through its values)."""
+    accumulators through its values); a two-source ufunc takes ``values``
+    as the tuple ``(v, w)``."""
     return _methods.at(_cupy, "numreduce.at", _ufunc(ufunc, "at"), outs, indices, values)
 
 
@@ -243,7 +246,9 @@ def group_argminmax(a, group_ids, num_groups=None):
 def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, where=True,
                   weights=None):
     """``numreduce.group_meanvar`` on the GPU (complex data: the real and
-    imaginary parts reduced apart, as the NumPy path)."""
+    imaginary parts reduced apart, as the NumPy path; ``weights``: the
+    wmoments segments kernel over the data and weights packed side by
+    side)."""
     return _stats.group_meanvar(_cupy, "numreduce.group_meanvar", a, group_ids, num_groups,
                                 axis=axis, dtype=dtype, ddof=ddof, where=where,
                                 weights=weights)

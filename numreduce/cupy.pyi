@@ -55,17 +55,20 @@ def logsumexp(a: _Array, axis: _Axis = ..., b: Any = ..., keepdims: bool = ...,
               return_sign: bool = ...) -> Any: ...
 def fsum(a: _Array, axis: _Axis = ..., dtype: Any = ..., out: Any = ..., keepdims: bool = ...,
          initial: Any = ..., where: Any = ...) -> _Array: ...
-def accumulate(ufunc: Any, array: _Array, axis: int | None = ..., dtype: Any = ...,
+def accumulate(ufunc: Any, array: _Array | tuple[_Array, ...], axis: int | None = ...,
+               dtype: Any = ...,
                out: tuple[_Array | None, ...] | None = ...) -> tuple[_Array, ...]: ...
 def merge(ufunc: Any, states_a: tuple[_Array, ...], states_b: tuple[_Array, ...],
           out: tuple[_Array | None, ...] | None = ...) -> tuple[_Array, ...]: ...
-def reduceat(ufunc: Any, array: _Array, indices: Any, axis: int | None = ..., dtype: Any = ...,
+def reduceat(ufunc: Any, array: _Array | tuple[_Array, ...], indices: Any,
+             axis: int | None = ..., dtype: Any = ...,
              out: tuple[_Array | None, ...] | None = ...) -> tuple[_Array, ...]: ...
-def segmented_reduce(ufunc: Any, array: _Array, starts: Any, stops: Any, axis: int | None = ...,
-                     dtype: Any = ..., out: tuple[_Array | None, ...] | None = ...,
+def segmented_reduce(ufunc: Any, array: _Array | tuple[_Array, ...], starts: Any, stops: Any,
+                     axis: int | None = ..., dtype: Any = ...,
+                     out: tuple[_Array | None, ...] | None = ...,
                      initial: Any = ..., where: Any = ...) -> tuple[_Array, ...]: ...
-def reduce_by_group(ufunc: Any, array: _Array, group_ids: _Array, num_groups: int | None = ...,
-                    axis: int | None = ..., dtype: Any = ...,
+def reduce_by_group(ufunc: Any, array: _Array | tuple[_Array, ...], group_ids: _Array,
+                    num_groups: int | None = ..., axis: int | None = ..., dtype: Any = ...,
                     out: tuple[_Array | None, ...] | None = ..., initial: Any = ...,
                     where: Any = ...) -> tuple[_Array, ...]: ...
 def at(ufunc: Any, outs: tuple[_Array, ...], indices: Any, values: Any) -> None: ...

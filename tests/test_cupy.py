@@ -308,6 +308,96 @@ def test_source_ufunc_reduce_and_merge_on_device(ufunc):
     assert all(m.shape == (9,) for m in merged)
 
 
+def _canonical(ufunc, states):
+    """What a K-source state means, however the reduction was split: the
+    moment states' origin K is any point, a twoprod pair is its value."""
+    st = [np.asarray(s.get() if isinstance(s, cp.ndarray) else s, dtype=np.float64)
+          for s in states]
+    with np.errstate(invalid="ignore", over="ignore"):
+        if ufunc in ("wmoments", "nanwmoments"):
+            return st[0], st[1] + st[2], st[3]
+        if ufunc == "comoments":
+            return st[0], st[1] + st[3], st[2] + st[4], st[5], st[6], st[7]
+        if ufunc == "twoprod":
+            return (st[0] + st[1],)
+        return tuple(st)
+
+
+def _close_states(ufunc, cpu, gpu, rtol=1e-11):
+    for c, g in zip(cpu, gpu):
+        assert isinstance(g, cp.ndarray) and g.dtype == np.asarray(c).dtype
+        assert g.shape == np.shape(c)
+    for c, g in zip(_canonical(ufunc, cpu), _canonical(ufunc, gpu)):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(c))
+        fin = np.abs(c[np.isfinite(c)])
+        scale = float(fin.max()) if fin.size else 0.0
+        np.testing.assert_allclose(g, c, rtol=rtol, atol=rtol * 10 * scale)
+
+
+@pytest.mark.parametrize("ufunc", ["wmoments", "nanwmoments", "comoments", "maxsumexpb",
+                                   "twoprod"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_source_ufunc_methods_match_cpu(ufunc, axis):
+    """accumulate, reduceat, segmented_reduce (empty segments, where=),
+    reduce_by_group (an empty group) and at (tuple values) of the K-source
+    ufuncs: the sources packed side by side, read as sources<T, K>."""
+    rng = np.random.default_rng(46)
+    x = rng.standard_normal((300, 70)) * 3 + 1e3
+    y = rng.integers(0, 4, size=(300, 70)).astype(np.float64)
+    if ufunc == "maxsumexpb":
+        x, y = x - 1e3, rng.standard_normal((300, 70))
+    x[5, 6] = np.nan
+    u = getattr(nr, ufunc)
+    gx, gy = cp.asarray(x), cp.asarray(y)
+    n = x.shape[axis]
+    _close_states(ufunc, nr.accumulate(u, (x, y), axis=axis),
+                  nr.accumulate(u, (gx, gy), axis=axis))
+    idx = [0, 7, n // 2, 3]
+    _close_states(ufunc, nr.reduceat(u, (x, y), idx, axis=axis),
+                  nr.reduceat(u, (gx, gy), idx, axis=axis))
+    starts, stops = [0, 4, n // 3, 9], [n, 4, n - 1, 20]
+    keep = rng.random(x.shape) < 0.7
+    _close_states(ufunc, nr.segmented_reduce(u, (x, y), starts, stops, axis=axis),
+                  nr.segmented_reduce(u, (gx, gy), starts, stops, axis=axis))
+    _close_states(ufunc, nr.segmented_reduce(u, (x, y), starts, stops, axis=axis, where=keep),
+                  nr.segmented_reduce(u, (gx, gy), starts, stops, axis=axis,
+                                      where=cp.asarray(keep)))
+    ids = rng.integers(0, 6, size=n)
+    ids[ids == 2] = 3  # group 2 empty
+    _close_states(ufunc, nr.reduce_by_group(u, (x, y), ids, 7, axis=axis),
+                  nr.reduce_by_group(u, (gx, gy), cp.asarray(ids), 7, axis=axis))
+    empty = nr.reduce(u, (x[:0, 0], y[:0, 0]))
+    v, w = x[:, 0], y[:, 0]
+    ids2 = rng.integers(0, 7, size=300)
+    cpu = tuple(np.full(7, e) for e in empty)
+    gpu = tuple(cp.asarray(c) for c in cpu)
+    nr.at(u, cpu, ids2, (v, w))
+    nr.at(u, gpu, cp.asarray(ids2), (cp.asarray(v), cp.asarray(w)))
+    _close_states(ufunc, cpu, gpu)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_group_meanvar_weights_match_cpu(dtype):
+    rng = np.random.default_rng(47)
+    x = (rng.standard_normal((5000, 3)) + 1e4).astype(dtype)
+    w = rng.integers(0, 5, size=(5000, 3)).astype(np.float64)
+    ids = rng.integers(0, 9, size=5000)
+    w[ids == 4] = 0  # a group whose weights sum to 0: NaN with NumPy's warning
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        gpu = nr.group_meanvar(cp.asarray(x), cp.asarray(ids), weights=cp.asarray(w), ddof=1)
+    assert {str(r.message) for r in rec} == {"Mean of empty slice.",
+                                             "Degrees of freedom <= 0 for slice"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cpu = nr.group_meanvar(x, ids, weights=w, ddof=1)
+    _close(cpu, gpu, 1e-5 if dtype == "float32" else 1e-11)
+    bad = w.copy()
+    bad[9, 1] = -1
+    with pytest.raises(ValueError, match="non-negative"):
+        nr.group_meanvar(cp.asarray(x), cp.asarray(ids), weights=cp.asarray(bad))
+
+
 def test_mapreduce_of_cupy_sources_matches_cpu():
     rng = np.random.default_rng(45)
     X = rng.standard_normal((500, 300))

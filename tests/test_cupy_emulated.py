@@ -1346,15 +1346,290 @@ def test_source_ufuncs_call_and_merge_match_numpy_path(emu, uname):
     gb = nr.reduce(u, (cp.asarray(x[2:]), cp.asarray(y[2:])), axis=0)
     _check_source_states(uname, nr.merge(u, sa, sb), nr.merge(u, ga, gb), cp)
     _check_source_states(uname, nr.merge(u, sa, sb), nrc.merge(g, ga, gb), cp)
-    # the scan and segment methods of a K-source ufunc: a clear TypeError on the device
+
+
+def _source_tol(uname, dtype):
+    return 1e-5 if (uname == "twoprod" and dtype == "float32") else 1e-12
+
+
+def _seed(uname, dtype):
+    """An initial= state of each K-source ufunc (its empty state, moved)."""
+    return {"twoprod": (1.5, 0.0), "maxsumexpb": (0.5, -0.25), "wmoments": (2.0, 1.0, 0.5, 3.0),
+            "nanwmoments": (2.0, 1.0, 0.5, 3.0),
+            "comoments": (2.0, 1.0, -1.0, 0.5, 0.25, 3.0, 2.0, 0.5)}[uname]
+
+
+@pytest.mark.parametrize("uname", SOURCE_UFUNCS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_source_ufuncs_scan_and_segments_match_numpy_path(emu, uname, dtype):
+    """accumulate, reduceat and segmented_reduce of a K-source ufunc on the
+    device (the sources packed side by side, the scan and segments
+    RawKernels reading sources<T, K>): both axes, broadcast and mixed-dtype
+    sources, empty segments, where=, initial=, dtype=, out=, and every
+    error before anything is written."""
+    cp, nrc = emu
+    rng = np.random.default_rng(35)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+    tol = _source_tol(uname, dtype)
+    x, y = _pair_data(rng, uname, dtype, (9, 13))
     dx, dy = cp.asarray(x), cp.asarray(y)
-    calls = [lambda: nrc.accumulate(u, (dx, dy), axis=0),
-             lambda: nrc.reduceat(u, (dx, dy), [0, 2], axis=0),
-             lambda: nrc.segmented_reduce(u, (dx, dy), [0], [2], axis=0),
-             lambda: nrc.reduce_by_group(u, (dx, dy), cp.asarray(np.zeros(6, np.intp)), 1)]
-    for call in calls:
-        with pytest.raises(TypeError, match="not this method"):
+    for axis in (0, 1, -1):
+        _check_source_states(uname, nr.accumulate(u, (x, y), axis=axis),
+                             nrc.accumulate(g, (dx, dy), axis=axis), cp, tol)
+    _check_source_states(uname, nr.accumulate(u, (x, y[0]), axis=0),
+                         nr.accumulate(u, (dx, dy[0]), axis=0), cp, tol)
+    _check_source_states(uname, nr.accumulate(u, (x[:, 3], y[:, 3])),
+                         nr.accumulate(u, (dx[:, 3], dy[:, 3])), cp, tol)
+    _check_source_states(uname, nr.accumulate(u, (x, y.astype(np.int16)), axis=1),
+                         nr.accumulate(u, (dx, cp.asarray(y.astype(np.int16))), axis=1), cp, tol)
+    x3, y3 = _pair_data(rng, uname, dtype, (3, 7, 4))
+    d3 = (cp.asarray(x3), cp.asarray(y3))
+    for axis in (0, 1, 2):
+        _check_source_states(uname, nr.accumulate(u, (x3, y3), axis=axis),
+                             nr.accumulate(u, d3, axis=axis), cp, tol)
+        n = x3.shape[axis]
+        _check_source_states(uname, nr.reduceat(u, (x3, y3), [0, n - 1, 1], axis=axis),
+                             nr.reduceat(u, d3, [0, n - 1, 1], axis=axis), cp, tol)
+    for axis, idx in ((0, [0, 5, 3, 8]), (1, [0, 5, 3, 12, 12])):
+        _check_source_states(uname, nr.reduceat(u, (x, y), idx, axis=axis),
+                             nrc.reduceat(g, (dx, dy), idx, axis=axis), cp, tol)
+        _check_source_states(uname, nr.reduceat(u, (x, y), idx, axis=axis),
+                             nr.reduceat(u, (dx, dy), cp.asarray(np.array(idx)), axis=axis), cp,
+                             tol)
+    starts, stops = [0, 2, -3, 4, 1], [4, 6, 100, 4, 9]  # segment 3 empty
+    w = rng.random(x.shape) < 0.6
+    w[:, 2] = False
+    for axis in (0, 1):
+        for kw in ({}, {"initial": _seed(uname, dtype)}):
+            _check_source_states(uname, nr.segmented_reduce(u, (x, y), starts, stops, axis=axis,
+                                                            **kw),
+                                 nrc.segmented_reduce(g, (dx, dy), starts, stops, axis=axis,
+                                                      **kw), cp, tol)
+            _check_source_states(uname, nr.segmented_reduce(u, (x, y), starts, stops, axis=axis,
+                                                            where=w, **kw),
+                                 nr.segmented_reduce(u, (dx, dy), starts, stops, axis=axis,
+                                                     where=cp.asarray(w), **kw), cp, tol)
+    # initial=None: each segment starts as the CPU's (from the initials);
+    # an empty segment is then a ValueError, before any work
+    ne_starts, ne_stops = [0, 2, -3, 1], [4, 6, 100, 9]
+    for axis in (0, 1):
+        _check_source_states(uname, nr.segmented_reduce(u, (x, y), ne_starts, ne_stops,
+                                                        axis=axis, initial=None),
+                             nr.segmented_reduce(u, (dx, dy), ne_starts, ne_stops, axis=axis,
+                                                 initial=None), cp, tol)
+    with pytest.raises(ValueError, match=r"segment 3 \(\[4:4\] along axis 1\) is empty"):
+        nr.segmented_reduce(u, (dx, dy), starts, stops, axis=1, initial=None)
+    # dtype=: the float32 sources in the float64 loop
+    if dtype == "float32":
+        _check_source_states(uname, nr.reduceat(u, (x, y), [0, 4], axis=1, dtype=np.float64),
+                             nr.reduceat(u, (dx, dy), [0, 4], axis=1, dtype=np.float64), cp)
+    # empty arrays along the axis, and empty segments only
+    e = np.empty((0, 4), dtype)
+    de = cp.asarray(e)
+    _check(nr.accumulate(u, (e, e), axis=0), nr.accumulate(u, (de, de), axis=0), cp, exact=True)
+    _check(nr.segmented_reduce(u, (e, e), [0, 0], [0, 0], axis=0),
+           nr.segmented_reduce(u, (de, de), [0, 0], [0, 0], axis=0), cp, exact=True)
+    # out=: written and returned
+    cpu = nr.accumulate(u, (x, y), axis=1)
+    outs = tuple(cp.asarray(np.empty(c.shape, c.dtype)) for c in cpu)
+    res = nr.accumulate(u, (dx, dy), axis=1, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _check_source_states(uname, cpu, res, cp, tol)
+    cpu = nr.segmented_reduce(u, (x, y), starts, stops, axis=1)
+    outs = tuple(cp.asarray(np.full(c.shape, 7, c.dtype)) for c in cpu)
+    res = nr.segmented_reduce(u, (dx, dy), starts, stops, axis=1, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _check_source_states(uname, cpu, res, cp, tol)
+    # errors before any work: out= untouched
+    before = [o.get() for o in outs]
+    for call, exc, msg in [
+            (lambda: nr.segmented_reduce(u, dx, [0], [2], axis=1, out=outs), TypeError,
+             "reduces 2 arrays together"),
+            (lambda: nr.segmented_reduce(u, (dx, dy, dy), [0], [2], axis=1, out=outs),
+             TypeError, "reduces 2 arrays together"),
+            (lambda: nr.segmented_reduce(u, (dx, dy[:, :4]), [0], [2], axis=1, out=outs),
+             ValueError, "do not broadcast"),
+            (lambda: nrc.segmented_reduce(u, (dx, y), [0], [2], axis=1, out=outs), TypeError,
+             "not a cupy.ndarray"),
+            (lambda: nr.segmented_reduce(u, (dx, y), [0], [2], axis=1, out=outs), TypeError,
+             "mixed CuPy and non-CuPy"),
+            (lambda: nr.segmented_reduce(u, (dx, dy), [0, 1], [2], axis=1, out=outs),
+             ValueError, "same length"),
+            (lambda: nr.segmented_reduce(u, (dx, dy), starts, stops, axis=1, out=outs,
+                                         where=cp.asarray(w[:, :3])), ValueError, "broadcast"),
+            (lambda: nr.segmented_reduce(u, (dx, dy), starts, stops, axis=2, out=outs),
+             np.exceptions.AxisError, "out of bounds"),
+            (lambda: nr.segmented_reduce(u, (dx.astype(np.complex128), dy), [0], [2], axis=1,
+                                         out=outs), TypeError, "real numbers only"),
+            (lambda: nr.accumulate(u, (dx, dy), axis=(0, 1)), ValueError, "one axis"),
+            (lambda: nr.accumulate(u, (dx[0, 0], dy[0, 0])), TypeError, "scalar"),
+            (lambda: nr.reduceat(u, (dx, dy), [0, 13], axis=1, out=outs), IndexError,
+             "out-of-bounds"),
+            (lambda: nr.reduceat(u, (dx, dy), np.array([0, 2]), axis=1), TypeError,
+             "not a cupy.ndarray")]:
+        with pytest.raises(exc, match=msg):
             call()
+    for o, b in zip(outs, before):
+        np.testing.assert_array_equal(o.get(), b)
+
+
+@pytest.mark.parametrize("uname", SOURCE_UFUNCS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_source_ufuncs_groups_and_at_match_numpy_path(emu, uname, dtype):
+    """reduce_by_group and at of a K-source ufunc on the device: both axes,
+    an empty group, a group all masked out, initial=, out=, at with a tuple
+    of values (broadcast, 2-d accumulators, repeated slots), errors first."""
+    cp, nrc = emu
+    rng = np.random.default_rng(36)
+    u, g = getattr(nr, uname), getattr(nrc, uname)
+    tol = _source_tol(uname, dtype)
+    x, y = _pair_data(rng, uname, dtype, (40, 3))
+    dx, dy = cp.asarray(x), cp.asarray(y)
+    ids = rng.integers(0, 6, size=40)
+    ids[ids == 4] = 5  # group 4 empty (with num_groups=7, 6 too)
+    dids = cp.asarray(ids)
+    for kw in ({}, {"initial": _seed(uname, dtype)}):
+        for ax, (xx, yy) in ((0, (x, y)), (1, (np.ascontiguousarray(x.T),
+                                                np.ascontiguousarray(y.T)))):
+            _check_source_states(uname, nr.reduce_by_group(u, (xx, yy), ids, 7, axis=ax, **kw),
+                                 nrc.reduce_by_group(g, (cp.asarray(xx), cp.asarray(yy)), dids,
+                                                     7, axis=ax, **kw), cp, tol)
+        w = rng.random(x.shape) < 0.5
+        w[ids == 1] = False  # a group with elements, all masked out
+        _check_source_states(uname, nr.reduce_by_group(u, (x, y), ids, 7, where=w, **kw),
+                             nr.reduce_by_group(u, (dx, dy), dids, 7, where=cp.asarray(w), **kw),
+                             cp, tol)
+    # initial=None: every group starts as the CPU's; an empty group is a ValueError
+    full = np.arange(40) % 5
+    _check_source_states(uname, nr.reduce_by_group(u, (x, y), full, 5, initial=None),
+                         nr.reduce_by_group(u, (dx, dy), cp.asarray(full), 5, initial=None), cp,
+                         tol)
+    with pytest.raises(ValueError, match="group 4 is empty"):
+        nr.reduce_by_group(u, (dx, dy), dids, 7, initial=None)
+    # broadcast sources: one weight per row
+    _check_source_states(uname, nr.reduce_by_group(u, (x, y[:, :1]), ids, 7),
+                         nr.reduce_by_group(u, (dx, dy[:, :1]), dids, 7), cp, tol)
+    cpu = nr.reduce_by_group(u, (x, y), ids, 7)
+    outs = tuple(cp.asarray(np.full(c.shape, 7, c.dtype)) for c in cpu)
+    res = nr.reduce_by_group(u, (dx, dy), dids, 7, out=outs)
+    assert all(r is o for r, o in zip(res, outs))
+    _check_source_states(uname, cpu, res, cp, tol)
+    before = [o.get() for o in outs]
+    bad = ids.copy()
+    bad[17] = 7
+    with pytest.raises(IndexError, match=r"group_ids\[17\] = 7 is outside"):
+        nr.reduce_by_group(u, (dx, dy), cp.asarray(bad), 7, out=outs)
+    with pytest.raises(TypeError, match="reduces 2 arrays together"):
+        nr.reduce_by_group(u, dx, dids, 7, out=outs)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.reduce_by_group(u, (dx, dy), ids, 7, out=outs)
+    for o, b in zip(outs, before):
+        np.testing.assert_array_equal(o.get(), b)
+    # at: the accumulators start from the empty state; values as one tuple
+    v, wv = _pair_data(rng, uname, dtype, (50,), nan=False)
+    idx = rng.integers(-8, 8, size=50)
+    empty = nr.reduce(u, (v[:0], wv[:0]))
+    cpu = tuple(np.full(8, e) for e in empty)
+    dev = tuple(cp.asarray(c) for c in cpu)
+    nr.at(u, cpu, idx, (v, wv))
+    assert nrc.at(g, dev, cp.asarray(idx), (cp.asarray(v), cp.asarray(wv))) is None
+    _check_source_states(uname, cpu, dev, cp, tol)
+    # the same as reduce_by_group of the slots
+    _check_source_states(uname, nr.reduce_by_group(u, (v, wv), idx % 8, 8), dev, cp, tol)
+    # 2-d accumulators, a tuple index, a scalar second source; repeated slots
+    cpu2 = tuple(np.full((3, 4), e) for e in empty)
+    dev2 = tuple(cp.asarray(c) for c in cpu2)
+    ii, jj = [0, 2, 0, 0, -1], [1, 3, 1, 1, 0]
+    nr.at(u, cpu2, (ii, jj), (v[:5], 2.0))
+    nr.at(u, dev2, (cp.asarray(np.array(ii)), jj), (cp.asarray(v[:5]), 2.0))
+    _check_source_states(uname, cpu2, dev2, cp, tol)
+    nr.at(u, cpu2, (slice(None), 1), (v[:3], wv[:1]))
+    nr.at(u, dev2, (slice(None), 1), (cp.asarray(v[:3]), cp.asarray(wv[:1])))
+    _check_source_states(uname, cpu2, dev2, cp, tol)
+    before = [d.get() for d in dev]
+    for call, exc, msg in [
+            (lambda: nr.at(u, dev, cp.asarray(np.array([1, 2])), cp.asarray(v[:2])), TypeError,
+             "one tuple"),
+            (lambda: nr.at(u, dev, cp.asarray(np.array([1, 8])),
+                           (cp.asarray(v[:2]), cp.asarray(wv[:2]))), IndexError,
+             "index 8 is out of bounds"),
+            (lambda: nr.at(u, dev, cp.asarray(np.array([1, 2])),
+                           (cp.asarray(v[:3]), cp.asarray(wv[:3]))), ValueError,
+             "does not broadcast"),
+            (lambda: nr.at(u, dev, cp.asarray(np.array([1, 2])),
+                           (cp.asarray(v[:2]), cp.asarray(wv[:3]))), ValueError,
+             "do not broadcast"),
+            (lambda: nrc.at(u, dev, cp.asarray(np.array([1, 2])), (cp.asarray(v[:2]), wv[:2])),
+             TypeError, "not a cupy.ndarray"),
+            (lambda: nr.at(u, dev, cp.asarray(np.array([1, 2])), (cp.asarray(v[:2]), wv[:2])),
+             TypeError, "mixed CuPy and non-CuPy")]:
+        with pytest.raises(exc, match=msg):
+            call()
+    for d, b in zip(dev, before):
+        np.testing.assert_array_equal(d.get(), b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_group_meanvar_weights_matches_numpy_path(emu, dtype):
+    """group_meanvar(weights=) on the device: reduce_by_group(wmoments) of
+    the packed data and weights, finished as on the NumPy path; a group
+    whose weights sum to 0 is empty (NaN, NumPy's warning), axis=1,
+    broadcast weights, ddof, dtype=, where=; a negative weight is a
+    ValueError before any work."""
+    cp, nrc = emu
+    rng = np.random.default_rng(37)
+    x = (rng.standard_normal((60, 4)) * 4 + 1e4).astype(dtype)
+    w = rng.integers(0, 5, size=(60, 4)).astype(np.float64)
+    ids = rng.integers(0, 5, size=60)
+    w[ids == 2] = 0  # group 2: weights summing to 0
+    dx, dw, dids = cp.asarray(x), cp.asarray(w), cp.asarray(ids)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for kw in ({}, {"ddof": 1}, {"num_groups": 6}):
+        cpu, dev = _both(nr.group_meanvar, (x, ids), (dx, dids), dict(weights=w, **kw),
+                         dict(weights=dw, **kw), "empty slice")
+        _check_results(cpu, dev, cp, rtol)
+        assert np.isnan(dev[0].get()[2]).all()
+    cpu, dev = _both(nr.group_meanvar, (x.T, ids), (cp.asarray(np.ascontiguousarray(x.T)),
+                                                    dids), dict(weights=w.T, axis=1),
+                     dict(weights=cp.asarray(np.ascontiguousarray(w.T)), axis=1), "empty slice")
+    _check_results(cpu, dev, cp, rtol)
+    w1 = w[:, :1] + 1  # broadcast weights, none zero
+    for kw in ({}, {"dtype": np.float32}, {"where": w > 1}):
+        kd = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a group all masked out
+            cpu = nr.group_meanvar(x, ids, weights=w1, **kw)
+            dev = nr.group_meanvar(dx, dids, weights=cp.asarray(w1), **kd)
+        _check_results(cpu, dev, cp, 1e-5 if kw.get("dtype") or dtype == "float32" else rtol)
+    # integer weights are np.repeat's frequencies, per group
+    with warnings.catch_warnings(record=True) as rec:  # group 2: empty, no degrees of freedom
+        warnings.simplefilter("always")
+        m, v = nr.group_meanvar(dx[:, 0], dids, weights=cp.asarray(w[:, 0].astype(np.int64)),
+                                ddof=1)
+    assert {str(r.message) for r in rec} == {"Mean of empty slice.",
+                                             "Degrees of freedom <= 0 for slice"}
+    for k in (0, 1, 3, 4):
+        rep = np.repeat(x[ids == k, 0].astype(np.float64), w[ids == k, 0].astype(np.int64))
+        if rep.size > 1:
+            np.testing.assert_allclose(float(m[k]), rep.mean(), rtol=max(rtol, 1e-13))
+            np.testing.assert_allclose(float(v[k]), rep.var(ddof=1), rtol=max(rtol, 1e-9))
+    # errors before any work
+    bad = w.copy()
+    bad[5, 1] = -1
+    with pytest.raises(ValueError, match="non-negative"):
+        nr.group_meanvar(dx, dids, weights=cp.asarray(bad))
+    with pytest.raises(ValueError, match="non-negative"):
+        nr.group_meanvar(x, ids, weights=bad)  # the NumPy path says the same
+    with pytest.raises(ValueError, match="do not broadcast"):
+        nr.group_meanvar(dx, dids, weights=dw[:, :3])
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nrc.group_meanvar(dx, dids, weights=w)
+    with pytest.raises(TypeError, match="not a cupy.ndarray"):
+        nr.group_meanvar(dx, ids, weights=dw)
+    with pytest.raises(IndexError, match="outside"):
+        nr.group_meanvar(dx, cp.asarray(ids + 5), num_groups=2, weights=dw)
+    with pytest.raises(TypeError):
+        nr.group_meanvar(dx.astype(np.complex128), dids, weights=dw)
 
 
 def _both(f, cpu_args, dev_args, kw_cpu, kw_dev, warn):

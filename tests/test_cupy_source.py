@@ -177,7 +177,7 @@ def test_generated_accumulate_and_merge_source():
     assert kname == "nr_moments_accumulate_float32"
     assert f'extern "C" __global__ void {kname}(const nr_cin *x, nr_cout *o0, nr_cout *o1, ' \
            "nr_cout *o2, long long n, long long cols)" in code
-    assert "a = nr_tr::step(a, nr_in(x[i]))" in code and "typedef double nr_cout;" in code
+    assert "a = nr_tr::step(a, nr_load(x, i))" in code and "typedef double nr_cout;" in code
     m = src.merge_parts("twosum", "f")
     assert m["in_params"] == "float32 a0, float32 a1, float32 b0, float32 b1"
     assert "const nr_acc r = nr_tr::combine(A, B);" in m["operation"]
@@ -309,8 +309,15 @@ def test_generated_source_kernels_of_several_arrays():
                                        + [f"float64 b{k}" for k in range(4)])
     # one-source kernels keep their one input
     assert src.reduction_parts("moments", "d")["map_expr"] == "nr_map(x)"
-    for name in src.SOURCE_TRAITS:
-        with pytest.raises(ValueError, match="reduce and merge only"):
-            src.accumulate_source(name, "d")
-        with pytest.raises(ValueError, match="reduce and merge only"):
-            src.segments_source(name, "d")
+    # the scan and segments RawKernels read element i as its K consecutive
+    # values x[i * K .. i * K + K - 1] (the sources packed side by side)
+    for name, (_, _, nout, k) in src.SOURCE_TRAITS.items():
+        for make in (src.accumulate_source, src.segments_source):
+            code, kname = make(name, "d")
+            assert kname.isidentifier() and f"{name}_" in kname
+            assert f"const nr_cin *p = x + i * {k};" in code
+            assert f"return nr_in({', '.join(f'p[{j}]' for j in range(k))});" in code
+            assert f"nr_cout *o{nout - 1}" in code and f"nr_cout *o{nout}" not in code
+            assert "nr_in(x[" not in code  # every element read goes through nr_load
+    code, _ = src.segments_source("moments", "d")
+    assert "{ return nr_in(x[i]); }" in code and "nr_load(x, i)" in code

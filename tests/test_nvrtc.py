@@ -287,10 +287,12 @@ def _mirror_cases():
                 cases.append(("segments", name, c))
                 if c == oc:  # states of the accumulator dtype
                     cases.append(("merge", name, c))
-    # the reductions of K sources: K-input kernels (reduce, merge, the call)
+    # the reductions of K sources: K-input kernels (reduce, merge, the call),
+    # and the scan and segments RawKernels reading sources<T, K> (nr_load)
     for name in src.SOURCE_TRAITS:
         for c, oc in src.loop_types(name).items():
-            cases += [("elementwise", name, c), ("reduce", name, c), ("reduce_where", name, c)]
+            cases += [("elementwise", name, c), ("reduce", name, c), ("reduce_where", name, c),
+                      ("accumulate", name, c), ("segments", name, c)]
             if c == oc:
                 cases.append(("merge", name, c))
     return cases
