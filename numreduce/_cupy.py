@@ -129,12 +129,12 @@ from ._args import check_outs as _check_outs  # noqa: E402
 from ._dtypes import (MULTI_SOURCE, at_descrs, has_initials, resolve,  # noqa: E402
                       seed_values, sources_plan, stream_dtype)
 
-__all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length",
-           "check_dtypes", "check_outs", "elementwise", "foreign", "group_arg", "group_ids",
-           "group_reduce", "group_reduce_parts", "host_indices", "into", "lazy",
-           "loops_check_start", "merge", "name", "nonempty", "nonnegative", "own_ufunc",
-           "pack_sources", "Packed", "parse_out", "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan",
-           "scan_output", "scan_parts", "segments", "sources", "states", "where", "xp"]
+__all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length", "check_dtypes",
+           "check_outs", "elementwise", "foreign", "group_arg", "group_ids", "group_reduce",
+           "group_reduce_parts", "host_indices", "into", "lazy", "loops_check_start", "merge",
+           "name", "nonempty", "nonnegative", "own_ufunc", "pack_sources", "Packed", "parse_out",
+           "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output",
+           "scan_parts", "segments", "sources", "states", "where", "xp"]
 
 name = "cupy"
 xp = cupy
