@@ -800,13 +800,8 @@ def at(ufunc, outs, indices, values, label, qualname=""):
     shape = outs[0].shape
     check_outs(outs, shape, label)
     nsrc = MULTI_SOURCE.get(ufunc)
-    if nsrc is not None:
-        # K sources: `values` is their tuple, broadcast together first
-        if not isinstance(values, (tuple, list)) or len(values) != nsrc:
-            raise TypeError(f"{_who(label, qualname)}: {ufunc.__name__} reduces {nsrc} arrays "
-                            f"together; pass 'values' as one tuple (v_0, ..., v_{nsrc - 1}), "
-                            f"got {type(values).__name__}")
-        srcs = sources(values, [f"values[{i}]" for i in range(nsrc)], label, qualname)
+    if nsrc is not None:  # K sources: `values` is the list of them (methods.at)
+        srcs = values
         vals = srcs[0]  # the shape and dtype of the broadcast sources
     else:
         vals = asarray(values, "values", label, qualname)

@@ -102,15 +102,15 @@ def _sources(be, qualname, ufunc, name, array):
     return be.pack_sources(_source_list(be, qualname, ufunc, name, array, nsrc))
 
 
-def _source_list(be, qualname, ufunc, name, array, nsrc):
-    """The K = ``nsrc`` arrays of the tuple ``array`` broadcast together in
-    the loop's dtype (the backend's ``sources``); TypeError for anything
-    but a K-tuple."""
+def _source_list(be, qualname, ufunc, name, array, nsrc, what="array"):
+    """The K = ``nsrc`` arrays of the tuple ``array`` (the argument
+    ``what``) broadcast together in the loop's dtype (the backend's
+    ``sources``); TypeError for anything but a K-tuple."""
     if not isinstance(array, (tuple, list)) or len(array) != nsrc:
         raise TypeError(f"{qualname}: {ufunc.__name__} reduces {nsrc} arrays together; pass "
-                        f"them as one tuple (x_0, ..., x_{nsrc - 1}), got "
+                        f"'{what}' as one tuple (x_0, ..., x_{nsrc - 1}), got "
                         f"{type(array).__name__}")
-    return be.sources(array, [f"array[{i}]" for i in range(nsrc)], name, qualname)
+    return be.sources(array, [f"{what}[{i}]" for i in range(nsrc)], name, qualname)
 
 
 def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
@@ -243,10 +243,15 @@ def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis
 
 
 def at(be, qualname, ufunc, outs, indices, values):
-    """``ufunc.at`` in place: repeated indices accumulate."""
+    """``ufunc.at`` in place: repeated indices accumulate.  A reduction of K
+    sources takes ``values`` as the tuple of K arrays, handed to the
+    backend as the list of them broadcast together (``be.sources``)."""
     ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "at", ufunc, outs, indices, values)
     name = f"at({ufunc.__name__})"
     outs = inplace_outs(outs, nout, name)
+    nsrc = MULTI_SOURCE.get(ufunc)
+    if nsrc is not None:  # K sources: the list of the K values, broadcast together
+        values = _source_list(be, qualname, ufunc, name, values, nsrc, "values")
     return be.at(ufunc, outs, indices, values, name, qualname)
