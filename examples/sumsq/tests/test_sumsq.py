@@ -277,8 +277,32 @@ def test_wsumsq_merge_and_errors():
         nr.reduce(nrsumsq.wsumsq, x, axis=0)
     with pytest.raises(ValueError, match="broadcast"):
         nr.reduce(nrsumsq.wsumsq, (x, np.ones(3)), axis=0)
-    with pytest.raises(TypeError, match="not supported yet"):
+    with pytest.raises(TypeError, match="one tuple"):
         nr.accumulate(nrsumsq.wsumsq, np.stack([x, w], -1))
+
+
+def test_wsumsq_every_method_takes_the_tuple():
+    """accumulate, reduceat, segmented_reduce, reduce_by_group and at of a
+    third-party two-source ufunc: its registered loops' scan, segment and
+    scatter entries, against NumPy's cumsum, add.reduceat and bincount."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((50, 3))
+    w = rng.random((50, 1))  # broadcast along the columns
+    wx, wxx = w * x, w * x * x
+    close(nr.accumulate(nrsumsq.wsumsq, (x, w), axis=0),
+          (np.cumsum(wx, 0), np.cumsum(wxx, 0)))
+    idx = [0, 7, 30]
+    close(nr.reduceat(nrsumsq.wsumsq, (x, w), idx, axis=0),
+          (np.add.reduceat(wx, idx, 0), np.add.reduceat(wxx, idx, 0)))
+    close(nr.segmented_reduce(nrsumsq.wsumsq, (x, w), [0, 10], [25, 50], axis=0),
+          (np.stack([wx[:25].sum(0), wx[10:].sum(0)]),
+           np.stack([wxx[:25].sum(0), wxx[10:].sum(0)])))
+    ids = rng.integers(0, 4, 50)
+    got = nr.reduce_by_group(nrsumsq.wsumsq, (x[:, 0], w[:, 0]), ids, num_groups=4)
+    close(got, (np.bincount(ids, wx[:, 0], 4), np.bincount(ids, wxx[:, 0], 4)))
+    outs = (np.zeros(4), np.zeros(4))
+    nr.at(nrsumsq.wsumsq, outs, ids, (x[:, 0], w[:, 0]))
+    close(outs, got)
 
 
 def test_extending_two_source_example():
