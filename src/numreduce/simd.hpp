@@ -717,6 +717,69 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
         return k;                                                                       \
     }                                                                                   \
+    /* the weighted moments' and co-moments' chunk sums (traits/wmoments.hpp,                \
+       traits/comoments.hpp): elements [0, n) (n a multiple of 8) of the                     \
+       contiguous sources added into 8 lanes per sum (element j in lane j % 8,               \
+       whatever the vector width: the same bits at every level), the lanes                   \
+       read from and written back to s*[0..8); every product kept apart from                 \
+       its sum (NR_IN_REGISTER: no fused multiply-add), as the traits' scalar                \
+       lanes compute it */                                                                   \
+    template <class T, bool SKIP>                                                            \
+    ATTR inline void wsums_##SUFFIX(const T *x, const T *w, long long n, double K, double *s0, \
+                                  double *s1, double *s2) {                                  \
+        constexpr int L = BYTES / 8, V = 8 / L;                                              \
+        vd_##SUFFIX a0[V], a1[V], a2[V];                                                     \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(&a0[v], s0 + v * L, BYTES);                                          \
+            std::memcpy(&a1[v], s1 + v * L, BYTES);                                          \
+            std::memcpy(&a2[v], s2 + v * L, BYTES);                                          \
+        }                                                                                    \
+        for (long long j = 0; j < n; j += 8) {                                               \
+            _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) {                            \
+                const vd_##SUFFIX xv = load_##SUFFIX(x + j + v * L), wv = load_##SUFFIX(w + j + v * L); \
+                auto sk = wv == 0.0;                                                         \
+                if (SKIP) sk |= xv != xv;                                                    \
+                const vd_##SUFFIX d = xv - K;                                                \
+                vd_##SUFFIX p = wv * d;                                                      \
+                NR_IN_REGISTER(p);                                                           \
+                const vd_##SUFFIX wd = sk ? vd_##SUFFIX{} : p;                               \
+                vd_##SUFFIX q = wd * d;                                                      \
+                NR_IN_REGISTER(q);                                                           \
+                a0[v] += sk ? vd_##SUFFIX{} : wv;                                            \
+                a1[v] += wd;                                                                 \
+                a2[v] += sk ? vd_##SUFFIX{} : q;                                             \
+            }                                                                                \
+        }                                                                                    \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(s0 + v * L, &a0[v], BYTES);                                          \
+            std::memcpy(s1 + v * L, &a1[v], BYTES);                                          \
+            std::memcpy(s2 + v * L, &a2[v], BYTES);                                          \
+        }                                                                                    \
+    }                                                                                        \
+    template <class T>                                                                       \
+    ATTR inline void cosums_##SUFFIX(const T *x, const T *y, long long n, double Kx, double Ky, \
+                                   double *const *s) {                                       \
+        constexpr int L = BYTES / 8, V = 8 / L;                                              \
+        vd_##SUFFIX a[5][V];                                                                 \
+        for (int i = 0; i < 5; i++)                                                          \
+            for (int v = 0; v < V; v++) std::memcpy(&a[i][v], s[i] + v * L, BYTES);          \
+        for (long long j = 0; j < n; j += 8) {                                               \
+            _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) {                            \
+                const vd_##SUFFIX u = load_##SUFFIX(x + j + v * L) - Kx, t = load_##SUFFIX(y + j + v * L) - Ky; \
+                vd_##SUFFIX uu = u * u, tt = t * t, ut = u * t;                              \
+                NR_IN_REGISTER(uu);                                                          \
+                NR_IN_REGISTER(tt);                                                          \
+                NR_IN_REGISTER(ut);                                                          \
+                a[0][v] += u;                                                                \
+                a[1][v] += t;                                                                \
+                a[2][v] += uu;                                                               \
+                a[3][v] += tt;                                                               \
+                a[4][v] += ut;                                                               \
+            }                                                                                \
+        }                                                                                    \
+        for (int i = 0; i < 5; i++)                                                          \
+            for (int v = 0; v < V; v++) std::memcpy(s[i] + v * L, &a[i][v], BYTES);          \
+    }                                                                                        \
     /* L lanes of A from p: T = A as it is, float16 widened to float32, */              \
     /* integers (bool) and float32 to float64 by load_ (as to_real converts) */          \
     template <class T, class A>                                                          \
@@ -1053,6 +1116,12 @@ NR_DISPATCH(template <bool SKIP = false>, dev_sums,
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP>, wsums,
+            (const T *x, const T *w, long long n, double K, double *s0, double *s1, double *s2),
+            <T NR_COMMA SKIP>(x, w, n, K, s0, s1, s2))
+NR_DISPATCH(template <class T>, cosums,
+            (const T *x, const T *y, long long n, double Kx, double Ky, double *const *s),
+            <T>(x, y, n, Kx, Ky, s))
 NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum,
             (const T *x, long long n, A *s, A *c), <T NR_COMMA A>(x, n, s, c))
 NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum_rows,
