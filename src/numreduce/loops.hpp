@@ -220,7 +220,10 @@ struct has_row_walk<Tr, std::void_t<decltype(&Tr::row_walk)>> : std::true_type {
 // sumprod), which reads the streams as they lie instead of gathering them
 // into blocks of sources<T, K>.  It must give the bits of any split of the
 // stream at multiples of 256 elements (reduce_sources_loop's gathered
-// blocks: strided data give the bits of contiguous data).
+// blocks: strided data give the bits of contiguous data); traits with a
+// tree of block states (merge_blocks) bring reduce_block_sources(src, m)
+// instead, the state of one block, and the strided streams are gathered
+// one block at a time into the same tree.
 template <class Tr, class = void>
 struct has_sources_reduce : std::false_type {};
 template <class Tr>
@@ -261,6 +264,18 @@ int reduce_sources_loop(const char *const *src, const npy_intp *sstr, char *cons
             }
             if (direct) {
                 acc = Tr::block_reduce_sources(acc, p, n);
+            } else if constexpr (has_merge_blocks<Tr>::value) {
+                // a tree of block states (log-sum-exp): the same tree over
+                // blocks gathered one at a time
+                alignas(64) S buf[K][Tr::BLOCK];
+                for (int j = 0; j < K; j++) p[j] = buf[j];
+                acc = Tr::merge_blocks(acc, n, [&](long long k, long long m) {
+                    for (int j = 0; j < K; j++) {
+                        const char *q = x[j] + k * sstr[j];
+                        for (long long t = 0; t < m; t++, q += sstr[j]) std::memcpy(&buf[j][t], q, sizeof(S));
+                    }
+                    return Tr::reduce_block_sources(p, m);
+                });
             } else {
                 alignas(64) S buf[K][B];
                 for (int j = 0; j < K; j++) p[j] = buf[j];

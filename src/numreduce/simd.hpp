@@ -780,6 +780,67 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         for (int i = 0; i < 5; i++)                                                          \
             for (int v = 0; v < V; v++) std::memcpy(s[i] + v * L, &a[i][v], BYTES);          \
     }                                                                                        \
+    /* log-sum-exp with b (traits/logsumexp.hpp MaxSumExpB), pass 1: over the                \
+       elements with b != 0, their max into *mx, and *flags bit 0: one such                  \
+       element, bit 1: a NaN x or b among them (the caller then steps); four                 \
+       vectors per step; returns the elements covered (0 below 4 L) */                       \
+    template <class T>                                                                       \
+    ATTR inline long long max_b_##SUFFIX(const T *x, const T *b, long long n, double *mx, int *flags) { \
+        constexpr int L = BYTES / 8;                                                         \
+        if (n < 4 * L) return 0;                                                             \
+        vd_##SUFFIX m[4];                                                                    \
+        vu_##SUFFIX bad[4] = {}, any[4] = {};                                                \
+        for (int u = 0; u < 4; u++) m[u] = vd_##SUFFIX{} - __builtin_inf();                  \
+        long long k = 0;                                                                     \
+        for (; k + 4 * L <= n; k += 4 * L) {                                                 \
+            _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                            \
+                const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), bv = load_##SUFFIX(b + k + L * u); \
+                const auto cnt = bv != 0.0;                                                  \
+                bad[u] |= (vu_##SUFFIX)(cnt & ((v != v) | (bv != bv)));                      \
+                any[u] |= (vu_##SUFFIX)cnt;                                                  \
+                m[u] = cnt & (v > m[u]) ? v : m[u];                                          \
+            }                                                                                \
+        }                                                                                    \
+        m[0] = m[1] > m[0] ? m[1] : m[0];                                                    \
+        m[2] = m[3] > m[2] ? m[3] : m[2];                                                    \
+        m[0] = m[2] > m[0] ? m[2] : m[0];                                                    \
+        const vu_##SUFFIX bd = (bad[0] | bad[1]) | (bad[2] | bad[3]), an = (any[0] | any[1]) | (any[2] | any[3]); \
+        double r = m[0][0];                                                                  \
+        unsigned long long fb = 0, fa = 0;                                                   \
+        for (int j = 0; j < L; j++) {                                                        \
+            r = m[0][j] > r ? m[0][j] : r;                                                   \
+            fb |= bd[j];                                                                     \
+            fa |= an[j];                                                                     \
+        }                                                                                    \
+        *mx = r;                                                                             \
+        *flags = (fa != 0 ? 1 : 0) | (fb != 0 ? 2 : 0);                                      \
+        return k;                                                                            \
+    }                                                                                        \
+    /* pass 2: over the elements with x != mx and b != 0, 2^64 sum(b exp(x -                 \
+       mx)) into *out (exp64_nonpos_v; terms below EXP64_FLOOR are 0, each                   \
+       product kept apart from its sum), and over x == mx the sum of their b                 \
+       into *cnt; four vectors per step, as sum_exp */                                       \
+    template <class T>                                                                       \
+    ATTR inline long long sum_exp_b_##SUFFIX(const T *x, const T *b, long long n, double mx, \
+                                           double *out, double *cnt) {                       \
+        constexpr int L = BYTES / 8;                                                         \
+        vd_##SUFFIX a[4] = {}, c[4] = {};                                                    \
+        long long k = 0;                                                                     \
+        for (; k + 4 * L <= n; k += 4 * L) {                                                 \
+            _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                            \
+                const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), bv = load_##SUFFIX(b + k + L * u), d = v - mx; \
+                const vd_##SUFFIX e = exp64_nonpos_v<vd_##SUFFIX, vu_##SUFFIX, exp_tab_##SUFFIX>(d); \
+                vd_##SUFFIX p = bv * e;                                                      \
+                NR_IN_REGISTER(p);                                                           \
+                const auto eq = v == mx;                                                     \
+                a[u] = eq | (d < EXP64_FLOOR) | (bv == 0.0) ? a[u] : a[u] + p;               \
+                c[u] = eq ? c[u] + bv : c[u];                                                \
+            }                                                                                \
+        }                                                                                    \
+        *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                            \
+        *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                            \
+        return k;                                                                            \
+    }                                                                                        \
     /* L lanes of A from p: T = A as it is, float16 widened to float32, */              \
     /* integers (bool) and float32 to float64 by load_ (as to_real converts) */          \
     template <class T, class A>                                                          \
@@ -1116,6 +1177,11 @@ NR_DISPATCH(template <bool SKIP = false>, dev_sums,
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
+NR_DISPATCH(template <class T>, max_b, (const T *x, const T *b, long long n, double *mx, int *f),
+            <T>(x, b, n, mx, f))
+NR_DISPATCH(template <class T>, sum_exp_b,
+            (const T *x, const T *b, long long n, double mx, double *o, double *c),
+            <T>(x, b, n, mx, o, c))
 NR_DISPATCH(template <class T NR_COMMA bool SKIP>, wsums,
             (const T *x, const T *w, long long n, double K, double *s0, double *s1, double *s2),
             <T NR_COMMA SKIP>(x, w, n, K, s0, s1, s2))
