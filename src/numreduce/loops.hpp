@@ -219,7 +219,7 @@ struct has_row_walk<Tr, std::void_t<decltype(&Tr::row_walk)>> : std::true_type {
 // source j; the weighted moments, the co-moments, log-sum-exp with b,
 // sumprod), which reads the streams as they lie instead of gathering them
 // into blocks of sources<T, K>.  It must give the bits of any split of the
-// stream at multiples of 256 elements (reduce_sources_loop's gathered
+// stream at multiples of 1024 elements (reduce_sources_loop's gathered
 // blocks: strided data give the bits of contiguous data); traits with a
 // tree of block states (merge_blocks) bring reduce_block_sources(src, m)
 // instead, the state of one block, and the strided streams are gathered
@@ -254,7 +254,7 @@ int reduce_sources_loop(const char *const *src, const npy_intp *sstr, char *cons
         constexpr npy_intp B = 256;
         if constexpr (has_sources_reduce<Tr>::value) {
             // Contiguous, aligned streams are read in place; the others are
-            // gathered, B elements of each at a time, into aligned buffers.
+            // gathered, 1024 elements of each at a time, into aligned buffers.
             bool direct = true;
             const S *p[K];
             for (int j = 0; j < K; j++) {
@@ -277,10 +277,11 @@ int reduce_sources_loop(const char *const *src, const npy_intp *sstr, char *cons
                     return Tr::reduce_block_sources(p, m);
                 });
             } else {
-                alignas(64) S buf[K][B];
+                constexpr npy_intp BS = 1024;
+                alignas(64) S buf[K][BS];
                 for (int j = 0; j < K; j++) p[j] = buf[j];
-                for (npy_intp k = 0; k < n; k += B) {
-                    const npy_intp m = n - k < B ? n - k : B;
+                for (npy_intp k = 0; k < n; k += BS) {
+                    const npy_intp m = n - k < BS ? n - k : BS;
                     for (int j = 0; j < K; j++) {
                         const char *q = x[j];
                         if (sstr[j] == (npy_intp)sizeof(S)) {

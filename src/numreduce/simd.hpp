@@ -841,6 +841,59 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                            \
         return k;                                                                            \
     }                                                                                        \
+    /* sumprod (traits/twosum.hpp SumProd): elements [0, n) (n a multiple of                 \
+       16) of the contiguous sources into 16 lanes (s, c) (element j in lane                 \
+       j % 16, whatever the vector width), read from and written back to                     \
+       s[0..16), c[0..16): each product split exactly (TwoProduct: an explicit               \
+       fused multiply-subtract at AVX2 and AVX-512, Dekker's product of                      \
+       Veltkamp halves in the baseline), p added to s by TwoSum (p kept in a                 \
+       register: never fused into the sum) and both errors to c -- exact                     \
+       operations, so every level gives the traits' scalar lanes' bits.                      \
+       false (the lanes then partly written) where a factor is beyond Dekker's               \
+       split (baseline only: the caller steps instead) */                                    \
+    template <class T>                                                                       \
+    ATTR inline bool sum_prod_##SUFFIX(const T *x, const T *y, long long n, double *s, double *c) { \
+        constexpr int L = BYTES / 8, V = 16 / L;                                             \
+        vd_##SUFFIX sv[V], cv[V], big = {};                                                  \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(&sv[v], s + v * L, BYTES);                                           \
+            std::memcpy(&cv[v], c + v * L, BYTES);                                           \
+        }                                                                                    \
+        for (long long j = 0; j < n; j += 16) {                                              \
+            _Pragma("GCC unroll 8") for (int v = 0; v < V; v++) {                            \
+                const vd_##SUFFIX a = load_##SUFFIX(x + j + v * L), b = load_##SUFFIX(y + j + v * L); \
+                vd_##SUFFIX p = a * b;                                                       \
+                NR_IN_REGISTER(p);                                                           \
+                vd_##SUFFIX e;                                                               \
+                if constexpr (BYTES == 64) {                                                 \
+                    e = (vd_##SUFFIX)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p);    \
+                } else if constexpr (BYTES == 32) {                                          \
+                    e = (vd_##SUFFIX)_mm256_fmsub_pd((__m256d)a, (__m256d)b, (__m256d)p);    \
+                } else {                                                                     \
+                    const vd_##SUFFIX ca = a * 134217729.0, cb = b * 134217729.0; /* 2^27 + 1 */ \
+                    const vd_##SUFFIX ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh; \
+                    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;                       \
+                    const vd_##SUFFIX aa = a < 0.0 ? -a : a, ab = b < 0.0 ? -b : b;          \
+                    big = aa > big ? aa : big;                                               \
+                    big = ab > big ? ab : big;                                               \
+                    big = a != a ? a : big;                                                  \
+                    big = b != b ? b : big;                                                  \
+                }                                                                            \
+                const vd_##SUFFIX t = sv[v] + p, bp = t - sv[v];                             \
+                cv[v] += ((sv[v] - (t - bp)) + (p - bp)) + e;                                \
+                sv[v] = t;                                                                   \
+            }                                                                                \
+        }                                                                                    \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(s + v * L, &sv[v], BYTES);                                           \
+            std::memcpy(c + v * L, &cv[v], BYTES);                                           \
+        }                                                                                    \
+        if (BYTES == 16) {                                                                   \
+            for (int l = 0; l < L; l++)                                                      \
+                if (!(big[l] < 0x1p995)) return false;                                       \
+        }                                                                                    \
+        return true;                                                                         \
+    }                                                                                        \
     /* L lanes of A from p: T = A as it is, float16 widened to float32, */              \
     /* integers (bool) and float32 to float64 by load_ (as to_real converts) */          \
     template <class T, class A>                                                          \
@@ -1182,6 +1235,8 @@ NR_DISPATCH(template <class T>, max_b, (const T *x, const T *b, long long n, dou
 NR_DISPATCH(template <class T>, sum_exp_b,
             (const T *x, const T *b, long long n, double mx, double *o, double *c),
             <T>(x, b, n, mx, o, c))
+NR_DISPATCH(template <class T>, sum_prod, (const T *x, const T *y, long long n, double *s, double *c),
+            <T>(x, y, n, s, c))
 NR_DISPATCH(template <class T NR_COMMA bool SKIP>, wsums,
             (const T *x, const T *w, long long n, double K, double *s0, double *s1, double *s2),
             <T NR_COMMA SKIP>(x, w, n, K, s0, s1, s2))
