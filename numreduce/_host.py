@@ -96,6 +96,14 @@ def pack_sources(arrays):
 
 def nonnegative(w, message):
     """``w``; ValueError(message) where it holds a negative value."""
+    if w.dtype.kind in "biuf" and w.size:
+        # one pass and no temporary where the minimum answers (NaN weights
+        # make it NaN: the comparison below then decides)
+        lo = w.min()
+        if not np.isnan(lo):
+            if lo < 0:
+                raise ValueError(message)
+            return w
     if bool((w < 0).any()):
         raise ValueError(message)
     return w

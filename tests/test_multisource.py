@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import SIMD_NAMES, run_at_simd_level
 from hypothesis import given, settings, strategies as st
 
 import numreduce as nr
@@ -368,6 +369,93 @@ def test_methods_take_the_sources_as_one_tuple():
     x = np.ones(4)
     with pytest.raises(TypeError, match="reduces 2 arrays together"):
         nr.accumulate(nr.wmoments, np.stack([x, x], -1))
+
+
+def test_sumprod_accuracy_ill_conditioned_across_chunks():
+    # longer than the kernel's chunk of 1024 pairs and its 16 lanes' groups
+    eps = np.finfo(float).eps
+    x, y = ill_conditioned(2500)
+    exact = exact_dot(x, y)
+    absum = sum(abs(Fraction(float(a)) * Fraction(float(b))) for a, b in zip(x, y))
+    for xx, yy in ((x, y), (x[::-1], y[::-1]), (np.repeat(x, 2)[::2], np.repeat(y, 2)[::2])):
+        err = abs(Fraction(float(nr.sumprod(xx, yy))) - exact)
+        assert err <= 2 * eps * abs(exact) + Fraction(1, 10**20) * absum
+
+
+def _unaligned(a):
+    """A copy of float64 ``a`` one byte off the allocation's alignment."""
+    buf = np.zeros(a.nbytes + 1, np.uint8)
+    u = buf[1:].view(np.float64)
+    u[:] = a
+    assert not u.flags.aligned
+    return u
+
+
+@pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 255, 256, 257, 1023, 1024, 1025, 1040, 3001])
+def test_two_source_kernels_same_bits_for_every_layout(n):
+    # the two streams read in place (contiguous, aligned), gathered (strided,
+    # reversed) or copied (unaligned) give the same bits, and NumPy/SciPy's
+    # values
+    x = 1e3 + RNG.standard_normal(n)
+    y = 0.5 * x + RNG.standard_normal(n)
+    w = RNG.random(n)
+    w[::5] = 0.0
+    b = RNG.standard_normal(n)
+    funcs = {
+        "meanvar": lambda p, q: nr.meanvar(p, weights=q),
+        "nanmeanvar": lambda p, q: nr.nanmeanvar(p, weights=q),
+        "covariance": nr.covariance,
+        "sumprod": nr.sumprod,
+        "logsumexp": lambda p, q: nr.logsumexp(p - 1e3, b=q, return_sign=True),
+    }
+    args = {"meanvar": (x, w), "nanmeanvar": (x, w), "covariance": (x, y), "sumprod": (x, y),
+            "logsumexp": (x, b)}
+    for name, f in funcs.items():
+        p, q = args[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = f(p, q)
+            for pp, qq in ((np.repeat(p, 3)[::3], np.repeat(q, 3)[::3]),
+                           (p[::-1].copy()[::-1], q[::-1].copy()[::-1]),
+                           (_unaligned(p), _unaligned(q))):
+                got = f(pp, qq)
+                assert repr(got) == repr(want), (name, n, got, want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if w.sum() > 0:
+            m, v = nr.meanvar(x, weights=w)
+            assert m == pytest.approx(np.average(x, weights=w), rel=1e-14)
+            assert v == pytest.approx(np.average((x - m) ** 2, weights=w), rel=1e-9, abs=1e-12)
+        if n > 1:
+            assert nr.covariance(x, y) == pytest.approx(np.cov(x, y)[0, 1], rel=1e-9, abs=1e-12)
+    assert nr.sumprod(x, y) == pytest.approx(float(exact_dot(x, y)), rel=1e-15)
+    r = sp.logsumexp(x - 1e3, b=b, return_sign=True)
+    g = nr.logsumexp(x - 1e3, b=b, return_sign=True)
+    assert g[1] == r[1] and g[0] == pytest.approx(r[0], rel=1e-12, abs=1e-12)
+
+
+def test_two_source_kernels_same_bits_at_every_simd_level():
+    # the weighted moments', co-moments' and sumprod's lanes are the same
+    # exact or unfused operations at every vector width
+    code = (
+        "import numpy as np, numreduce as nr\n"
+        "from numreduce import _config\n"
+        "print(_config.config()['simd_kernels'])\n"
+        "rng = np.random.default_rng(5)\n"
+        "out = []\n"
+        "for n in (17, 1000, 5003):\n"
+        "    x = 1e3 + rng.standard_normal(n); y = rng.standard_normal(n); w = rng.random(n)\n"
+        "    out.append((nr.meanvar(x, weights=w), nr.covariance(x, y), nr.correlation(x, y),\n"
+        "                nr.sumprod(x, y), nr.sumprod(x.astype(np.float32), y)))\n"
+        "print(repr(out))\n"
+    )
+    got = {}
+    for level in SIMD_NAMES:
+        try:
+            got[level] = run_at_simd_level(code, level)
+        except pytest.skip.Exception:
+            continue
+    assert "baseline" in got and len(set(got.values())) == 1, got
 
 
 def test_thread_count_does_not_change_bits():

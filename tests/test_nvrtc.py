@@ -167,12 +167,22 @@ SOURCE_TRAITS = [
 ]
 
 
+_SOURCES_BODY = r"""
+    // compiled, never run: the pointers only give the call its types
+    const {T} *src[2] = {{&x[0].v[0], &x[0].v[1]}};
+    a = Tr::combine(a, Tr::block_reduce_sources(a, src, n < 8 ? n : 8));
+    out[i] = a;
+"""
+
+
 @needs_nvrtc
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("T", ["float", "double"])
 @pytest.mark.parametrize("header,struct", SOURCE_TRAITS, ids=[s for _, s in SOURCE_TRAITS])
 def test_nvrtc_source_traits(header, struct, T, arch):
-    code = _TRAIT_KERNEL.format(header=header, struct=struct.format(T=T), body=_VALUE_BODY)
+    # block_reduce_sources (the K streams as they lie) too: device-pure as well
+    body = _VALUE_BODY.replace("    out[i] = a;", _SOURCES_BODY.format(T=T))
+    code = _TRAIT_KERNEL.format(header=header, struct=struct.format(T=T), body=body)
     nvrtc_compile(code, arch, f"src2_{header}_{T}.cu")
 
 

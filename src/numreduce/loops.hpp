@@ -214,6 +214,21 @@ struct has_row_walk : std::false_type {};
 template <class Tr>
 struct has_row_walk<Tr, std::void_t<decltype(&Tr::row_walk)>> : std::true_type {};
 
+// K-source traits may bring a kernel for the K contiguous streams
+// themselves (block_reduce_sources(acc, src, n): src[j] the n values of
+// source j; the weighted moments, the co-moments, log-sum-exp with b,
+// sumprod), which reads the streams as they lie instead of gathering them
+// into blocks of sources<T, K>.  It must give the bits of any split of the
+// stream at multiples of 1024 elements (reduce_sources_loop's gathered
+// blocks: strided data give the bits of contiguous data); traits with a
+// tree of block states (merge_blocks) bring reduce_block_sources(src, m)
+// instead, the state of one block, and the strided streams are gathered
+// one block at a time into the same tree.
+template <class Tr, class = void>
+struct has_sources_reduce : std::false_type {};
+template <class Tr>
+struct has_sources_reduce<Tr, std::void_t<decltype(&Tr::block_reduce_sources)>> : std::true_type {};
+
 // Reduction loop, NumPy's (nout + 1)-in / nout-out layout:
 //   data[0 .. nout)          accumulators (aliased with the outputs)
 //   data[nout]               the streamed input
@@ -237,6 +252,51 @@ int reduce_sources_loop(const char *const *src, const npy_intp *sstr, char *cons
         // traits' contiguous-stream algorithm applies.
         acc_of<Tr> acc = load_acc<Tr>(acc_p);
         constexpr npy_intp B = 256;
+        if constexpr (has_sources_reduce<Tr>::value) {
+            // Contiguous, aligned streams are read in place; the others are
+            // gathered, 1024 elements of each at a time, into aligned buffers.
+            bool direct = true;
+            const S *p[K];
+            for (int j = 0; j < K; j++) {
+                direct = direct && sstr[j] == (npy_intp)sizeof(S) &&
+                         reinterpret_cast<std::uintptr_t>(x[j]) % alignof(S) == 0;
+                p[j] = reinterpret_cast<const S *>(x[j]);
+            }
+            if (direct) {
+                acc = Tr::block_reduce_sources(acc, p, n);
+            } else if constexpr (has_merge_blocks<Tr>::value) {
+                // a tree of block states (log-sum-exp): the same tree over
+                // blocks gathered one at a time
+                alignas(64) S buf[K][Tr::BLOCK];
+                for (int j = 0; j < K; j++) p[j] = buf[j];
+                acc = Tr::merge_blocks(acc, n, [&](long long k, long long m) {
+                    for (int j = 0; j < K; j++) {
+                        const char *q = x[j] + k * sstr[j];
+                        for (long long t = 0; t < m; t++, q += sstr[j]) std::memcpy(&buf[j][t], q, sizeof(S));
+                    }
+                    return Tr::reduce_block_sources(p, m);
+                });
+            } else {
+                constexpr npy_intp BS = 1024;
+                alignas(64) S buf[K][BS];
+                for (int j = 0; j < K; j++) p[j] = buf[j];
+                for (npy_intp k = 0; k < n; k += BS) {
+                    const npy_intp m = n - k < BS ? n - k : BS;
+                    for (int j = 0; j < K; j++) {
+                        const char *q = x[j];
+                        if (sstr[j] == (npy_intp)sizeof(S)) {
+                            std::memcpy(buf[j], q, m * sizeof(S));
+                        } else {
+                            for (npy_intp t = 0; t < m; t++, q += sstr[j]) std::memcpy(&buf[j][t], q, sizeof(S));
+                        }
+                        x[j] += m * sstr[j];
+                    }
+                    acc = Tr::block_reduce_sources(acc, p, m);
+                }
+            }
+            store_acc<Tr>(acc, out_p);
+            return 0;
+        }
         in_t buf[B];
         for (npy_intp k = 0; k < n; k += B) {
             const npy_intp m = n - k < B ? n - k : B;

@@ -717,6 +717,183 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
         return k;                                                                       \
     }                                                                                   \
+    /* the weighted moments' and co-moments' chunk sums (traits/wmoments.hpp,                \
+       traits/comoments.hpp): elements [0, n) (n a multiple of 8) of the                     \
+       contiguous sources added into 8 lanes per sum (element j in lane j % 8,               \
+       whatever the vector width: the same bits at every level), the lanes                   \
+       read from and written back to s*[0..8); every product kept apart from                 \
+       its sum (NR_IN_REGISTER: no fused multiply-add), as the traits' scalar                \
+       lanes compute it */                                                                   \
+    template <class T, bool SKIP>                                                            \
+    ATTR inline void wsums_##SUFFIX(const T *x, const T *w, long long n, double K, double *s0, \
+                                  double *s1, double *s2) {                                  \
+        constexpr int L = BYTES / 8, V = 8 / L;                                              \
+        vd_##SUFFIX a0[V], a1[V], a2[V];                                                     \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(&a0[v], s0 + v * L, BYTES);                                          \
+            std::memcpy(&a1[v], s1 + v * L, BYTES);                                          \
+            std::memcpy(&a2[v], s2 + v * L, BYTES);                                          \
+        }                                                                                    \
+        for (long long j = 0; j < n; j += 8) {                                               \
+            _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) {                            \
+                const vd_##SUFFIX xv = load_##SUFFIX(x + j + v * L), wv = load_##SUFFIX(w + j + v * L); \
+                auto sk = wv == 0.0;                                                         \
+                if (SKIP) sk |= xv != xv;                                                    \
+                const vd_##SUFFIX d = xv - K;                                                \
+                vd_##SUFFIX p = wv * d;                                                      \
+                NR_IN_REGISTER(p);                                                           \
+                const vd_##SUFFIX wd = sk ? vd_##SUFFIX{} : p;                               \
+                vd_##SUFFIX q = wd * d;                                                      \
+                NR_IN_REGISTER(q);                                                           \
+                a0[v] += sk ? vd_##SUFFIX{} : wv;                                            \
+                a1[v] += wd;                                                                 \
+                a2[v] += sk ? vd_##SUFFIX{} : q;                                             \
+            }                                                                                \
+        }                                                                                    \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(s0 + v * L, &a0[v], BYTES);                                          \
+            std::memcpy(s1 + v * L, &a1[v], BYTES);                                          \
+            std::memcpy(s2 + v * L, &a2[v], BYTES);                                          \
+        }                                                                                    \
+    }                                                                                        \
+    template <class T>                                                                       \
+    ATTR inline void cosums_##SUFFIX(const T *x, const T *y, long long n, double Kx, double Ky, \
+                                   double *const *s) {                                       \
+        constexpr int L = BYTES / 8, V = 8 / L;                                              \
+        vd_##SUFFIX a[5][V];                                                                 \
+        for (int i = 0; i < 5; i++)                                                          \
+            for (int v = 0; v < V; v++) std::memcpy(&a[i][v], s[i] + v * L, BYTES);          \
+        for (long long j = 0; j < n; j += 8) {                                               \
+            _Pragma("GCC unroll 4") for (int v = 0; v < V; v++) {                            \
+                const vd_##SUFFIX u = load_##SUFFIX(x + j + v * L) - Kx, t = load_##SUFFIX(y + j + v * L) - Ky; \
+                vd_##SUFFIX uu = u * u, tt = t * t, ut = u * t;                              \
+                NR_IN_REGISTER(uu);                                                          \
+                NR_IN_REGISTER(tt);                                                          \
+                NR_IN_REGISTER(ut);                                                          \
+                a[0][v] += u;                                                                \
+                a[1][v] += t;                                                                \
+                a[2][v] += uu;                                                               \
+                a[3][v] += tt;                                                               \
+                a[4][v] += ut;                                                               \
+            }                                                                                \
+        }                                                                                    \
+        for (int i = 0; i < 5; i++)                                                          \
+            for (int v = 0; v < V; v++) std::memcpy(s[i] + v * L, &a[i][v], BYTES);          \
+    }                                                                                        \
+    /* log-sum-exp with b (traits/logsumexp.hpp MaxSumExpB), pass 1: over the                \
+       elements with b != 0, their max into *mx, and *flags bit 0: one such                  \
+       element, bit 1: a NaN x or b among them (the caller then steps); four                 \
+       vectors per step; returns the elements covered (0 below 4 L) */                       \
+    template <class T>                                                                       \
+    ATTR inline long long max_b_##SUFFIX(const T *x, const T *b, long long n, double *mx, int *flags) { \
+        constexpr int L = BYTES / 8;                                                         \
+        if (n < 4 * L) return 0;                                                             \
+        vd_##SUFFIX m[4];                                                                    \
+        vu_##SUFFIX bad[4] = {}, any[4] = {};                                                \
+        for (int u = 0; u < 4; u++) m[u] = vd_##SUFFIX{} - __builtin_inf();                  \
+        long long k = 0;                                                                     \
+        for (; k + 4 * L <= n; k += 4 * L) {                                                 \
+            _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                            \
+                const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), bv = load_##SUFFIX(b + k + L * u); \
+                const auto cnt = bv != 0.0;                                                  \
+                bad[u] |= (vu_##SUFFIX)(cnt & ((v != v) | (bv != bv)));                      \
+                any[u] |= (vu_##SUFFIX)cnt;                                                  \
+                m[u] = cnt & (v > m[u]) ? v : m[u];                                          \
+            }                                                                                \
+        }                                                                                    \
+        m[0] = m[1] > m[0] ? m[1] : m[0];                                                    \
+        m[2] = m[3] > m[2] ? m[3] : m[2];                                                    \
+        m[0] = m[2] > m[0] ? m[2] : m[0];                                                    \
+        const vu_##SUFFIX bd = (bad[0] | bad[1]) | (bad[2] | bad[3]), an = (any[0] | any[1]) | (any[2] | any[3]); \
+        double r = m[0][0];                                                                  \
+        unsigned long long fb = 0, fa = 0;                                                   \
+        for (int j = 0; j < L; j++) {                                                        \
+            r = m[0][j] > r ? m[0][j] : r;                                                   \
+            fb |= bd[j];                                                                     \
+            fa |= an[j];                                                                     \
+        }                                                                                    \
+        *mx = r;                                                                             \
+        *flags = (fa != 0 ? 1 : 0) | (fb != 0 ? 2 : 0);                                      \
+        return k;                                                                            \
+    }                                                                                        \
+    /* pass 2: over the elements with x != mx and b != 0, 2^64 sum(b exp(x -                 \
+       mx)) into *out (exp64_nonpos_v; terms below EXP64_FLOOR are 0, each                   \
+       product kept apart from its sum), and over x == mx the sum of their b                 \
+       into *cnt; four vectors per step, as sum_exp */                                       \
+    template <class T>                                                                       \
+    ATTR inline long long sum_exp_b_##SUFFIX(const T *x, const T *b, long long n, double mx, \
+                                           double *out, double *cnt) {                       \
+        constexpr int L = BYTES / 8;                                                         \
+        vd_##SUFFIX a[4] = {}, c[4] = {};                                                    \
+        long long k = 0;                                                                     \
+        for (; k + 4 * L <= n; k += 4 * L) {                                                 \
+            _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                            \
+                const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), bv = load_##SUFFIX(b + k + L * u), d = v - mx; \
+                const vd_##SUFFIX e = exp64_nonpos_v<vd_##SUFFIX, vu_##SUFFIX, exp_tab_##SUFFIX>(d); \
+                vd_##SUFFIX p = bv * e;                                                      \
+                NR_IN_REGISTER(p);                                                           \
+                const auto eq = v == mx;                                                     \
+                a[u] = eq | (d < EXP64_FLOOR) | (bv == 0.0) ? a[u] : a[u] + p;               \
+                c[u] = eq ? c[u] + bv : c[u];                                                \
+            }                                                                                \
+        }                                                                                    \
+        *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                            \
+        *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                            \
+        return k;                                                                            \
+    }                                                                                        \
+    /* sumprod (traits/twosum.hpp SumProd): elements [0, n) (n a multiple of                 \
+       16) of the contiguous sources into 16 lanes (s, c) (element j in lane                 \
+       j % 16, whatever the vector width), read from and written back to                     \
+       s[0..16), c[0..16): each product split exactly (TwoProduct: an explicit               \
+       fused multiply-subtract at AVX2 and AVX-512, Dekker's product of                      \
+       Veltkamp halves in the baseline), p added to s by TwoSum (p kept in a                 \
+       register: never fused into the sum) and both errors to c -- exact                     \
+       operations, so every level gives the traits' scalar lanes' bits.                      \
+       false (the lanes then partly written) where a factor is beyond Dekker's               \
+       split (baseline only: the caller steps instead) */                                    \
+    template <class T>                                                                       \
+    ATTR inline bool sum_prod_##SUFFIX(const T *x, const T *y, long long n, double *s, double *c) { \
+        constexpr int L = BYTES / 8, V = 16 / L;                                             \
+        vd_##SUFFIX sv[V], cv[V], big = {};                                                  \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(&sv[v], s + v * L, BYTES);                                           \
+            std::memcpy(&cv[v], c + v * L, BYTES);                                           \
+        }                                                                                    \
+        for (long long j = 0; j < n; j += 16) {                                              \
+            _Pragma("GCC unroll 8") for (int v = 0; v < V; v++) {                            \
+                const vd_##SUFFIX a = load_##SUFFIX(x + j + v * L), b = load_##SUFFIX(y + j + v * L); \
+                vd_##SUFFIX p = a * b;                                                       \
+                NR_IN_REGISTER(p);                                                           \
+                vd_##SUFFIX e;                                                               \
+                if constexpr (BYTES == 64) {                                                 \
+                    e = (vd_##SUFFIX)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p);    \
+                } else if constexpr (BYTES == 32) {                                          \
+                    e = (vd_##SUFFIX)_mm256_fmsub_pd((__m256d)a, (__m256d)b, (__m256d)p);    \
+                } else {                                                                     \
+                    const vd_##SUFFIX ca = a * 134217729.0, cb = b * 134217729.0; /* 2^27 + 1 */ \
+                    const vd_##SUFFIX ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh; \
+                    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;                       \
+                    const vd_##SUFFIX aa = a < 0.0 ? -a : a, ab = b < 0.0 ? -b : b;          \
+                    big = aa > big ? aa : big;                                               \
+                    big = ab > big ? ab : big;                                               \
+                    big = a != a ? a : big;                                                  \
+                    big = b != b ? b : big;                                                  \
+                }                                                                            \
+                const vd_##SUFFIX t = sv[v] + p, bp = t - sv[v];                             \
+                cv[v] += ((sv[v] - (t - bp)) + (p - bp)) + e;                                \
+                sv[v] = t;                                                                   \
+            }                                                                                \
+        }                                                                                    \
+        for (int v = 0; v < V; v++) {                                                        \
+            std::memcpy(s + v * L, &sv[v], BYTES);                                           \
+            std::memcpy(c + v * L, &cv[v], BYTES);                                           \
+        }                                                                                    \
+        if (BYTES == 16) {                                                                   \
+            for (int l = 0; l < L; l++)                                                      \
+                if (!(big[l] < 0x1p995)) return false;                                       \
+        }                                                                                    \
+        return true;                                                                         \
+    }                                                                                        \
     /* L lanes of A from p: T = A as it is, float16 widened to float32, */              \
     /* integers (bool) and float32 to float64 by load_ (as to_real converts) */          \
     template <class T, class A>                                                          \
@@ -1053,6 +1230,19 @@ NR_DISPATCH(template <bool SKIP = false>, dev_sums,
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
+NR_DISPATCH(template <class T>, max_b, (const T *x, const T *b, long long n, double *mx, int *f),
+            <T>(x, b, n, mx, f))
+NR_DISPATCH(template <class T>, sum_exp_b,
+            (const T *x, const T *b, long long n, double mx, double *o, double *c),
+            <T>(x, b, n, mx, o, c))
+NR_DISPATCH(template <class T>, sum_prod, (const T *x, const T *y, long long n, double *s, double *c),
+            <T>(x, y, n, s, c))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP>, wsums,
+            (const T *x, const T *w, long long n, double K, double *s0, double *s1, double *s2),
+            <T NR_COMMA SKIP>(x, w, n, K, s0, s1, s2))
+NR_DISPATCH(template <class T>, cosums,
+            (const T *x, const T *y, long long n, double Kx, double Ky, double *const *s),
+            <T>(x, y, n, Kx, Ky, s))
 NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum,
             (const T *x, long long n, A *s, A *c), <T NR_COMMA A>(x, n, s, c))
 NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum_rows,

@@ -140,8 +140,8 @@ struct MaxSumExpB {
     using base = MaxSumExp<A, A>;
     using acc_t = typename base::acc_t;
 
-    NR_HD static acc_t lift(in_t s) {
-        const A x = to_real<A>(s.v[0]), b = to_real<A>(s.v[1]);
+    NR_HD static acc_t lift(in_t s) { return lift_xb(to_real<A>(s.v[0]), to_real<A>(s.v[1])); }
+    NR_HD static acc_t lift_xb(A x, A b) {
         if (b == A(0)) return {{neg_inf<A>(), A(-1)}};
         if (x != x || b != b) return {{x + b, x + b}};
         return {{x, b - A(1)}};
@@ -186,6 +186,74 @@ struct MaxSumExpB {
     }
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
+    }
+    // The same on the two streams as they lie (src[0] x, src[1] b; loops.hpp
+    // reads contiguous streams in place and gathers strided ones block by
+    // block into the same tree): on the host, float64 lanes for both
+    // passes (simd.hpp max_b and sum_exp_b); for A = double pass 2 sums
+    // b 2^64 exp(x - max) (exp64_nonpos, as MaxSumExp) and scales the sum
+    // back once, redone with exp_nonpos where that sum is not finite (b
+    // near the largest double).
+    NR_HD static acc_t reduce_block_sources(const T *const *src, long long m) {
+        const T *xs = src[0], *bs = src[1];
+        A mx = neg_inf<A>();
+        bool any = false, nan = false;
+        long long j0 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
+            double v;
+            int f = 0;
+            j0 = simd::max_b(xs, bs, m, &v, &f);
+            if (j0 > 0) {
+                mx = v;
+                any = (f & 1) != 0;
+                nan = (f & 2) != 0;
+            }
+        }
+#endif
+        for (long long j = j0; j < m; j++) {
+            const A v = to_real<A>(xs[j]), b = to_real<A>(bs[j]);
+            const bool counts = b != A(0);
+            nan = nan || (counts && (v != v || b != b));
+            any = any || counts;
+            mx = counts && v > mx ? v : mx;
+        }
+        if (nan) {
+            acc_t a = {{neg_inf<A>(), A(-1)}};
+            for (long long j = 0; j < m; j++) a = combine(a, lift_xb(to_real<A>(xs[j]), to_real<A>(bs[j])));
+            return a;
+        }
+        if (!any) return {{neg_inf<A>(), A(-1)}};
+        A s = A(0), c = A(0);
+        if constexpr (same_type<A, double>::value) {
+            long long j1 = 0;
+#if defined(NR_HAVE_HOST_SIMD)
+            if constexpr (simd::f64_lanes<T>::value) j1 = simd::sum_exp_b(xs, bs, m, mx, &s, &c);
+#endif
+            for (long long j = j1; j < m; j++) {
+                const double v = to_real<double>(xs[j]), b = to_real<double>(bs[j]), d = v - mx;
+                const bool eq = v == mx;  // also for +-inf
+                c += eq ? b : 0.0;
+                s += eq || b == 0.0 || d < EXP64_FLOOR ? 0.0 : b * exp64_nonpos(d);
+            }
+            s *= 5.421010862427522e-20;  // 2^-64
+            if (is_finite(s)) return {{mx, (c - A(1)) + s}};
+            s = A(0);
+            c = A(0);
+        }
+        for (long long j = 0; j < m; j++) {
+            const A v = to_real<A>(xs[j]), b = to_real<A>(bs[j]);
+            const bool eq = v == mx;  // also for +-inf
+            c += eq ? b : A(0);
+            s += eq || b == A(0) ? A(0) : b * exp_nonpos(v - mx);
+        }
+        return {{mx, (c - A(1)) + s}};
+    }
+    NR_HD static acc_t block_reduce_sources(acc_t acc, const T *const *src, long long n) {
+        return merge_blocks(acc, n, [src](long long k, long long m) {
+            const T *p[2] = {src[0] + k, src[1] + k};
+            return reduce_block_sources(p, m);
+        });
     }
 };
 

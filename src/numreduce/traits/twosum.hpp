@@ -184,6 +184,73 @@ struct SumProd {
         for (long long k = m; k < n; k++) acc = step(acc, x[k]);
         return acc;
     }
+
+    // The two contiguous streams as they lie (src[0] x, src[1] y; loops.hpp
+    // reads them in place, or gathers strided ones 256 at a time): chunks
+    // of BLOCK elements from the stream's start, each summed in CLANES
+    // lanes (s, c) (element j in lane j % CLANES: TwoProduct, then TwoSum
+    // of p into s, both errors into c), the lanes folded pairwise by
+    // combine()'s arithmetic and the chunk's state merged into acc.  On the
+    // host the whole groups of lanes run in simd.hpp's sum_prod, the same
+    // exact operations: the same bits at every level.  A chunk whose lanes
+    // are not finite (overflow, inf/NaN: e is meaningless) is stepped in
+    // order instead, as the other paths give.
+    static constexpr int BLOCK = 1024, CLANES = 16;
+    NR_HD static acc_t block_reduce_sources(acc_t acc, const T *const *src, long long n) {
+        for (long long k = 0; k < n; k += BLOCK) {
+            const long long m = n - k < BLOCK ? n - k : BLOCK;
+            acc = chunk(acc, src[0] + k, src[1] + k, m);
+        }
+        return acc;
+    }
+
+  private:
+    NR_HD_ALWAYS static void lane_step(A &s, A &c, A x, A y) {
+        A p, e;
+        two_prod(x, y, p, e);
+        const A t = s + p, bp = t - s;
+        c += ((s - (t - bp)) + (p - bp)) + e;
+        s = t;
+    }
+    NR_HD static acc_t chunk(acc_t acc, const T *x, const T *y, long long m) {
+        A s[CLANES], c[CLANES];
+        for (int l = 0; l < CLANES; l++) {
+            s[l] = -A(0);
+            c[l] = A(0);
+        }
+        const long long g = m - m % CLANES;
+        bool done = false;
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
+            if (!simd::sum_prod(x, y, g, s, c)) return steps(acc, x, y, m);
+            done = true;
+        }
+#endif
+        if (!done) {
+            for (long long j = 0; j < g; j += CLANES) {
+                for (int l = 0; l < CLANES; l++) lane_step(s[l], c[l], to_real<A>(x[j + l]), to_real<A>(y[j + l]));
+            }
+        }
+        for (long long j = g; j < m; j++) lane_step(s[j - g], c[j - g], to_real<A>(x[j]), to_real<A>(y[j]));
+        for (int w = CLANES / 2; w >= 1; w /= 2) {
+            for (int l = 0; l < w; l++) {
+                const acc_t r = combine(acc_t{{s[l], c[l]}}, acc_t{{s[l + w], c[l + w]}});
+                s[l] = r.v[0];
+                c[l] = r.v[1];
+            }
+        }
+        if (!is_finite(s[0]) || !is_finite(c[0])) return steps(acc, x, y, m);
+        return combine(acc, acc_t{{s[0], c[0]}});
+    }
+    NR_HD static acc_t steps(acc_t acc, const T *x, const T *y, long long m) {
+        for (long long j = 0; j < m; j++) {
+            in_t e;
+            e.v[0] = x[j];
+            e.v[1] = y[j];
+            acc = step(acc, e);
+        }
+        return acc;
+    }
 };
 
 }  // namespace nr
