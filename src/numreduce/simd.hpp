@@ -147,6 +147,16 @@ inline long long half_first_zero(const half16 *x, long long n) {
     return half_first(x, n, [](unsigned short b) { return (b & 0x7fffu) == 0; });
 }
 
+// Elements of T ahead of the TwoSum lanes' loads that the stream
+// prefetches: 1 KiB.  Out of cache, the lanes' dependency chains keep too
+// few loads in flight: without it a 1e7 int64 sum (converted in the loop)
+// took 9.2 ms against 5.1 ms for float64 at AVX-512, and the AVX2 float64
+// sum 6.0 ms; with it both run at about np.sum's speed (4.4-4.8 ms).
+template <class T>
+constexpr long long two_sum_ahead() {
+    return 1024 / (long long)sizeof(T);
+}
+
 // Whether the float64-lane kernels (shift_store, max, sum_exp,
 // two_sum into float64) read T: float64, float32, float16 and the integer
 // types, bool (npy_bool) included (their load_* conversions are the scalar
@@ -972,9 +982,12 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         c0 = c1 = vt{};                                                                  \
         const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
         long long k = 0;                                                                 \
-        for (; k + 2 * L <= n; k += 2 * L)                                               \
+        for (; k + 2 * L <= n; k += 2 * L) {                                             \
+            /* prefetched ahead: see two_sum_ahead */                                    \
+            if (k + two_sum_ahead<T>() < n) __builtin_prefetch(x + k + two_sum_ahead<T>()); \
             two_sum_step_##SUFFIX(s0, s1, c0, c1, two_sum_load_##SUFFIX<T, A>(x + k),    \
                                   two_sum_load_##SUFFIX<T, A>(x + k + L), one, mone);    \
+        }                                                                                \
         if (k < n) { /* the rest: lanes set in registers (a buffer's scalar */           \
             const long long rem = n - k; /* stores would stall the vector load) */       \
             vt v0 = vt{} * (A)-1, v1 = v0;                                               \
