@@ -29,9 +29,14 @@ AREAS = [
     ("minmax along an axis", lambda c: c.startswith("minmax ") and "^2" in c),
     ("Other reductions", lambda c: c.split()[0] in ("nanminmax", "argminmax", "meanvar",
                                                    "logsumexp", "fsum")
-     and "threads" not in c),
+     and "threads" not in c and "weights=" not in c and " b= " not in c),
     ("Scans, segments and groups", lambda c: c.split()[0] in (
-        "cumminmax", "logcumsumexp", "reduceat", "group_minmax", "group_meanvar")),
+        "cumminmax", "logcumsumexp", "reduceat", "group_minmax", "group_meanvar")
+     and "weights=" not in c),
+    ("Reductions of several arrays", lambda c: c.split()[0] in (
+        "covariance", "correlation", "sumprod", "mapreduce")
+     or "weights=" in c or " b= " in c),
+    ("xarray and pandas", lambda c: c.startswith(("xr ", "pd "))),
     ("Threads", lambda c: "threads" in c),
     ("Dask", lambda c: c.startswith(("dask ", "dist. "))),
     ("Native and engine path", lambda c: c.startswith("engine ")),
@@ -62,6 +67,14 @@ _VS = {
     "mean,var": "x.mean(), x.var()",
     "2-pass": "max, then log(sum(exp(x - max)))",
     "1": "the same call on 1 thread",
+    "np.average x2": "np.average twice (mean, then variance)",
+    "np.bincount x3": "np.bincount three times (two passes)",
+    "np.dot (1 BLAS thread)": "np.dot (1 BLAS thread)",
+    "square.sum": "np.square(X).sum(0)",
+    "einsum": "np.einsum('ij,ij->j', X, X)",
+    "minmax(x - y)": "minmax(x - y)",
+    "mean,var of abs": "np.mean(np.abs(x)), np.var(np.abs(x))",
+    "SciPy": "scipy.special.logsumexp(x, b=w)",
 }
 
 
@@ -84,6 +97,28 @@ def parse_case(case):
     label = re.sub(r"\s*\(.*\)$", "", case)       # "(var err ...)" notes
     label = re.sub(r" err \S+$", "", label)         # logcumsumexp's error pair
     left, _, vs = label.partition(" vs ")
+    if left.startswith(("xr ", "pd ")):  # the accessors' rows
+        toks = left.split()
+        if toks[0] == "pd":  # pd groupby meanvar 1e+07/1e4 x4
+            n, g = toks[3].split("/")
+            aggs = {"meanvar": '["mean", "var"]', "minmax": '["min", "max"]'}
+            return (f"df.nr.groupby(k).{toks[2]}()", f"float64, {_size(n)} rows in "
+                    f"{_size(g)} groups, 4 columns",
+                    f"df.groupby(k).agg({aggs.get(toks[2], '[...]')})")
+        how = 'groupby("time.month")' if toks[1] == "month" else 'resample(time="1MS")'
+        dask = toks[1] == "dask"
+        if dask:
+            how = 'groupby("time.month")'
+        stat = toks[-2]
+        return (f"ds.nr.{how}.{stat}()", "float32, 3650 x 100 x 100 daily"
+                + (", Dask, 365-day chunks" if dask else ""),
+                f"xarray {how.split('(')[0]} (flox)")
+    if left.startswith("mapreduce "):  # mapreduce f,reduction ...
+        toks = left.split()
+        f, red = toks[1].split(",")
+        rest = [_size(t) if re.fullmatch(r"1e\+?\d+|\d+\^2", t) else t for t in toks[2:]]
+        vs = case.partition(" vs ")[2]  # with its parentheses: minmax(x - y)
+        return f"mapreduce(np.{f}, {red})", ", ".join(["float64"] + rest), _VS.get(vs, vs)
     toks = left.replace(",", "").split()
     func = toks[0]
     data = []
@@ -111,6 +146,8 @@ def parse_case(case):
                 data.append(_size("1e4"))
         elif re.fullmatch(r"1e\+?\d+|\d+\^2|1e\d", t):
             data.append(_size(t))
+        elif t.endswith("="):  # weights=, b=: a second array
+            data.append(t[:-1] + "=")
     if "threads" in case:
         vs = "1"
         data.append("2 threads")
@@ -210,7 +247,9 @@ def _short(r):
                   lambda m: "1e" + m[1].translate({ord(c): str(d) for d, c in enumerate(
                       "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")}), data)
     peer = {"np.minimum.at + np.maximum.at": "ufunc.at", "pandas groupby": "pandas",
-            "numbagg": "numbagg", "np.sum": "np.sum"}.get(vs)
+            "numbagg": "numbagg", "np.sum": "np.sum", "np.corrcoef": "np.corrcoef",
+            "pearsonr": "pearsonr", "np.square(X).sum(0)": "square.sum",
+            "np.einsum('ij,ij->j', X, X)": "einsum"}.get(vs)
     return f"{func} {data}" + (f" vs {peer}" if peer else "")
 
 
