@@ -1193,7 +1193,10 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     the block goes straight into the reduction, whose states for the block
     merge into the result's.  Peak extra memory is a few blocks, not the
     array; the blocks depend on the shape only, so the result is bitwise the
-    same for any thread count.
+    same for any thread count.  ``np.square`` with ``fsum`` (or ``twosum``)
+    on one float32/float64 array runs a fused loop instead: the sum of the
+    rounded squares read straight from the array, the bits of
+    ``fsum(np.square(x))`` (C- and F-ordered arrays), with no blocks.
 
     Parameters
     ----------

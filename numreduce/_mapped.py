@@ -11,6 +11,14 @@ Every statistic of ``_stats`` and ``methods.reduce`` run unchanged on it
 backend's).  The blocks and the order of their merges follow from the
 shape alone, so results are bitwise the same for any thread count.
 
+Fused maps: where ``f`` and the reduction's ufunc have a loop that maps
+each element itself (``_FUSED``: ``np.square`` and ``twosum``, the sum of
+squares, through the ``sqtwosum`` ufunc), a float32 or float64 source whose
+image keeps its dtype is reduced by that loop straight from the source: no
+blocks, no image, the engine's kernels (threads, SIMD) -- and the very bits
+of the reduction of ``f(source)`` wherever the engine walks both the same
+way (C- and F-ordered sources).
+
 The public ``mapreduce``'s array-type policy (``_dispatch.mapreduce``)
 picks this backend for NumPy sources of more than one block.
 
@@ -33,6 +41,42 @@ BLOCK = 1 << 16  # elements of the image per block (512 KiB of float64)
 
 # idempotent combines: a given initial may seed every block
 _IDEMPOTENT = ("minimummaximum", "fminfmax")
+
+def _reported(res):
+    """Whether a fused result stands as it is: np.seterr ignores overflow,
+    or every value is finite.  Else (a square may have overflowed) the
+    caller redoes the reduction through the blocks, where f's own calls
+    report the overflow as f(x) would, with the same non-finite result."""
+    if np.geterr()["over"] == "ignore":
+        return True
+    parts = res if isinstance(res, (tuple, list)) else (res,)
+    return all(_reported(p) if isinstance(p, (tuple, list)) else bool(np.isfinite(p).all())
+               for p in parts)
+
+
+# (f, ufunc, the ufunc whose loops reduce f(x) reading x): the fused maps
+_FUSED = ((np.square, _core.twosum, _core.sqtwosum),)
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def fused(ufunc, x, dtypes=()):
+    """(the fused ufunc, the source) where ``ufunc`` over the image ``x``
+    has a fused map (``_FUSED``): one float32/float64 source, an image of
+    its dtype, and no other dtype in ``dtypes`` (the loop's); else None.
+    Never where np.seterr asks for underflow reports, or for an exception
+    on overflow: the loop sets no floating-point flags, and only f's own
+    calls on the blocks report them as f(x) would."""
+    if not isinstance(x, Mapped) or len(x.sources) != 1:
+        return None
+    err = np.geterr()
+    if err["under"] != "ignore" or err["over"] in ("raise", "call"):
+        return None
+    src = x.sources[0]
+    for f, u, g in _FUSED:
+        if x.f is f and ufunc is u and src.dtype in _FUSED_DTYPES and x.dtype == src.dtype \
+                and all(d is None or np.dtype(d) == src.dtype for d in dtypes):
+            return g, src
+    return None
 
 
 def _blocks(shape):
@@ -185,6 +229,19 @@ class MappedBackend:
         if not isinstance(x, Mapped):
             return _host.reduce(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask,
                                 finish, scalars, label, qualname, dtypes)
+        hit = fused(ufunc, x, descrs) if mode == 0 else None  # (an initial is not mapped)
+        if hit is not None:
+            res = None
+            if mask is None and all(o is None for o in outs) and scalars:
+                # the path methods.reduce takes for the image as an ndarray
+                res = _host.quick_reduce(hit[0], hit[1],
+                                         None if len(axes) == x.ndim else axes, keepdims)
+            if res is None:
+                res = _host.reduce(hit[0], hit[1], axes, keepdims, descrs, outs, mode, initials,
+                                   None if mask is None else np.broadcast_to(mask, x.shape),
+                                   scalars=scalars)
+            if _reported(res):
+                return res if finish is None else finish(np, res)
         nout = len(outs)
         later = 0 if has_initials(ufunc, descrs[0]) else mode
         if later == 2 and ufunc.__name__ not in _IDEMPOTENT:
@@ -215,6 +272,13 @@ class MappedBackend:
         if not isinstance(x, Mapped):
             return _host.reduce_parts(ufunc, x, axes, keepdims, parts, finish, dtypes, mask,
                                       dtype, accurate, label, qualname)
+        hit = fused(ufunc, x, (dtype,))
+        if hit is not None:
+            res = _host.reduce_parts(hit[0], hit[1], axes, keepdims, parts, None, dtypes,
+                                     None if mask is None else np.broadcast_to(mask, x.shape),
+                                     dtype, accurate, label, qualname)
+            if _reported(res):
+                return res if finish is None else finish(np, res)
         self._ufunc = ufunc
 
         def block_states(img, msk, first):

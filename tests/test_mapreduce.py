@@ -185,7 +185,9 @@ def test_bitwise_the_same_for_any_thread_count():
         res = []
         for n in (1, 2, 4):
             nr.set_num_threads(n)
-            res.append([nr.mapreduce(np.square, nr.fsum, x, axis=a) for a in (None, 0, 1)]
+            # (np.square: the fused loop; np.abs: the blocks)
+            res.append([nr.mapreduce(f, nr.fsum, x, axis=a) for a in (None, 0, 1)
+                        for f in (np.square, np.abs)]
                        + list(nr.mapreduce(np.abs, nr.meanvar, x)))
         for r in res[1:]:
             for a, b in zip(r, res[0]):
@@ -200,7 +202,8 @@ def test_peak_memory_is_a_few_blocks(axis):
     nr.mapreduce(np.square, nr.fsum, x, axis=axis)  # warm up (imports, caches)
     tracemalloc.start()
     try:
-        nr.mapreduce(np.square, nr.fsum, x, axis=axis)
+        nr.mapreduce(np.square, nr.fsum, x, axis=axis)  # the fused loop
+        nr.mapreduce(np.negative, nr.fsum, x, axis=axis)  # the blocks
         nr.mapreduce(lambda a: np.abs(a - 1.0), nr.meanvar, x, axis=axis)
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -261,3 +264,135 @@ def test_dask_sources_stay_lazy():
     assert float(lo.compute()) == np.abs(x - y).min()
     states = nr.mapreduce(np.square, nr.twosum, dx, axis=1)
     _close(states[0].compute() + states[1].compute(), np.square(x).sum(1))
+
+
+# -- the fused map: np.square with fsum / twosum (the sqtwosum loops) -------
+
+def _same(got, want):
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, (g, w)
+        assert np.array_equal(g, w, equal_nan=True), (g, w)
+
+
+@pytest.fixture
+def no_blocks(monkeypatch):
+    """The fused path reads the source itself: mapping any block fails."""
+    def refuse(self):
+        raise AssertionError("a block was mapped")
+    monkeypatch.setattr(_mapped.Mapped, "blocks", refuse)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(BIG,), (517, 300), (300, 517), (4000, 33), (33, 4000),
+                                   (3, 70, 700)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_sum_of_squares_is_the_sum_of_the_image_bit_for_bit(no_blocks, dtype, shape, order):
+    x = np.array(RNG.standard_normal(shape) * 1e3, dtype=dtype, order=order)
+    x.flat[::101] *= dtype(1e-3)  # magnitudes that round differently
+    axes = [None, 0, -1] + ([1, (0, 2)] if len(shape) == 3 else [])
+    for axis in axes:
+        for keepdims in (False, True):
+            _same(nr.mapreduce(np.square, nr.fsum, x, axis=axis, keepdims=keepdims),
+                  nr.fsum(np.square(x), axis=axis, keepdims=keepdims))
+            _same(nr.mapreduce(np.square, nr.twosum, x, axis=axis, keepdims=keepdims),
+                  nr.reduce(nr.twosum, np.square(x), axis=axis, keepdims=keepdims))
+
+
+def test_sum_of_squares_options(no_blocks):
+    x = RNG.standard_normal((700, 300))
+    w = RNG.random(x.shape) > 0.3
+    for axis in (None, 0, 1):
+        _same(nr.mapreduce(np.square, nr.fsum, x, axis=axis, where=w),
+              nr.fsum(np.square(x), axis=axis, where=w))
+        _same(nr.mapreduce(np.square, nr.fsum, x, axis=axis, initial=2.5),
+              nr.fsum(np.square(x), axis=axis, initial=2.5))
+        out = np.empty(np.sum(np.square(x), axis=axis).shape)
+        res = nr.mapreduce(np.square, nr.fsum, x, axis=axis, out=out)
+        assert res is out or axis is None
+        _same(out, nr.fsum(np.square(x), axis=axis))
+
+
+def test_sum_of_squares_special_values_and_floating_point_reports(monkeypatch):
+    """NaN, inf, a square that overflows, one that underflows: the bits of
+    fsum(np.square(y)), and np.square's own reports -- the fused loop runs
+    where np.seterr ignores overflow and underflow (or warns of overflow
+    and every result is finite); otherwise f maps the blocks, as f(y)."""
+    y = RNG.standard_normal((700, 300))
+    y[3, 5] = np.nan
+    y[-10, :] = np.inf
+    y[-20, 7] = -np.inf
+    y[-30, 9] = 1e200  # its square overflows (past the first block)
+    y[-40, 11] = 1e-200  # its square underflows to 0
+    for axis in (None, 0, 1):
+        with np.errstate(over="ignore", under="ignore"):
+            want = nr.fsum(np.square(y), axis=axis)
+        with np.errstate(over="ignore"):
+            with monkeypatch.context() as m:  # the fused loop alone
+                m.setattr(_mapped.Mapped, "blocks", lambda self: 1 / 0)
+                _same(nr.mapreduce(np.square, nr.fsum, y, axis=axis), want)
+        with pytest.warns(RuntimeWarning, match="overflow encountered in square"):
+            _same(nr.mapreduce(np.square, nr.fsum, y, axis=axis), want)
+        with np.errstate(under="warn", over="ignore"), \
+                pytest.warns(RuntimeWarning, match="underflow encountered in square"):
+            _same(nr.mapreduce(np.square, nr.fsum, y, axis=axis), want)
+        out = np.zeros(want.shape)
+        with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+            nr.mapreduce(np.square, nr.fsum, y, axis=axis, out=None if axis is None else out)
+        assert not out.any()  # raised before any output was written
+    z = np.where(np.isfinite(y), y, 0.0)
+    z[-30, 9] = 0.0
+    with np.errstate(over="warn"), monkeypatch.context() as m:  # all finite: no redo
+        m.setattr(_mapped.Mapped, "blocks", lambda self: 1 / 0)
+        _same(nr.mapreduce(np.square, nr.fsum, z, axis=0), nr.fsum(np.square(z), axis=0))
+
+
+def test_sum_of_squares_against_math_fsum():
+    """The compensated sum of the rounded squares: within fsum's bound of
+    the exactly rounded sum of np.square(x) (math.fsum)."""
+    for n in (BIG, 10**6 + 3):
+        x = RNG.standard_normal(n) * np.exp(RNG.uniform(-30, 30, n))
+        sq = np.square(x)
+        want = math.fsum(sq.tolist())
+        got = nr.mapreduce(np.square, nr.fsum, x)
+        assert abs(got - want) <= np.spacing(want), (got, want)
+        x32 = x.astype(np.float32)
+        want32 = math.fsum(np.square(x32).astype(np.float64).tolist())
+        got32 = nr.mapreduce(np.square, nr.fsum, x32)
+        assert got32.dtype == np.float32
+        assert abs(float(got32) - want32) <= 2 * np.spacing(np.float32(want32)), (got32, want32)
+
+
+def test_what_the_fused_loop_does_not_take_goes_through_the_blocks():
+    x = RNG.standard_normal((600, 300))
+    # no float32/float64 image of the source's dtype, another dtype, an
+    # initial of the ufunc (a state, not mapped), a strided or broadcast view
+    for src, kw in ((x.astype(np.float16), {}), ((x * 1000).astype(np.int64), {}),
+                    (x.astype(np.float32), {"dtype": np.float64}), (x[::2, ::3], {}),
+                    (np.broadcast_to(x[0], (600, 300)), {})):
+        for axis in (None, 0, 1):
+            got = nr.mapreduce(np.square, nr.fsum, src, axis=axis, **kw)
+            want = nr.fsum(np.square(src), axis=axis, **kw)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+    s, e = nr.mapreduce(np.square, nr.twosum, x, axis=0, initial=(1.0, 0.0))
+    ws, we = nr.reduce(nr.twosum, np.square(x), axis=0, initial=(1.0, 0.0))
+    np.testing.assert_allclose(s + e, ws + we, rtol=1e-15)
+
+
+def test_the_fused_loop_as_a_ufunc():
+    """sqtwosum (internal): twosum over the rounded squares, through every
+    method -- bit for bit twosum over np.square(x)."""
+    u = nr._core.sqtwosum
+    a, b = RNG.standard_normal(1000) * 1e4, RNG.standard_normal(1000)
+    _same(u(a, b), nr.twosum(np.square(a), np.square(b)))
+    x = RNG.standard_normal((50, 40)) * 1e3
+    sq = np.square(x)
+    _same(nr.accumulate(u, x, axis=0), nr.accumulate(nr.twosum, sq, axis=0))
+    idx = np.array([0, 7, 7, 30])
+    _same(nr.reduceat(u, x, idx, axis=0), nr.reduceat(nr.twosum, sq, idx, axis=0))
+    ids = RNG.integers(0, 5, 50)
+    _same(nr.reduce_by_group(u, x, ids, axis=0), nr.reduce_by_group(nr.twosum, sq, ids, axis=0))
+    with pytest.raises(TypeError):
+        nr.reduce(u, np.arange(5))  # float32 and float64 only

@@ -82,6 +82,21 @@ CHECK = textwrap.dedent(r'''
             ref = float(np.max(y)) + math.log(math.fsum(np.exp(y - np.max(y)).tolist()))
             assert abs(nr.logsumexp(y) - ref) <= 4e-16 * max(1.0, abs(ref)), (n, nr.logsumexp(y), ref)
             checked += 4
+    # the fused sum of squares (sqtwosum: square_map in the TwoSum lanes, rows
+    # and columns kernels): the bits of twosum over np.square, every product
+    # rounded on its own (none contracted into an FMA)
+    u = nr._core.sqtwosum
+    for dt in ["float32", "float64"]:
+        for n in sizes:
+            base = (rng.standard_normal(n + 1) * 1e3).astype(dt)
+            for off in (0, 1):
+                a = base[off:off + n]
+                same(nr.reduce(u, a), nr.reduce(nr.twosum, np.square(a)), (dt, n, off, "sqtwosum"))
+        for shape in ((37, 301), (301, 37), (200, 1000)):
+            m = (rng.standard_normal(shape) * 1e3).astype(dt)
+            for axis in (0, 1):
+                same(nr.reduce(u, m, axis=axis), nr.reduce(nr.twosum, np.square(m), axis=axis),
+                     (dt, shape, axis, "sqtwosum 2-D"))
     print("checked", checked)
 ''')
 

@@ -295,8 +295,8 @@ namespace nr {
     // a tile of rows x columns at a time, and take A's loop (the bits of the
     // same values in A, by construction); the remaining columns, and every
     // other case, step row by row.  `stride` is in elements.
-    template <class T, class A>
-    NR_TARGET_CLONES inline void TwoSum<T, A>::rows_reduce(A *const *acc, const in_t *x, long long rows,
+    template <class T, class A, class M>
+    NR_TARGET_CLONES inline void TwoSum<T, A, M>::rows_reduce(A *const *acc, const in_t *x, long long rows,
                                                            long long cols, long long stride) {
         // Blocks of 16 rows (as MinMaxOf's): few enough concurrent row
         // streams for the hardware prefetchers (64 ran about 2x slower on a
@@ -317,7 +317,7 @@ namespace nr {
                         for (long long c = 0; c < cb; c++) buf[r * cb + c] = to_real<A>(xr[c]);
                     }
                     A *const sub[2] = {acc[0] + c0, acc[1] + c0};
-                    TwoSum<A, A>::rows_reduce(sub, buf, rb, cb, cb);
+                    TwoSum<A, A, M>::rows_reduce(sub, buf, rb, cb, cb);
                 }
             }
             return;
@@ -329,7 +329,7 @@ namespace nr {
             long long c0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
             if constexpr (vec && same_type<T, A>::value) {
-                c0 = simd::two_sum_cols<A>(acc[0], acc[1], xb, rb, cols, stride);
+                c0 = simd::two_sum_cols<A, M>(acc[0], acc[1], xb, rb, cols, stride);
             }
 #endif
             A *__restrict s = acc[0];

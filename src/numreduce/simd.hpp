@@ -157,6 +157,31 @@ constexpr long long two_sum_ahead() {
     return 1024 / (long long)sizeof(T);
 }
 
+// The element maps of the TwoSum kernels (common.hpp's id_map, square_map:
+// the traits' maps) on a vector of lanes: square_map's products rounded
+// each on its own, as np.square rounds them, and pinned in a register so
+// that none is contracted into an FMA with the add that follows (the bits
+// of the TwoSum kernels over np.square(x)).  The scalar tails and redone
+// columns map with M::one(): the same IEEE products.
+template <class M>
+struct vmap;
+template <>
+struct vmap<id_map> {
+    template <class V>
+    static inline __attribute__((always_inline)) V lanes(V v) {
+        return v;
+    }
+};
+template <>
+struct vmap<square_map> {
+    template <class V>
+    static inline __attribute__((always_inline)) V lanes(V v) {
+        V p = v * v;
+        NR_IN_REGISTER(p);
+        return p;
+    }
+};
+
 // Whether the float64-lane kernels (shift_store, max, sum_exp,
 // two_sum into float64) read T: float64, float32, float16 and the integer
 // types, bool (npy_bool) included (their load_* conversions are the scalar
@@ -975,7 +1000,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* is s exactly, with error 0); c collects every error while its */                  \
     /* lane's s is finite (once s is inf or NaN it stays so: c is set to 0 */            \
     /* at the end instead of at each step) */                                            \
-    template <class T, class A, class vt>                                                \
+    template <class T, class A, class M, class vt>                                       \
     ATTR inline __attribute__((always_inline)) void two_sum_lanes_##SUFFIX(const T *x, long long n, vt &s0, vt &s1, vt &c0, vt &c1) { \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         s0 = s1 = vt{} * (A)-1; /* sum([-0.0]) = -0.0 */                                 \
@@ -985,14 +1010,14 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         for (; k + 2 * L <= n; k += 2 * L) {                                             \
             /* prefetched ahead: see two_sum_ahead */                                    \
             if (k + two_sum_ahead<T>() < n) __builtin_prefetch(x + k + two_sum_ahead<T>()); \
-            two_sum_step_##SUFFIX(s0, s1, c0, c1, two_sum_load_##SUFFIX<T, A>(x + k),    \
-                                  two_sum_load_##SUFFIX<T, A>(x + k + L), one, mone);    \
+            two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(two_sum_load_##SUFFIX<T, A>(x + k)), \
+                                  vmap<M>::lanes(two_sum_load_##SUFFIX<T, A>(x + k + L)), one, mone); \
         }                                                                                \
         if (k < n) { /* the rest: lanes set in registers (a buffer's scalar */           \
             const long long rem = n - k; /* stores would stall the vector load) */       \
             vt v0 = vt{} * (A)-1, v1 = v0;                                               \
-            _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (j < rem) v0[j] = to_real<A>(x[k + j]); \
-            _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (L + j < rem) v1[j] = to_real<A>(x[k + L + j]); \
+            _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (j < rem) v0[j] = M::one(to_real<A>(x[k + j])); \
+            _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (L + j < rem) v1[j] = M::one(to_real<A>(x[k + L + j])); \
             two_sum_step_##SUFFIX(s0, s1, c0, c1, v0, v1, one, mone);                    \
         }                                                                                \
     }                                                                                    \
@@ -1020,13 +1045,13 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* same sum s + c).  false (nothing written) for n < 2 L, or where a */              \
     /* lane's TwoSum overflowed inside: the caller then sums in order with */            \
     /* the scalar two_sum, which handles that */                                         \
-    template <class T, class A = T>                                                      \
+    template <class T, class A = T, class M = id_map>                                    \
     ATTR inline bool two_sum_##SUFFIX(const T *x, long long n, A *s_out, A *c_out) {     \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         if (n < 2 * L) return false;                                                     \
         vt s0, s1, c0, c1;                                                               \
-        two_sum_lanes_##SUFFIX<T, A>(x, n, s0, s1, c0, c1);                              \
+        two_sum_lanes_##SUFFIX<T, A, M>(x, n, s0, s1, c0, c1);                           \
         if (two_sum_overflowed_##SUFFIX<A>(s0, s1, c0, c1)) return false;                \
         A s[2 * L], c[2 * L];                                                            \
         std::memcpy(s, &s0, BYTES);                                                      \
@@ -1056,7 +1081,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* the fold's merges and the final TwoSum run once per block, in the */              \
     /* same lanes pairs as two_sum's (the same bits), not once per row on */             \
     /* ever narrower vectors and scalars */                                              \
-    template <class T, class A = T>                                                      \
+    template <class T, class A = T, class M = id_map>                                    \
     ATTR inline void two_sum_rows_##SUFFIX(const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok) { \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
@@ -1067,7 +1092,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             for (; r + L <= rows; r += L) {                                              \
                 vt S[L], C[L], s1, c1;                                                   \
                 for (int i = 0; i < L; i++) {                                            \
-                    two_sum_lanes_##SUFFIX<T, A>(x + (r + i) * ld, n, S[i], s1, C[i], c1); \
+                    two_sum_lanes_##SUFFIX<T, A, M>(x + (r + i) * ld, n, S[i], s1, C[i], c1); \
                     ok[r + i] = !two_sum_overflowed_##SUFFIX<A>(S[i], s1, C[i], c1);     \
                     two_sum_merge_##SUFFIX<A>(S[i], s1, C[i], c1); /* lanes j, j + L */  \
                 }                                                                        \
@@ -1098,7 +1123,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
                 std::memcpy(s + r, &t, BYTES);                                           \
                 std::memcpy(c + r, &cs, BYTES);                                          \
             }                                                                            \
-            for (; r < rows; r++) ok[r] = two_sum_##SUFFIX<T, A>(x + r * ld, n, s + r, c + r); \
+            for (; r < rows; r++) ok[r] = two_sum_##SUFFIX<T, A, M>(x + r * ld, n, s + r, c + r); \
         }                                                                                \
         for (; r < rows; r++) ok[r] = 0;                                                 \
     }                                                                                    \
@@ -1114,7 +1139,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* after next; only where they lie inside the row): a tile reads a */                \
     /* short piece of each of its rows, too short for the hardware */                    \
     /* prefetchers alone (about 1.4x faster at 4000 x 4000 float64) */                   \
-    template <int U, class A>                                                            \
+    template <int U, class A, class M = id_map>                                          \
     ATTR inline void two_sum_tile_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
                                            long long stride, long long c0, int keep = 0,  \
                                            bool pf = false) {                            \
@@ -1136,6 +1161,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             for (int u = 0; u < U; u++) {                                                \
                 vt v;                                                                    \
                 std::memcpy(&v, xr + u * W, BYTES);                                      \
+                v = vmap<M>::lanes(v);                                                         \
                 /* TwoSum, three of its adds on the FMA pipes (opaque_one) */           \
                 const vt t = s[u] * one + v, b = s[u] * mone + t;                        \
                 c[u] += (s[u] - (b * mone + t)) + (v - b);                               \
@@ -1154,7 +1180,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
                 A sj = s_acc[j], cj = c_acc[j];                                          \
                 for (long long r = 0; r < rows; r++) {                                   \
                     A t, e;                                                              \
-                    nr::two_sum(sj, x[r * stride + j], t, e);                            \
+                    nr::two_sum(sj, M::one(x[r * stride + j]), t, e);                    \
                     cj = t - t == (A)0 ? cj + e : (A)0;                                  \
                     sj = t;                                                              \
                 }                                                                        \
@@ -1180,17 +1206,17 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* the columns not yet done are kept (the others, already summed, are */             \
     /* stepped again on a copy and dropped, their overflow ignored); returns */          \
     /* the number of leading columns done (the caller steps the rest) */                 \
-    template <class A>                                                                   \
+    template <class A, class M = id_map>                                                 \
     ATTR inline long long two_sum_cols_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
                                                 long long cols, long long stride) {      \
         constexpr int W = BYTES / (int)sizeof(A);                                        \
         long long c0 = 0;                                                                \
         constexpr long long PF = 512 / (long long)sizeof(A);                             \
         for (; c0 + 4 * W <= cols; c0 += 4 * W)                                          \
-            two_sum_tile_##SUFFIX<4>(s_acc, c_acc, x, rows, stride, c0, 0, c0 + PF + 4 * W <= cols); \
-        for (; c0 + W <= cols; c0 += W) two_sum_tile_##SUFFIX<1>(s_acc, c_acc, x, rows, stride, c0); \
+            two_sum_tile_##SUFFIX<4, A, M>(s_acc, c_acc, x, rows, stride, c0, 0, c0 + PF + 4 * W <= cols); \
+        for (; c0 + W <= cols; c0 += W) two_sum_tile_##SUFFIX<1, A, M>(s_acc, c_acc, x, rows, stride, c0); \
         if (c0 < cols && cols >= W) {                                                    \
-            two_sum_tile_##SUFFIX<1>(s_acc, c_acc, x, rows, stride, cols - W, (int)(c0 - (cols - W))); \
+            two_sum_tile_##SUFFIX<1, A, M>(s_acc, c_acc, x, rows, stride, cols - W, (int)(c0 - (cols - W))); \
             c0 = cols;                                                                   \
         }                                                                                \
         return c0;                                                                       \
@@ -1256,14 +1282,14 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP>, wsums,
 NR_DISPATCH(template <class T>, cosums,
             (const T *x, const T *y, long long n, double Kx, double Ky, double *const *s),
             <T>(x, y, n, Kx, Ky, s))
-NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum,
-            (const T *x, long long n, A *s, A *c), <T NR_COMMA A>(x, n, s, c))
-NR_DISPATCH(template <class T NR_COMMA class A = T>, two_sum_rows,
+NR_DISPATCH(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum,
+            (const T *x, long long n, A *s, A *c), <T NR_COMMA A NR_COMMA M>(x, n, s, c))
+NR_DISPATCH(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum_rows,
             (const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok),
-            <T NR_COMMA A>(x, ld, rows, n, s, c, ok))
-NR_DISPATCH(template <class A>, two_sum_cols,
+            <T NR_COMMA A NR_COMMA M>(x, ld, rows, n, s, c, ok))
+NR_DISPATCH(template <class A NR_COMMA class M = id_map>, two_sum_cols,
             (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
-            <A>(s, c, x, rows, cols, stride))
+            <A NR_COMMA M>(s, c, x, rows, cols, stride))
 #undef NR_COMMA
 #undef NR_DISPATCH
 

@@ -325,6 +325,42 @@ std::vector<UFuncDef> &table() {
          ">>> float(s), float(e)\n"
          "(0.0, 1.0)",
          2, real_dtypes<TwoSum, float, float>(true), nullptr},
+        // Internal (not exported by numreduce): the fused map of
+        // numreduce.mapreduce(np.square, fsum, x) -- twosum over the rounded
+        // squares, read from x itself.
+        {"sqtwosum",
+         "sqtwosum(x1, x2, /, out=(None, None), *, where=True, ...)\n"
+         "\n"
+         "Error-free sum of two squares: ``s = fl(x1**2) + fl(x2**2)`` rounded, each\n"
+         "square rounded as ``np.square`` rounds it, and the rounding error ``e`` of\n"
+         "the sum (``e = 0`` where ``s`` is not finite).  Its reduction is the\n"
+         "compensated sum of the rounded squares: the :data:`twosum` states of\n"
+         "``np.square(x)``, bit for bit, without the array of squares.\n"
+         "``numreduce.mapreduce(np.square, fsum, x)`` reduces float32 and float64\n"
+         "data with it; numreduce does not export it.\n"
+         "\n"
+         "Parameters\n"
+         "----------\n"
+         "x1, x2 : array_like\n"
+         "    float32 or float64 data, broadcast together.\n"
+         "out : tuple of two ndarrays (or None entries), optional\n"
+         "where : array_like of bool, optional\n"
+         "\n"
+         "Returns\n"
+         "-------\n"
+         "s, e : ndarray or scalar\n"
+         "\n"
+         "Examples\n"
+         "--------\n"
+         ">>> import numpy as np, numreduce as nr\n"
+         ">>> x = np.array([1e8, 1., -1e8])\n"
+         ">>> s, e = nr.reduce(nr._core.sqtwosum, x)\n"
+         ">>> bool(s == np.square(x).sum() and e == 1.)\n"
+         "True",
+         2,
+         {make_loop<SquareSum<float, float>>(NPY_FLOAT, NPY_FLOAT),
+          make_loop<SquareSum<double, double>>(NPY_DOUBLE, NPY_DOUBLE)},
+         nullptr},
         // Reductions of two sources: ufuncs of two inputs whose call gives
         // the state of one element; numreduce.reduce(u, (x, y), ...).
         {"wmoments",

@@ -250,6 +250,59 @@ NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double
 }
 #endif
 
+// fl(x x), rounded on its own: never contracted (-ffp-contract=fast) into
+// an FMA with an add that follows it, so that a sum of squares sees exactly
+// the values np.square(x) holds (SquareSum, twosum.hpp).  On the host the
+// product is pinned in a register; on GPUs the round-to-nearest multiply
+// intrinsic, which the compiler never fuses.
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#if defined(__x86_64__) || defined(__i386__)
+#define NR_OPAQUE_FP(v) __asm__("" : "+x"(v))
+#elif defined(__aarch64__)
+#define NR_OPAQUE_FP(v) __asm__("" : "+w"(v))
+#else
+#define NR_OPAQUE_FP(v)         \
+    do {                        \
+        volatile auto t_ = (v); \
+        (v) = t_;               \
+    } while (0)
+#endif
+#endif
+NR_HD_ALWAYS float rounded_square(float x) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return __fmul_rn(x, x);
+#else
+    float p = x * x;
+    NR_OPAQUE_FP(p);
+    return p;
+#endif
+}
+NR_HD_ALWAYS double rounded_square(double x) {
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return __dmul_rn(x, x);
+#else
+    double p = x * x;
+    NR_OPAQUE_FP(p);
+    return p;
+#endif
+}
+
+// Element maps of a reduction's input (TwoSum's third parameter): id_map
+// reduces the elements as they are, square_map their rounded squares
+// (rounded_square).  simd.hpp has their vector forms (vmap).
+struct id_map {
+    template <class A>
+    NR_HD_ALWAYS static A one(A a) {
+        return a;
+    }
+};
+struct square_map {
+    template <class A>
+    NR_HD_ALWAYS static A one(A a) {
+        return rounded_square(a);
+    }
+};
+
 // acc merged with the states of the blocks [k, k + len) of a stream of n
 // elements, block(k, m) giving one block's state (m <= len elements): a
 // pairwise tree in index order (a binary-counter stack of partial states,

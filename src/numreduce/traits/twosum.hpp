@@ -7,17 +7,22 @@
 // the result unless n * cond * eps > 1, cond = sum|x| / |sum x|).
 // Accumulates in A: float64 for bool/integers, float32 for float16, the input
 // type for float32/float64/long double.
+//
+// M maps each element before it is summed (common.hpp): id_map (twosum,
+// fsum), square_map (sqtwosum: the sum of the rounded squares fl(x x), the
+// very values np.square(x) holds -- numreduce.mapreduce(np.square, fsum, x)
+// without the image, the same bits as TwoSum over np.square(x)).
 #pragma once
 #include "common.hpp"
 
 namespace nr {
 
-template <class T, class A>
+template <class T, class A, class M = id_map>
 struct TwoSum {
     using in_t = T;
     using out_t = A;
     static constexpr int nout = 2;
-    using real_traits = TwoSum<A, A>;  // step(a, x) is its step(a, to_real<A>(x))
+    using real_traits = TwoSum<A, A, M>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
         A v[2];  // sum, accumulated error
     };
@@ -30,8 +35,8 @@ struct TwoSum {
         two_sum(s0, x, s, e);
         return {{s, is_finite(s) ? e0 + e : A(0)}};
     }
-    NR_HD static acc_t lift(in_t x) { return {{to_real<A>(x), A(0)}}; }
-    NR_HD static acc_t step(acc_t a, in_t x) { return add(a.v[0], to_real<A>(x), a.v[1]); }
+    NR_HD static acc_t lift(in_t x) { return {{M::one(to_real<A>(x)), A(0)}}; }
+    NR_HD static acc_t step(acc_t a, in_t x) { return add(a.v[0], M::one(to_real<A>(x)), a.v[1]); }
     NR_HD static acc_t combine(acc_t a, acc_t b) { return add(a.v[0], b.v[0], a.v[1] + b.v[1]); }
     // -0.0 seeds non-empty sums (so that a sum of -0.0 values is -0.0, the
     // IEEE left fold); 0.0 is the value of an empty one.  The same empty /
@@ -60,7 +65,7 @@ struct TwoSum {
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (host_lanes()) {
             A s, c;
-            if (simd::two_sum(x, n, &s, &c)) return combine(acc, acc_t{{s, c}});
+            if (simd::two_sum<T, A, M>(x, n, &s, &c)) return combine(acc, acc_t{{s, c}});
         }
 #endif
         for (long long k = 0; k < n; k++) acc = step(acc, x[k]);
@@ -80,7 +85,7 @@ struct TwoSum {
             unsigned char ok[P];
             for (long long r0 = 0; r0 < rows; r0 += P) {
                 const long long m = rows - r0 < P ? rows - r0 : P;
-                simd::two_sum_rows(x + r0 * n, n, m, n, s, c, ok);
+                simd::two_sum_rows<T, A, M>(x + r0 * n, n, m, n, s, c, ok);
                 for (long long r = 0; r < m; r++) {
                     acc_t a = acc;
                     if (ok[r]) {
@@ -113,6 +118,10 @@ struct TwoSum {
     }
 #endif
 };
+
+// The compensated sum of the rounded squares (sqtwosum; see TwoSum).
+template <class T, class A>
+using SquareSum = TwoSum<T, A, square_map>;
 
 // sum(x y) of two sources, compensated (math.sumprod's meaning, and
 // numreduce.sumprod's): each product split exactly by TwoProduct (fma) into
