@@ -848,8 +848,10 @@ def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
     except ImportError as e:
         print(f"(dask.distributed row skipped: distributed is not installed: {e})")
         return rows
+    # ":0": a free port for the scheduler's HTTP server (None still binds 8787,
+    # which a running dashboard may hold)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=40) as cluster, \
+                      dashboard_address=":0", silence_logs=40) as cluster, \
             Client(cluster) as client:
         y = da.random.default_rng(12).standard_normal(n, chunks=n // 100, dtype=np.float32)
         y = client.persist(y)

@@ -65,21 +65,17 @@ def sources(arrays, names, label="", qualname=""):
     return [a if a.chunks == lead.chunks else a.rechunk(lead.chunks) for a in arrs]
 
 
-def _pack_block(dt, *blocks):
-    out = np.empty(blocks[0].shape, dt)
-    for i, b in enumerate(blocks):
-        out[f"f{i}"] = b
-    return out
+def _pack_block(*blocks):
+    return _host.pack_sources(blocks)
 
 
 def pack_sources(xs):
-    """K aligned source arrays as one array of K-field records (each block
-    reduced as the tuple of its fields' views)."""
+    """K aligned source arrays of one dtype (``sources``) as one array of
+    K-field records: ``_host.pack_sources`` of each block's K blocks."""
     import dask.array as da
 
     dt = struct([x.dtype for x in xs])
-    return da.map_blocks(functools.partial(_pack_block, dt), *xs, dtype=dt,
-                         meta=np.empty((0,) * xs[0].ndim, dt))
+    return da.map_blocks(_pack_block, *xs, dtype=dt, meta=np.empty((0,) * xs[0].ndim, dt))
 
 
 def nonnegative(w, message):

@@ -500,7 +500,7 @@ def at(ufunc, outs, indices, values, label, qualname=""):
     nsrc = MULTI_SOURCE.get(ufunc)
     if nsrc is not None:  # K sources: `values` is the list of them (methods.at)
         srcs = values
-        vals = np.empty(srcs[0].shape, srcs[0].dtype)  # the shape and dtype checks below
+        vals = srcs[0]  # broadcast together (`sources`): the shape and dtype of each
     else:
         vals = np.asarray(values)
     size = math.prod(shape)

@@ -26,14 +26,16 @@ __all__ = ["accumulate", "at", "merge", "reduce", "reduce_by_group", "reduceat",
 
 
 def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=False,
-           initial=NoValue, where=True, finish=None, label=None, dtypes=None):
+           initial=NoValue, where=True, finish=None, label=None, dtypes=None,
+           broadcast=False):
     """``ufunc.reduce`` for the engine's ufuncs on backend ``be``.  A plain
     ndarray without options takes the backend's quick path first (no
     argument handling); any other ufunc goes to ``be.foreign``.
     ``finish(xp, states)``: a statistic's last step (nanminmax's warning,
     the weighted moments' mean and variance); ``dtypes``: its results'
     dtypes where they are not the states' (for lazy backends); ``label``:
-    the name of the graph or kernel (default: the ufunc's)."""
+    the name of the graph or kernel (default: the ufunc's); ``broadcast``:
+    the K sources of ``array`` are ``be.sources``' already (``_source_list``)."""
     nout = MULTI_OUTPUT.get(ufunc)
     if keepdims is not False and keepdims is not True:
         keepdims = keepdims_flag(keepdims)
@@ -55,7 +57,8 @@ def reduce(be, qualname, ufunc, array, axis=0, dtype=None, out=None, keepdims=Fa
     if nsrc is not None:
         # A reduction of K sources: `array` is the tuple of the K arrays,
         # broadcast together (the backend's `sources`).
-        arr = tuple(_source_list(be, qualname, ufunc, name, array, nsrc))
+        arr = tuple(_source_list(be, qualname, ufunc, name, array, nsrc,
+                                 broadcast=broadcast))
         shape, arr_dtype = arr[0].shape, arr[0].dtype
     else:
         arr = array if type(array) is np.ndarray else be.asarray(array, "the array", name,
@@ -87,25 +90,29 @@ def _engine_ufunc(be, ufunc):
     return ufunc, nout
 
 
-def _sources(be, qualname, ufunc, name, array):
+def _sources(be, qualname, ufunc, name, array, broadcast=False):
     """The operand of a method of ``ufunc``: the array, or for a reduction
     of K sources (``MULTI_SOURCE``) the K arrays of the tuple ``array``
-    broadcast together in the loop's dtype (the backend's ``sources``) and
-    packed as one array of K-field records of that shape
-    (``be.pack_sources``), so that the methods' axis, shape and out rules
-    are the one-source ones.
+    broadcast together in the loop's dtype (``_source_list``) and packed as
+    one array of K-field records of that shape (``be.pack_sources``), so
+    that the methods' axis, shape and out rules are the one-source ones.
     TypeError where a K-source ufunc gets anything but a K-tuple."""
     nsrc = MULTI_SOURCE.get(ufunc)
     if nsrc is None:
         return array if type(array) is np.ndarray else be.asarray(array, "the array", name,
                                                                   qualname)
-    return be.pack_sources(_source_list(be, qualname, ufunc, name, array, nsrc))
+    return be.pack_sources(_source_list(be, qualname, ufunc, name, array, nsrc,
+                                        broadcast=broadcast))
 
 
-def _source_list(be, qualname, ufunc, name, array, nsrc, what="array"):
+def _source_list(be, qualname, ufunc, name, array, nsrc, what="array", broadcast=False):
     """The K = ``nsrc`` arrays of the tuple ``array`` (the argument
     ``what``) broadcast together in the loop's dtype (the backend's
-    ``sources``); TypeError for anything but a K-tuple."""
+    ``sources``); TypeError for anything but a K-tuple.  ``broadcast``:
+    they are ``be.sources``' result already (a statistic's, which needs
+    their shape and dtype before it calls the method), taken as they are."""
+    if broadcast and isinstance(array, (tuple, list)) and len(array) == nsrc:
+        return list(array)
     if not isinstance(array, (tuple, list)) or len(array) != nsrc:
         raise TypeError(f"{qualname}: {ufunc.__name__} reduces {nsrc} arrays together; pass "
                         f"'{what}' as one tuple (x_0, ..., x_{nsrc - 1}), got "
@@ -113,12 +120,12 @@ def _source_list(be, qualname, ufunc, name, array, nsrc, what="array"):
     return be.sources(array, [f"{what}[{i}]" for i in range(nsrc)], name, qualname)
 
 
-def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb):
+def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb, broadcast=False):
     """The operands of a method along one axis: (its name for messages,
     the ``out`` entries, the array (``_sources``), the normalised axis)."""
     name = f"{method}({ufunc.__name__})"
     outs = be.parse_out(out, nout, name, qualname)
-    arr = _sources(be, qualname, ufunc, name, array)
+    arr = _sources(be, qualname, ufunc, name, array, broadcast)
     return name, outs, arr, one_axis(axis, arr, name, verb)
 
 
@@ -214,18 +221,18 @@ def _segments(be, qualname, ufunc, nout, name, arr, ax, starts, stops, dtype, ou
 
 def reduce_by_group(be, qualname, ufunc, array, group_ids, num_groups=None, axis=0,
                     dtype=None, out=None, initial=NoValue, where=True, parts=None,
-                    stream=None, finish=None, dtypes=None, label=None):
+                    stream=None, finish=None, dtypes=None, label=None, broadcast=False):
     """One reduction per group along one axis.  ``parts(xp, block)`` and
     ``finish(xp, states)``: a grouped statistic's parts (the real and
     imaginary parts of complex data), the dtype of those parts (``stream``;
     default the data's) and last step; ``dtypes`` its result dtypes (then
-    ``out`` is None)."""
+    ``out`` is None); ``broadcast``: as ``reduce``'s."""
     ufunc, nout = _engine_ufunc(be, ufunc)
     if nout is None:
         return be.foreign(qualname, "reduce_by_group", ufunc, array, group_ids)
     # Every check below runs before anything is written.
     name, outs, arr, ax = _along_axis(be, qualname, "reduce_by_group", ufunc, nout, array, out,
-                                      axis, "group")
+                                      axis, "group", broadcast)
     n = be.axis_length(arr, ax, "the group axis", qualname)
     ids, g = be.group_ids(group_ids, num_groups, n, name, qualname)
     mode, initials = parse_initial(initial, nout)

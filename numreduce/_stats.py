@@ -355,7 +355,7 @@ def _weighted_meanvar(be, qualname, name, a, weights, axis, dtype, ddof, keepdim
     ufunc = _core.nanwmoments if nan else _core.wmoments
     res = methods.reduce(be, qualname, ufunc, (x, w), axes, None, Ellipsis, keepdims, NoValue,
                          where, _bind(finish_wmeanvar, mean_dt, var_dt, ddof, std, nan),
-                         dtypes=(mean_dt, var_dt))
+                         dtypes=(mean_dt, var_dt), broadcast=True)
     return res if out is None else be.into(res, outs)
 
 
@@ -393,7 +393,8 @@ def _pair(be, qualname, name, ufunc, x, y, axis, keepdims, finish, *args):
     keepdims = keepdims_flag(keepdims)
     dt = np.result_type(xs.dtype, np.float64)
     return methods.reduce(be, qualname, ufunc, (xs, ys), axes, None, Ellipsis, keepdims,
-                          NoValue, True, _bind(finish, *args, dt), dtypes=(dt,))[0]
+                          NoValue, True, _bind(finish, *args, dt), dtypes=(dt,),
+                          broadcast=True)[0]
 
 
 def finish_covariance(ddof, dt, xp, states):
@@ -486,7 +487,7 @@ def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=Fa
         res = methods.reduce(be, qualname, _core.maxsumexpb, (x, w), axes, None, Ellipsis,
                              keepdims, NoValue, True,
                              _bind(finish_logsumexp_b, rdt, bool(return_sign)),
-                             dtypes=(rdt,) * (2 if return_sign else 1))
+                             dtypes=(rdt,) * (2 if return_sign else 1), broadcast=True)
         return res if return_sign else res[0]
     a = be.asarray(a, "the array", "logsumexp", qualname)
     if a.dtype.kind == "c":
@@ -701,7 +702,7 @@ def _group_weighted_meanvar(be, qualname, name, a, weights, group_ids, num_group
     return methods.reduce_by_group(
         be, qualname, _core.wmoments, (x, w), group_ids, num_groups, axis=axis, where=where,
         parts=one_part, finish=_bind(finish_group_wmeanvar, mean_dt, var_dt, ddof),
-        dtypes=(mean_dt, var_dt), label=name)
+        dtypes=(mean_dt, var_dt), label=name, broadcast=True)
 
 
 def group_meanvar(be, qualname, a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0,

@@ -590,8 +590,12 @@ def test_schedulers(scheduler):
 def client():
     distributed = pytest.importorskip("distributed",
                                       reason="dask.distributed is not installed")
+    # dashboard_address=None still binds the scheduler's HTTP server to port
+    # 8787; ":0" lets the OS pick a free port, so that this module-scoped
+    # cluster and test_distributed_worker_tasks_take_one_thread's do not
+    # collide (distributed's "Port 8787 is already in use" warning)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=40) as cluster, \
+                                  dashboard_address=":0", silence_logs=40) as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -1066,6 +1070,6 @@ def test_distributed_worker_tasks_take_one_thread(monkeypatch):
     monkeypatch.setattr(_host, "reduce_parts", parts)
     x = da.from_array(np.arange(1.0, 4001.0), chunks=1000)
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=2,
-                            dashboard_address=None) as client:
+                            dashboard_address=":0") as client:  # a free port (see client)
         client.compute(list(nr.meanvar(x)), sync=True)
     assert seen and set(seen) == {1}

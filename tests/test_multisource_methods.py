@@ -343,8 +343,20 @@ def test_at_errors_write_nothing():
         nr.at(nr.wmoments, outs, [0, 5], (np.ones(2), np.ones(2)))
     with pytest.raises(ValueError, match="broadcast"):
         nr.at(nr.wmoments, outs, [0, 1], (np.ones(2), np.ones(3)))
+    with pytest.raises(ValueError, match=r"'values' of shape \(3,\) does not broadcast to the "
+                       r"indexed shape \(2,\)"):
+        nr.at(nr.wmoments, outs, [0, 1], (np.ones(3), np.ones(3)))
     for o, b in zip(outs, before):
         np.testing.assert_array_equal(o, b)
+
+
+def test_at_broadcasts_the_sources_to_the_indexed_shape():
+    outs = tuple(np.full(3, v) for v in nr.reduce(nr.wmoments, (np.zeros(0), np.zeros(0))))
+    nr.at(nr.wmoments, outs, [0, 2, 0], (np.array([3.0]), 2.0))
+    want = nr.reduce_by_group(nr.wmoments, (np.full(3, 3.0), np.full(3, 2.0)), [0, 2, 0],
+                              num_groups=3)
+    for o, w in zip(outs, want):
+        np.testing.assert_array_equal(o, w)
 
 
 def test_out_is_written():
@@ -374,6 +386,49 @@ def test_grouped_bits_do_not_depend_on_the_thread_count():
         for a, b in zip(runs[0], other):
             for u, v in zip(a, b):
                 assert np.array_equal(u, v)
+
+
+def test_dask_packs_each_block_as_the_host_does():
+    """The Dask operand of the methods: every block the host's K-field
+    records of its sources' blocks (lazily), the whole the host's records."""
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
+    from numreduce import _dask, _host
+
+    x, w = _pair((40, 6), nr.wmoments)
+    srcs = _dask.sources((da.from_array(x, chunks=(7, 3)), da.from_array(w[:1], chunks=1)),
+                         ("x", "w"))
+    packed = _dask.pack_sources(srcs)
+    assert isinstance(packed, da.Array) and packed.chunks == srcs[0].chunks
+    want = _host.pack_sources(_host.sources((x, w[:1]), ("x", "w")))
+    got = packed.compute()
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_statistics_broadcast_their_sources_once(monkeypatch):
+    from numreduce import _host
+
+    calls = []
+    real = _host.sources
+
+    def sources(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_host, "sources", sources)
+    x, w = _pair((20, 3), nr.wmoments)
+    ids = RNG.integers(0, 3, size=20)
+    for call in (lambda: nr.meanvar(x, axis=0, weights=w),
+                 lambda: nr.nanmeanvar(x, weights=w),
+                 lambda: nr.group_meanvar(x, ids, weights=w),
+                 lambda: nr.covariance(x, w, axis=1),
+                 lambda: nr.sumprod(x, w),
+                 lambda: nr.logsumexp(x, b=w)):
+        calls.clear()
+        call()
+        assert len(calls) == 1, calls
+    calls.clear()  # the methods broadcast a tuple they are given
+    nr.reduce_by_group(nr.wmoments, (x, w), ids, num_groups=3)
+    assert calls == [["array[0]", "array[1]"]]
 
 
 def test_dask_methods_match_numpy():
