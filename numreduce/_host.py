@@ -229,6 +229,41 @@ def quick_reduce(ufunc, array, axis, keepdims):
     return None
 
 
+def c_order_view(a, axes):
+    """The kernels are picked by the memory layout, not by the axis
+    numbers: for an ``a`` that is not C-contiguous but whose axes, ordered
+    by decreasing stride, give a C-contiguous view (an F-ordered array:
+    reversed; a transposed or moved-axis view of a C array), that view,
+    the reduced ``axes`` in it, and the permutation that puts the view's
+    kept axes back in ``a``'s order; None for any other ``a``."""
+    if a.ndim < 2 or a.flags.c_contiguous or not (a.flags.f_contiguous or a.size > 1):
+        return None
+    perm = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    view = a.transpose(perm)
+    if not view.flags.c_contiguous:
+        return None
+    vaxes = tuple(sorted(perm.index(i) for i in axes))
+    kept = [i for i in perm if i not in axes]  # the view's kept axes, as a's axes
+    back = tuple(sorted(range(len(kept)), key=lambda j: kept[j]))
+    return view, vaxes, back
+
+
+def _in_order(reduce_view, a, axes, keepdims):
+    """``reduce_view(view, view_axes)`` (a tuple of states without the
+    reduced axes, or None) of ``a``'s C-ordered view (``c_order_view``),
+    its results in ``a``'s axis order; None where there is no such view or
+    ``reduce_view`` gives None."""
+    moved = c_order_view(a, axes)
+    if moved is None:
+        return None
+    view, vaxes, back = moved
+    res = reduce_view(view, vaxes)
+    if res is None:
+        return None
+    res = tuple(r.transpose(back) for r in res)
+    return tuple(np.expand_dims(r, axes) for r in res) if keepdims else res
+
+
 def _plain(ufunc, array, axes, keepdims):
     """A reduction without options through the iterator-free C++ paths: the
     whole array, the leading axes of a C-contiguous array (axis=0 of a 2-D
@@ -241,8 +276,11 @@ def _plain(ufunc, array, axes, keepdims):
         if keepdims or type(array) is not np.ndarray:
             return None
         return _core._reduce_all(ufunc, array)
-    if ndim < 2 or k == 0 or not array.flags.c_contiguous:
+    if ndim < 2 or k == 0:
         return None
+    if not array.flags.c_contiguous:
+        return _in_order(lambda v, ax: _plain(ufunc, v, ax, False), array, tuple(axes),
+                         keepdims)
     axes = sorted(axes)
     if axes == list(range(k)):
         kept = array.shape[k:]
@@ -281,6 +319,12 @@ def _accurate(ufunc, a, axes, keepdims, where):
     data with a large offset (see docs/accuracy.md)."""
     if where is not None:
         where = np.broadcast_to(where, a.shape)
+    elif 0 < len(axes) < a.ndim and a.flags.aligned and a.dtype.isnative:
+        # the memory order's leading axes, whatever their numbers (F-ordered data)
+        res = _in_order(lambda v, ax: _accurate(ufunc, v, ax, False, None)
+                        if ax == tuple(range(len(ax))) else None, a, tuple(axes), keepdims)
+        if res is not None:
+            return res
     leading = tuple(range(len(axes)))
     if (axes and where is None and sorted(axes) == list(leading) and len(axes) < a.ndim
             and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):

@@ -1,0 +1,116 @@
+"""The kernels are picked by the memory layout, not by the axis numbers: an
+F-ordered array (or a transposed / moved-axis view of a C array) reduced
+along any axes takes the kernels of its C-ordered view (_host.c_order_view)
+-- no copy, NumPy's results, bitwise the same for any thread count."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from scipy import special
+
+import numreduce as nr
+from numreduce import _host
+
+RNG = np.random.default_rng(11)
+
+
+def _layouts(shape, dtype):
+    c = (RNG.standard_normal(shape) * 10 + 3).astype(dtype)
+    yield "F", np.asfortranarray(c)
+    if len(shape) == 3:
+        yield "moved", np.moveaxis(np.ascontiguousarray(np.moveaxis(c, 0, -1)), -1, 0)
+        yield "transposed", np.ascontiguousarray(c.transpose(2, 0, 1)).transpose(1, 2, 0)
+
+
+AXES = {2: [0, 1, -1, (0, 1)], 3: [0, 1, 2, (0, 1), (1, 2), (0, 2), (0, 1, 2)]}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(300, 170), (2, 500), (500, 3), (7, 30, 40), (40, 3, 50)])
+def test_every_function_on_permuted_layouts_against_numpy(dtype, shape):
+    rtol = 1e-12 if dtype == np.float64 else 2e-5
+    for name, x in _layouts(shape, dtype):
+        assert not x.flags.c_contiguous, name
+        for axis in AXES[len(shape)]:
+            for kd in (False, True):
+                what = (name, axis, kd)
+                lo, hi = nr.minmax(x, axis=axis, keepdims=kd)
+                np.testing.assert_array_equal(lo, np.min(x, axis=axis, keepdims=kd), err_msg=what)
+                np.testing.assert_array_equal(hi, np.max(x, axis=axis, keepdims=kd), err_msg=what)
+                m, v = nr.meanvar(x, axis=axis, keepdims=kd)
+                np.testing.assert_allclose(m, np.mean(x, axis=axis, keepdims=kd, dtype=np.float64),
+                                           rtol=rtol, err_msg=what)
+                np.testing.assert_allclose(v, np.var(x, axis=axis, keepdims=kd, dtype=np.float64),
+                                           rtol=rtol, err_msg=what)
+                assert m.shape == np.mean(x, axis=axis, keepdims=kd).shape
+                m2, s2 = nr.meanstd(x, axis=axis, keepdims=kd, ddof=1)
+                np.testing.assert_allclose(s2, np.std(x, axis=axis, keepdims=kd, ddof=1,
+                                                      dtype=np.float64), rtol=rtol, err_msg=what)
+                y = x.copy(order="A")
+                y.flat[::13] = np.nan
+                m3, v3 = nr.nanmeanvar(y, axis=axis, keepdims=kd)
+                np.testing.assert_allclose(m3, np.nanmean(y, axis=axis, keepdims=kd,
+                                                          dtype=np.float64), rtol=rtol)
+                np.testing.assert_allclose(v3, np.nanvar(y, axis=axis, keepdims=kd,
+                                                         dtype=np.float64), rtol=rtol)
+                np.testing.assert_allclose(nr.fsum(x, axis=axis, keepdims=kd),
+                                           np.sum(x.astype(np.float64), axis=axis, keepdims=kd),
+                                           rtol=rtol, atol=rtol * np.abs(x).sum())
+                np.testing.assert_allclose(nr.logsumexp(x, axis=axis, keepdims=kd),
+                                           special.logsumexp(x.astype(np.float64), axis=axis,
+                                                             keepdims=kd), rtol=rtol)
+
+
+def test_offset_data_keeps_the_two_pass_accuracy():
+    """F-ordered rows of 1e8 + N(0, 1): the blocked two-pass of the
+    C-ordered view, as accurate as NumPy's two-pass (long double reference)."""
+    c = 1e8 + RNG.standard_normal((64, 5000))
+    f = np.asfortranarray(c)  # the rows are strided in memory
+    ref = c.astype(np.longdouble)
+    want = ((ref - ref.mean(1, keepdims=True)) ** 2).mean(1)
+    _, v = nr.meanvar(f, axis=1)
+    err = np.abs(v - want.astype(np.float64)).max() / float(want.max())
+    np_err = np.abs(np.var(f, axis=1) - want.astype(np.float64)).max() / float(want.max())
+    assert err <= max(4 * np_err, 1e-14), (err, np_err)
+
+
+@pytest.mark.parametrize("fn", [nr.meanvar, nr.nanmeanvar, nr.fsum, nr.minmax, nr.logsumexp])
+def test_no_copy_of_an_f_ordered_array(fn):
+    x = np.asfortranarray(RNG.standard_normal((2000, 1000)))  # 16 MB
+    fn(x, axis=1)
+    tracemalloc.start()
+    try:
+        fn(x, axis=1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= 0.05 * x.nbytes, (fn.__name__, peak)
+
+
+def test_bitwise_the_same_for_any_thread_count():
+    x = np.asfortranarray(RNG.standard_normal((3000, 1500)))
+    before = nr.get_num_threads()
+    try:
+        res = []
+        for n in (1, 2, 4):
+            nr.set_num_threads(n)
+            res.append([*nr.meanvar(x, axis=1), nr.fsum(x, axis=1), *nr.minmax(x, axis=1),
+                        nr.logsumexp(x, axis=1), *nr.nanmeanvar(x, axis=0)])
+        for r in res[1:]:
+            for a, b in zip(r, res[0]):
+                assert np.array_equal(a, b)
+    finally:
+        nr.set_num_threads(before)
+
+
+def test_the_view_rule():
+    c = np.zeros((2, 3, 4))
+    assert _host.c_order_view(c, (0,)) is None  # C already
+    assert _host.c_order_view(c[:, ::2], (0,)) is None  # strided: no C view
+    f = np.asfortranarray(c)
+    view, axes, back = _host.c_order_view(f, (1,))
+    assert view.flags.c_contiguous and view.shape == (4, 3, 2) and axes == (1,)
+    assert np.shares_memory(view, f) and back == (1, 0)  # kept (2, 0) -> a's order (0, 2)
