@@ -114,3 +114,28 @@ def test_the_view_rule():
     view, axes, back = _host.c_order_view(f, (1,))
     assert view.flags.c_contiguous and view.shape == (4, 3, 2) and axes == (1,)
     assert np.shares_memory(view, f) and back == (1, 0)  # kept (2, 0) -> a's order (0, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int8, np.int64,
+                                   np.uint16, np.complex128, np.longdouble])
+def test_argminmax_of_strided_views_against_numpy(dtype):
+    """Strided rows are gathered a piece at a time into the vector kernels:
+    ties (few distinct values) and NaN keep NumPy's first occurrence."""
+    for n in (64, 65, 1000, 4097, 40000):
+        for step in (2, 3, -1, -2, 17):
+            base = RNG.integers(-3, 4, n * 17).astype(dtype)
+            x = base[::step][:n]
+            assert nr.argminmax(x) == (np.argmin(x), np.argmax(x)), (n, step)
+            m = np.stack([x, x[::-1]])[:, ::1]
+            lo, hi = nr.argminmax(m[:, ::2], axis=1)
+            np.testing.assert_array_equal(lo, np.argmin(m[:, ::2], axis=1))
+            np.testing.assert_array_equal(hi, np.argmax(m[:, ::2], axis=1))
+            if np.dtype(dtype).kind in "fc":
+                y = base.copy()
+                y[n // 2::7] = np.nan
+                x = y[::step][:n]
+                assert nr.argminmax(x) == (np.argmin(x), np.argmax(x)), (n, step, "nan")
+                y = base.copy()
+                y[::5] = np.nan
+                x = y[::step][:n]
+                assert nr.nanargminmax(x) == (np.nanargmin(x), np.nanargmax(x)), (n, step)

@@ -773,6 +773,22 @@ void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, n
         if (scol == (npy_intp)sizeof(in_t) &&
             reinterpret_cast<std::uintptr_t>(row) % alignof(in_t) == 0) {
             acc = Tr::block_reduce(acc, reinterpret_cast<const in_t *>(row), ncols);
+        } else if (ncols >= 64) {
+            // Strided (or unaligned) rows: gathered a piece at a time into an
+            // aligned buffer, each piece summarised there by block_reduce (the
+            // vector kernels) and its indices moved to the row's; combine()
+            // breaks ties by index, so the first occurrence (the first NaN)
+            // still wins, as in the element-by-element walk.
+            constexpr npy_intp P = 16384 / sizeof(in_t) > 0 ? 16384 / sizeof(in_t) : 1;
+            alignas(64) in_t buf[P];
+            for (npy_intp k0 = 0; k0 < ncols; k0 += P) {
+                const npy_intp m = ncols - k0 < P ? ncols - k0 : P;
+                for (npy_intp j = 0; j < m; j++) buf[j] = load_in<Tr>(row + (k0 + j) * scol);
+                typename Tr::acc_t part = Tr::block_reduce(Tr::empty(), buf, m);
+                if (part.ilo >= 0) part.ilo += k0;
+                if (part.ihi >= 0) part.ihi += k0;
+                acc = Tr::combine(acc, part);
+            }
         } else {
             for (npy_intp k = 0; k < ncols; k++) acc = Tr::step(acc, load_in<Tr>(row + k * scol), k);
         }
