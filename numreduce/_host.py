@@ -264,6 +264,11 @@ def _in_order(reduce_view, a, axes, keepdims):
     return tuple(np.expand_dims(r, axes) for r in res) if keepdims else res
 
 
+# Elements of a slab below which a run of middle axes is not reduced one
+# slab at a time (a call per slab: a few microseconds each)
+_SLAB = 1 << 15
+
+
 def _plain(ufunc, array, axes, keepdims):
     """A reduction without options through the iterator-free C++ paths: the
     whole array, the leading axes of a C-contiguous array (axis=0 of a 2-D
@@ -291,6 +296,23 @@ def _plain(ufunc, array, axes, keepdims):
         res = _core._reduce_trailing(ufunc, array.reshape(math.prod(kept),
                                                           math.prod(array.shape[ndim - k:])))
         shape = kept + (1,) * k if keepdims else kept
+    elif axes == list(range(axes[0], axes[0] + k)):
+        # a run of middle axes: each (n, inner) slab of the (outer, n, inner)
+        # block reduced over its leading axis (the column-blocked kernels;
+        # np.require made a transposed copy), where the slabs are large
+        # enough for one call each
+        i, j = axes[0], axes[0] + k
+        outer, n = math.prod(array.shape[:i]), math.prod(array.shape[i:j])
+        inner = math.prod(array.shape[j:])
+        if n == 0 or n * inner < _SLAB:
+            return None
+        block = array.reshape(outer, n, inner)
+        slabs = [_core._reduce_rows(ufunc, block[o]) for o in range(outer)]
+        if any(r is None for r in slabs):
+            return None
+        res = tuple(np.stack([r[q] for r in slabs]) for q in range(len(slabs[0])))
+        kept = array.shape[:i] + array.shape[j:]
+        shape = array.shape[:i] + (1,) * k + array.shape[j:] if keepdims else kept
     else:
         return None
     if res is None:
@@ -331,6 +353,14 @@ def _accurate(ufunc, a, axes, keepdims, where):
         # Leading axes of C-ordered data (axis=0 of a 2-D array): the engine's
         # column-parallel blocked two-pass, no copy.
         return _reduce_one(ufunc, a, leading, keepdims)
+    run = sorted(axes)
+    if (run and where is None and run == list(range(run[0], run[0] + len(run)))
+            and run[-1] < a.ndim - 1 and a.flags.c_contiguous and a.flags.aligned
+            and a.dtype.isnative):
+        # a run of middle axes: the same, one (n, inner) slab at a time
+        res = _plain(ufunc, a, tuple(run), keepdims)
+        if res is not None:
+            return res
     if axes:
         rest = [i for i in range(a.ndim) if i not in axes]
         order = rest + sorted(axes)

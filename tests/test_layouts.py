@@ -139,3 +139,39 @@ def test_argminmax_of_strided_views_against_numpy(dtype):
                 y[::5] = np.nan
                 x = y[::step][:n]
                 assert nr.nanargminmax(x) == (np.nanargmin(x), np.nanargmax(x)), (n, step)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape,axis", [((6, 300, 200), 1), ((3, 40, 50, 30), (1, 2)),
+                                        ((4, 5, 70000), 1), ((2, 3, 4), 1),
+                                        ((5, 200, 200), (1,))])
+def test_middle_axes_of_c_ordered_data_against_numpy(dtype, shape, axis):
+    """A run of middle axes: each (n, inner) slab through the leading-axes
+    (column-blocked) kernels where the slabs are large, else the engine."""
+    rtol = 1e-12 if dtype == np.float64 else 2e-5
+    x = (1e4 + RNG.standard_normal(shape) * 10).astype(dtype)
+    for kd in (False, True):
+        m, v = nr.meanvar(x, axis=axis, keepdims=kd)
+        np.testing.assert_allclose(m, np.mean(x, axis=axis, keepdims=kd, dtype=np.float64),
+                                   rtol=rtol)
+        x64 = x.astype(np.float64)
+        want = np.mean((x64 - np.mean(x64, axis=axis, keepdims=True)) ** 2, axis=axis,
+                       keepdims=kd)
+        np.testing.assert_allclose(v, want, rtol=1e-9 if dtype == np.float64 else 1e-4)
+        np.testing.assert_allclose(nr.fsum(x, axis=axis, keepdims=kd),
+                                   np.sum(x64, axis=axis, keepdims=kd), rtol=rtol)
+        lo, hi = nr.minmax(x, axis=axis, keepdims=kd)
+        np.testing.assert_array_equal(lo, np.min(x, axis=axis, keepdims=kd))
+        np.testing.assert_array_equal(hi, np.max(x, axis=axis, keepdims=kd))
+        np.testing.assert_allclose(nr.logsumexp(x - 1e4, axis=axis, keepdims=kd),
+                                   special.logsumexp(x64 - 1e4, axis=axis, keepdims=kd),
+                                   rtol=rtol)
+    before = nr.get_num_threads()
+    try:
+        res = []
+        for n in (1, 2):
+            nr.set_num_threads(n)
+            res.append([*nr.meanvar(x, axis=axis), nr.fsum(x, axis=axis)])
+        assert all(np.array_equal(a, b) for a, b in zip(*res))
+    finally:
+        nr.set_num_threads(before)
