@@ -8,6 +8,8 @@ whole run; the docs build (docs/conf.py, at ``builder-inited``) calls
   ratio, target, met), included by benchmarks.md;
 - ``bench-machine.md``: the machine, SIMD level and versions of the run;
 - ``bench-headline.md``: the headline speed-ups, included by index.md;
+- ``bench-layouts.md``: the layouts sweep (``python -m numreduce bench
+  --layouts --save docs/_data/bench-layouts.json``), one table;
 - ``bench-speedups.png``: every "faster" row, speed-up bars with a 1.0
   line, target marks and value labels;
 - ``bench-time.png``: the rows whose target is a time relative to the
@@ -275,9 +277,54 @@ def plot(doc, path, kind, cases=None):
                            "(pip install '.[docs]')")
 
 
-def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json"):
+def layouts_table(doc):
+    """The stored layouts sweep (``bench --layouts --save``) as one table:
+    a row per layout, a column per function, each cell the float64 / float32
+    ratios (the reference's time over numreduce's), misses in bold; the
+    targets in the first row, the count of cells met below."""
+    from numreduce._bench_layouts import cell_ok
+
+    names = list(dict.fromkeys(r["function"] for r in doc["rows"]))
+    by = {(r["layout"], r["function"]): r for r in doc["rows"]}
+    layouts = list(dict.fromkeys((r["layout"], r["shape"]) for r in doc["rows"]))
+    target = {r["function"]: r["target"] for r in doc["rows"]}
+    ref = {r["function"]: r["reference"] for r in doc["rows"]}
+
+    def ratio(r, dt):
+        v = r["cells"][dt]["ratio"]
+        text = f"{v:.2f}"
+        return text if cell_ok(v, r["target"]) else f"**{text}**"
+
+    out = ["| layout | " + " | ".join(f"`{n}`" for n in names) + " |",
+           "|---|" + "---:|" * len(names),
+           "| *compared with* | " + " | ".join(ref[n].replace("+", " + ") for n in names) + " |",
+           "| *target* | " + " | ".join(f">= {target[n]:g}x" for n in names) + " |"]
+    met = total = 0
+    for layout, shape in layouts:
+        cells = []
+        for n in names:
+            r = by.get((layout, n))
+            if r is None:
+                cells.append("n/a")
+                continue
+            cells.append(f"{ratio(r, 'float64')} / {ratio(r, 'float32')}")
+            for c in r["cells"].values():
+                met += cell_ok(c["ratio"], r["target"])
+                total += 1
+        out.append(f"| {layout}, {shape.replace(' F', ', F-ordered')} | " + " | ".join(cells)
+                   + " |")
+    c = doc["config"]
+    out += ["", f"{met} of {total} cells meet their targets (float64 / float32 in each cell; "
+                f"bold: missed).  {doc['cpu']}, one thread, numreduce SIMD kernels "
+                f"{c['simd_kernels']}, NumPy {c['numpy']}; `{doc['command']}`.", ""]
+    return "\n".join(out)
+
+
+def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json",
+              layouts=HERE / "_data" / "bench-layouts.json"):
     out = pathlib.Path(out)
     out.mkdir(exist_ok=True)
+    (out / "bench-layouts.md").write_text(layouts_table(load(layouts)), encoding="utf-8")
     doc = load(data)
     (out / "bench-tables.md").write_text(tables(doc), encoding="utf-8")
     (out / "bench-machine.md").write_text(machine(doc), encoding="utf-8")

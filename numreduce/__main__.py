@@ -9,6 +9,7 @@ measured.
     python -m numreduce [--quick]
     python -m numreduce bench [--quick] [--plot FILE.png] [--save FILE.json [--note TEXT]]
     python -m numreduce bench --peers [--quick]   # beside bottleneck / numbagg
+    python -m numreduce bench --layouts [--quick] [--save FILE.json [--note TEXT]]
     python -m numreduce --help | bench --help
 """
 
@@ -68,6 +69,8 @@ def bench(args: argparse.Namespace) -> int:
 
     if getattr(args, "peers", False):
         return bench_peers(args)
+    if getattr(args, "layouts", False):
+        return bench_layouts(args)
 
     print("numreduce performance targets (same-run ratios, min of repeats)")
     nr.show_config()
@@ -101,6 +104,27 @@ def bench_peers(args: argparse.Namespace) -> int:
     print("-" * len(_bench_peers.PEER_HEAD), flush=True)
     _bench_peers.peer_rows(quick=args.quick,
                            on_row=lambda row: print(_bench_peers.peer_line(row), flush=True))
+    return 0
+
+
+def bench_layouts(args: argparse.Namespace) -> int:
+    from . import _bench_layouts as bl
+
+    print("Every user function over ten memory layouts, float64 and float32, one thread "
+          "(ratio: the reference's time over numreduce's, same run, min of repeats; "
+          "> 1: numreduce faster)")
+    nr.show_config()
+    print()
+    print(bl.LAYOUT_HEAD)
+    print("-" * len(bl.LAYOUT_HEAD), flush=True)
+    rows = bl.layout_rows(quick=args.quick, on_row=lambda row: print(bl.layout_line(row),
+                                                                     flush=True))
+    print()
+    for line in bl.layout_summary(rows):
+        print(line)
+    if args.save is not None:
+        bl.save_layout_rows(rows, args.save, quick=args.quick, note=args.note)
+        print(f"\nresults stored in {args.save}")
     return 0
 
 
@@ -146,12 +170,19 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--peers", action="store_true",
                    help="instead: numreduce beside bottleneck and numbagg (where installed) "
                         "and NumPy/SciPy, small and 2-D arrays, each row with its target")
+    b.add_argument("--layouts", action="store_true",
+                   help="instead: every user function over ten memory layouts (1-D, C and "
+                        "F order along each axis, 3-D, strided, wide, tall), float64 and "
+                        "float32, one thread, against the call it replaces")
     b.set_defaults(func=bench)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if getattr(args, "layouts", False) and (args.peers or args.plot is not None):
+        p.error("bench --layouts takes neither --peers nor --plot")
     return args.func(args)
 
 

@@ -653,11 +653,10 @@ def target_table(rows) -> str:
     return "\n".join([TARGET_HEAD, "-" * len(TARGET_HEAD)] + [target_line(r) for r in rows])
 
 
-def save_rows(rows, path: str, *, quick: bool, note: str = "") -> None:
-    """Store a targets run as JSON (what the docs site plots: docs/_data/):
-    the configuration it ran with, the date, and every row."""
+def run_header(command: str, note: str = "") -> dict:
+    """What a stored run says of itself: the command, the date, the CPU, a
+    note and the configuration it ran with."""
     import datetime
-    import json
 
     from ._config import config
 
@@ -668,16 +667,24 @@ def save_rows(rows, path: str, *, quick: bool, note: str = "") -> None:
                         if line.startswith("model name")), "")
     except OSError:
         pass
-    doc = {
-        "command": "python -m numreduce bench" + (" --quick" if quick else ""),
+    return {
+        "command": command,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu,
         "note": note,
         "config": {k: (v if isinstance(v, (str, int, float, bool)) else str(v))
                    for k, v in config().items()},
-        "rows": [dict(zip(("case", "t_numreduce", "t_reference", "ratio", "target", "status"),
-                          row)) for row in rows],
     }
+
+
+def save_rows(rows, path: str, *, quick: bool, note: str = "") -> None:
+    """Store a targets run as JSON (what the docs site plots: docs/_data/):
+    the configuration it ran with, the date, and every row."""
+    import json
+
+    doc = run_header("python -m numreduce bench" + (" --quick" if quick else ""), note)
+    doc["rows"] = [dict(zip(("case", "t_numreduce", "t_reference", "ratio", "target", "status"),
+                            row)) for row in rows]
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
