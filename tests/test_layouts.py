@@ -175,3 +175,26 @@ def test_middle_axes_of_c_ordered_data_against_numpy(dtype, shape, axis):
         assert all(np.array_equal(a, b) for a, b in zip(*res))
     finally:
         nr.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_nan_skipping_columns_are_the_columns_one_by_one(dtype):
+    """nanminmax / fminfmax over axis 0 (the column kernel, NaN-skipping):
+    each column bit for bit its own 1-d reduction -- NaN start states,
+    all-NaN columns, signed zeros -- and np.fmin / np.fmax's values."""
+    for shape in ((100, 1000), (37, 301), (5, 64), (300, 7)):
+        x = RNG.integers(-3, 4, shape).astype(dtype)
+        if np.dtype(dtype).kind == "f":
+            x[RNG.random(shape) < 0.3] = np.nan
+            x[0, :shape[1] // 2] = np.nan
+            x[:, 3] = np.nan
+            x[1, 5], x[2, 5] = -0.0, 0.0
+        lo, hi = nr.reduce(nr.fminfmax, x, axis=0)
+        cols = [nr.reduce(nr.fminfmax, x[:, i]) for i in range(shape[1])]
+        for got, want in ((lo, [c[0] for c in cols]), (hi, [c[1] for c in cols])):
+            want = np.array(want, dtype=got.dtype)
+            assert np.array_equal(got, want, equal_nan=True)
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(lo, np.fmin.reduce(x, axis=0))
+            np.testing.assert_array_equal(hi, np.fmax.reduce(x, axis=0))

@@ -66,6 +66,13 @@ CHECK = textwrap.dedent(r'''
         for axis in (0, 1):
             same(nr.minmax(m, axis=axis), (np.min(m, axis=axis), np.max(m, axis=axis)),
                  (dt, axis, "minmax 2-D"))
+        if np.dtype(dt).kind == "f":  # the NaN-skipping column kernel
+            m[rng.random(m.shape) < 0.3] = np.nan
+            m[0, :150] = np.nan  # columns that start from a NaN state
+            m[:, 7] = np.nan  # an all-NaN column
+            for axis in (0, 1):
+                same((np.fmin.reduce(m, axis=axis), np.fmax.reduce(m, axis=axis)),
+                     nr.reduce(nr.fminfmax, m, axis=axis), (dt, axis, "fminfmax 2-D"))
 
     for n in sizes:
         x = 1e6 + rng.standard_normal(n)

@@ -26,10 +26,11 @@ namespace nr {
 // ---------------------------------------------------------------------------
 
     // Rows of a C-ordered block reduced over axis 0 into the accumulator rows
-    // acc[0] (min) and acc[1] (max), in place.  Propagating integer/float
-    // data on the host: per block of rows, column tiles kept in vector
-    // registers while the block's rows stream past (simd.hpp); the remaining
-    // columns, and every other case, step row by row.  `stride` is in elements.
+    // acc[0] (min) and acc[1] (max), in place.  Integer/float data on the
+    // host, NaN-propagating or skipping (fmin/fmax): per block of rows, column
+    // tiles kept in vector registers while the block's rows stream past
+    // (simd.hpp); the remaining columns, and every other case, step row by
+    // row.  `stride` is in elements.
     template <class T, bool SKIP_NAN>
     NR_TARGET_CLONES inline void MinMaxOf<T, SKIP_NAN>::rows_reduce(out_t *const *acc, const in_t *x, long long rows,
                                             long long cols, long long stride) {
@@ -41,8 +42,10 @@ namespace nr {
             const in_t *xb = x + r0 * stride;
             long long c0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-            if constexpr (!SKIP_NAN && plain_arith<T>::value && sizeof(T) <= 8) {
-                c0 = simd::minmax_cols<T>(acc[0], acc[1], xb, rb, cols, stride);
+            if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
+                // (fmin/fmax of integers: the propagating kernel, there is no NaN)
+                c0 = simd::minmax_cols<T, SKIP_NAN && (T(0.5) != T(0))>(acc[0], acc[1], xb, rb,
+                                                                        cols, stride);
             }
 #endif
             // (alias-free row pointers, so that the compiler vectorises

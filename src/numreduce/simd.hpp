@@ -13,6 +13,7 @@
 #define NR_HAVE_HOST_SIMD 1
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include <immintrin.h>  // AVX-512's vcvtph2ps (half_lanes), in target("avx512f") code only
@@ -322,8 +323,12 @@ struct f64_lanes {
 // start values) stay in registers while all rows stream past, 4 vectors of
 // columns at a time.  Returns the number of leading columns done (a
 // multiple of the tile); the caller finishes the rest.
+/* SKIP (fmin/fmax, floats): a NaN element is skipped (the compares keep the */
+/* state), and a NaN state -- nothing but NaN seen so far -- starts from the */
+/* side's infinity and is put back where the tile's rows held no number: */
+/* order_ops<true>'s results, bit for bit */
 #define NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)                                           \
-    template <class T>                                                                \
+    template <class T, bool SKIP = false>                                             \
     ATTR long long minmax_cols_##SUFFIX(T *lo_acc, T *hi_acc, const T *x, long long rows, \
                                         long long cols, long long stride) {           \
         constexpr int W = BYTES / (int)sizeof(T), U = 4;                              \
@@ -336,11 +341,19 @@ struct f64_lanes {
         typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
         long long c0 = 0;                                                             \
         for (; c0 + U * W <= cols; c0 += U * W) {                                     \
-            V lo[U], hi[U], na[U];                                                    \
+            V lo[U], hi[U], na[U], lo0[U], hi0[U];                                    \
+            decltype(V{} != V{}) seen[U];                                             \
             for (int u = 0; u < U; u++) {                                             \
                 lo[u] = *reinterpret_cast<const VU *>(lo_acc + c0 + u * W);           \
                 hi[u] = *reinterpret_cast<const VU *>(hi_acc + c0 + u * W);           \
                 na[u] = lo[u];                                                        \
+                if constexpr (SKIP) {                                                 \
+                    lo0[u] = lo[u];                                                   \
+                    hi0[u] = hi[u];                                                   \
+                    seen[u] = V{} != V{};                                             \
+                    lo[u] = lo[u] != lo[u] ? V{} + std::numeric_limits<T>::infinity() : lo[u]; \
+                    hi[u] = hi[u] != hi[u] ? V{} - std::numeric_limits<T>::infinity() : hi[u]; \
+                }                                                                     \
             }                                                                         \
             for (long long r = 0; r < rows; r++) {                                    \
                 const T *xr = x + r * stride + c0;                                    \
@@ -348,12 +361,23 @@ struct f64_lanes {
                     V v;                                                              \
                     std::memcpy(&v, xr + u * W, BYTES);                               \
                     NR_IN_REGISTER(v);                                                \
-                    minmax_step_##SUFFIX<false>(lo[u], hi[u], na[u], v);              \
+                    if constexpr (SKIP) {                                             \
+                        lo[u] = v < lo[u] ? v : lo[u];                                \
+                        hi[u] = v > hi[u] ? v : hi[u];                                \
+                        seen[u] |= v == v;                                            \
+                    } else {                                                          \
+                        minmax_step_##SUFFIX<false>(lo[u], hi[u], na[u], v);          \
+                    }                                                                 \
                 }                                                                     \
             }                                                                         \
             for (int u = 0; u < U; u++) {                                             \
-                lo[u] = na[u] != na[u] ? na[u] : lo[u];                               \
-                hi[u] = na[u] != na[u] ? na[u] : hi[u];                               \
+                if constexpr (SKIP) {                                                 \
+                    lo[u] = (lo0[u] != lo0[u]) & !seen[u] ? lo0[u] : lo[u];           \
+                    hi[u] = (hi0[u] != hi0[u]) & !seen[u] ? hi0[u] : hi[u];           \
+                } else {                                                              \
+                    lo[u] = na[u] != na[u] ? na[u] : lo[u];                           \
+                    hi[u] = na[u] != na[u] ? na[u] : hi[u];                           \
+                }                                                                     \
                 *reinterpret_cast<VU *>(lo_acc + c0 + u * W) = lo[u];                 \
                 *reinterpret_cast<VU *>(hi_acc + c0 + u * W) = hi[u];                 \
             }                                                                         \
@@ -1253,9 +1277,9 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
             (const T *x, long long n, typename minmax_lane<T>::type *lo,
              typename minmax_lane<T>::type *hi, typename minmax_lane<T>::type *nan),
             <T NR_COMMA SKIP>(x, n, lo, hi, nan))
-NR_DISPATCH(template <class T>, minmax_cols,
+NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
-            <T>(lo, hi, x, rows, cols, stride))
+            <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
 NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
             <T>(x, n, lo, hi))
