@@ -44,8 +44,8 @@ from ._args import (bad_group_id, check_outs as _check_outs, empty_group_error, 
                     group_ids as _group_ids, is_cupy_array, is_dask_array, is_given,
                     normalize_axes, num_groups,
                     parse_out as _parse_out, where_mask, work_outs)
-from ._dtypes import (MULTI_SOURCE, at_descrs, multi_output, resolve, sources_plan,
-                      stream_dtype)
+from ._dtypes import (MULTI_SOURCE, at_descrs, merge_descrs, multi_output, resolve,
+                      sources_plan, stream_dtype)
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
@@ -314,10 +314,43 @@ def _plain(ufunc, array, axes, keepdims):
         kept = array.shape[:i] + array.shape[j:]
         shape = array.shape[:i] + (1,) * k + array.shape[j:] if keepdims else kept
     else:
-        return None
+        return _ends(ufunc, array, axes, keepdims)
     if res is None:
         return None
     return tuple(r.reshape(shape) for r in res)
+
+
+def _ends(ufunc, array, axes, keepdims):
+    """Axes [0, k) and [j, ndim) of C-ordered data, k < j (a 3-D array's
+    axes (0, 2)): the trailing run reduced row by row (``_reduce_trailing``:
+    every row read in place), then the rows' states merged over the leading
+    run in a pairwise tree (the merge loop, one call per level; combine()'s
+    arithmetic, as the threads' pieces merge).  None for other axes, or
+    empty data (the engine takes those)."""
+    ndim = array.ndim
+    k = next(i for i in range(ndim) if i not in axes)
+    j = max(i for i in range(ndim) if i not in axes) + 1
+    if k == 0 or j == ndim or list(axes) != list(range(k)) + list(range(j, ndim)):
+        return None
+    outer, inner = math.prod(array.shape[:k]), math.prod(array.shape[j:])
+    kept = array.shape[k:j]
+    m = math.prod(kept)
+    if outer * m * inner == 0:
+        return None
+    st = _core._reduce_trailing(ufunc, array.reshape(outer * m, inner))
+    if st is None:
+        return None
+    st = [s.reshape(outer, m) for s in st]
+    dts = [s.dtype for s in st]
+    descrs = merge_descrs(ufunc, dts, dts, len(st), ufunc.__name__)
+    while st[0].shape[0] > 1:
+        n = st[0].shape[0]
+        h = n // 2
+        merged = merge_states(ufunc, tuple(s[0:2 * h:2] for s in st),
+                              tuple(s[1:2 * h:2] for s in st), (None,) * len(st), descrs)
+        st = [np.concatenate([g, s[2 * h:]]) if n % 2 else g for g, s in zip(merged, st)]
+    shape = (1,) * k + kept + (1,) * (ndim - j) if keepdims else kept
+    return tuple(s.reshape(shape) for s in st)
 
 
 def _reduce_one(ufunc, x, axes, keepdims, dtype=None, mask=None):
@@ -359,6 +392,13 @@ def _accurate(ufunc, a, axes, keepdims, where):
             and a.dtype.isnative):
         # a run of middle axes: the same, one (n, inner) slab at a time
         res = _plain(ufunc, a, tuple(run), keepdims)
+        if res is not None:
+            return res
+    if (run and where is None and run[0] == 0 and run[-1] == a.ndim - 1 and len(run) < a.ndim
+            and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
+        # the leading and the trailing axes: each row's blocked two-pass, the
+        # rows' moments merged (Chan) over the leading axes (_ends)
+        res = _ends(ufunc, a, tuple(run), keepdims)
         if res is not None:
             return res
     if axes:

@@ -144,10 +144,14 @@ def test_argminmax_of_strided_views_against_numpy(dtype):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("shape,axis", [((6, 300, 200), 1), ((3, 40, 50, 30), (1, 2)),
                                         ((4, 5, 70000), 1), ((2, 3, 4), 1),
-                                        ((5, 200, 200), (1,))])
-def test_middle_axes_of_c_ordered_data_against_numpy(dtype, shape, axis):
+                                        ((5, 200, 200), (1,)), ((60, 70, 80), (0, 2)),
+                                        ((3, 40, 50, 30), (0, 3)), ((3, 40, 50, 30), (0, 1, 3)),
+                                        ((7, 1, 5), (0, 2)), ((1, 9, 1), (0, 2))])
+def test_middle_and_end_axes_of_c_ordered_data_against_numpy(dtype, shape, axis):
     """A run of middle axes: each (n, inner) slab through the leading-axes
-    (column-blocked) kernels where the slabs are large, else the engine."""
+    (column-blocked) kernels where the slabs are large, else the engine.
+    The leading and the trailing axes together (axes (0, 2)): the rows, then
+    their states merged over the leading axes in a pairwise tree."""
     rtol = 1e-12 if dtype == np.float64 else 2e-5
     x = (1e4 + RNG.standard_normal(shape) * 10).astype(dtype)
     for kd in (False, True):
