@@ -994,20 +994,39 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
     struct alignas(slot_align<sizeof(W)>()) Slot {
         W w;
     };
-    Slot *w = new (std::nothrow) Slot[(size_t)G * K];
+    // a group's K slots: aligned so that they span as few cache lines as
+    // they can (K minmax slots of doubles: one)
+    struct alignas(slot_align<sizeof(Slot) * K>()) Group {
+        Slot s[K];
+    };
+    Group *w = new (std::nothrow) Group[(size_t)G];
     if (w == nullptr) return -2;
-    for (npy_intp s = 0; s < G * K; s++) w[s].w = Tr::scatter_start();
+    for (npy_intp g = 0; g < G; g++) {
+        for (int r = 0; r < K; r++) w[g].s[r].w = Tr::scatter_start();
+    }
     bool ok[K];
     const typename Tr::in_t *x[K];
     for (int r = 0; r < K; r++) {
         ok[r] = true;
         x[r] = xs[r];
     }
+    // the group PF elements ahead is prefetched (its slots' cache lines)
+    constexpr npy_intp PF = 16;
     npy_intp i = 0;
+    for (; i < n - PF; i++) {
+        const npy_intp g = ids[i];
+        if ((npy_uintp)g >= (npy_uintp)G) break;
+        const npy_uintp ga = (npy_uintp)ids[i + PF];
+        const char *pa = reinterpret_cast<const char *>(w + (ga < (npy_uintp)G ? ga : 0));
+        __builtin_prefetch(pa);
+        if constexpr (sizeof(Group) > 64) __builtin_prefetch(pa + 64);
+        Slot *wg = w[g].s;
+        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
+    }
     for (; i < n; i++) {
         const npy_intp g = ids[i];
         if ((npy_uintp)g >= (npy_uintp)G) break;
-        Slot *wg = w + g * K;
+        Slot *wg = w[g].s;
         for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
     }
     if (i < n) {
@@ -1017,13 +1036,13 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
     for (int r = 0; r < K; r++) {
         for (npy_intp g = 0; ok[r] && g < G; g++) {
             acc_of<Tr> a;
-            ok[r] = Tr::scatter_finish(w[g * K + r].w, a) >= 0;
+            ok[r] = Tr::scatter_finish(w[g].s[r].w, a) >= 0;
         }
         done[r] = ok[r];
         if (!ok[r]) continue;
         for (npy_intp g = 0; g < G; g++) {
             acc_of<Tr> a;
-            if (Tr::scatter_finish(w[g * K + r].w, a) == 0) continue;
+            if (Tr::scatter_finish(w[g].s[r].w, a) == 0) continue;
             for (int k = 0; k < Tr::nout; k++) p[k][r * pstride + g] = a.v[k];
             seen[r][g] = 1;
         }
