@@ -853,6 +853,18 @@ npy_intp scatter_slots(const typename Tr::in_t *xs, const npy_intp *ids, npy_int
     for (npy_intp g = 0; g < G; g++) w[g].w = Tr::scatter_start();
     npy_intp i = 0;
     bool ok = true;
+    // Slots of more than 16 bytes (the moments'): the slot of the group PF
+    // elements ahead is prefetched (their longer chains per element keep
+    // fewer slot loads in flight; 1e7 doubles into 1e4 groups: 26 -> 24.5
+    // ms; minmax's slots gained nothing)
+    constexpr npy_intp PF = sizeof(W) > 16 ? 16 : 0;
+    for (; PF > 0 && i < n - PF; i++) {
+        const npy_intp g = ids[i];
+        if ((npy_uintp)g >= (npy_uintp)G) break;
+        const npy_uintp ga = (npy_uintp)ids[i + PF];
+        __builtin_prefetch(w + (ga < (npy_uintp)G ? ga : 0));
+        ok &= Tr::scatter_add(w[g].w, xs[i]);
+    }
     for (; i < n; i++) {
         const npy_intp g = ids[i];
         if ((npy_uintp)g >= (npy_uintp)G) break;
