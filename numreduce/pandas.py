@@ -173,6 +173,67 @@ def _reduce_block(method, data, valid, ids, g, ddof):
     raise AssertionError(method)
 
 
+def _row_of(data):
+    """(the C-contiguous 2-d array whose row ``data`` is, the row) or None."""
+    base = data.base
+    if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous
+            and data.ndim == 1 and data.dtype == base.dtype
+            and data.strides == (data.itemsize,) and base.shape[1] == data.size > 0):
+        return None
+    off = data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if off < 0 or off % base.strides[0]:
+        return None
+    row = off // base.strides[0]
+    return (base, row) if row < base.shape[0] else None
+
+
+def _row_runs(prepared, method):
+    """Runs of at least two float columns without masks whose data are
+    consecutive rows of one C-contiguous 2-d array (pandas' consolidated
+    block: the columns of ``DataFrame({...})``): (their names, the (rows,
+    n) view, no copy), for one grouped pass over them all."""
+    if method not in ("minmax", "meanvar", "meanstd"):
+        return []
+    runs, cur = [], None
+    for name, data, valid, nullable in prepared:
+        at = _row_of(data) if valid is None and nullable is None and \
+            data.dtype.kind == "f" else None
+        if at is not None and cur is not None and at[0] is cur[1] and at[1] == cur[3]:
+            cur[0].append(name)
+            cur[3] += 1
+        else:
+            if cur is not None and len(cur[0]) > 1:
+                runs.append((cur[0], cur[1][cur[2]:cur[3]]))
+            cur = None if at is None else [[name], at[0], at[1], at[1] + 1]
+    if cur is not None and len(cur[0]) > 1:
+        runs.append((cur[0], cur[1][cur[2]:cur[3]]))
+    return runs
+
+
+def _reduce_rows(method, block, ids, g, ddof):
+    """_reduce_block of each row of the float (rows, n) ``block`` (no
+    masks), grouped by ``ids``: one pass of the grouped kernel over all
+    rows (each row's result bitwise its own pass's), a row whose means hold
+    a NaN redone alone as _reduce_block does it."""
+    if method == "minmax":
+        lo, hi = _api.reduce_by_group(_core.fminfmax, block, ids, g, axis=1)
+        return [([lo[r], hi[r]], None) for r in range(block.shape[0])]
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean, var = _api.group_meanvar(block, ids, g, axis=1, ddof=ddof)
+        if ddof > 1:  # as _reduce_block
+            var = np.where(np.bincount(ids, minlength=g) <= ddof, np.nan, var)
+        if method == "meanstd":
+            var = np.sqrt(var)
+    res = []
+    for r in range(block.shape[0]):
+        if np.isnan(mean[r]).any():
+            res.append(_reduce_block(method, block[r], None, ids, g, ddof))
+        else:
+            res.append(([mean[r], var[r]], None))
+    return res
+
+
 def _argminmax_column(name, data, valid, ids, g, index):
     """(idxmin, idxmax) labels of one column per group; pandas' ValueError
     for a group without values."""
@@ -414,7 +475,7 @@ class _Grouped:
         stats = _STATS[method]
         index = self._obj.index if keep is None else self._obj.index[keep]
         # the columns' data first (every TypeError before any work), then
-        # one kernel pass per column
+        # the kernel passes
         prepared = []
         for name, values in cols:
             data, valid, nullable = _column(name, values, method)
@@ -430,9 +491,15 @@ class _Grouped:
             for name, data, valid, nullable in prepared:
                 results[name] = _argminmax_column(name, data, valid, ids, g, index)
         else:
-            # one pass of a grouped kernel per column
+            # one pass of a grouped kernel per column, or per run of float
+            # columns that lie as consecutive rows of one block
+            rows = {}
+            if keep is None and ids is not None:
+                for run in _row_runs(prepared, method):
+                    rows.update(zip(run[0], _reduce_rows(method, run[1], ids, g, ddof)))
             for name, data, valid, nullable in prepared:
-                outs, count = _reduce_block(method, data, valid, ids, g, ddof)
+                outs, count = rows.pop(name) if name in rows else \
+                    _reduce_block(method, data, valid, ids, g, ddof)
                 res = []
                 for o, stat in zip(outs, stats):
                     if nullable is not None:

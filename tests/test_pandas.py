@@ -353,3 +353,37 @@ def test_nan_and_inf_in_results():
     same(df.nr.groupby("k").meanvar(), agg(df.groupby("k"), ["mean", "var"]))
     same(df.nr.groupby("k").fsum(), agg(df.groupby("k"), ["sum"]))
     same(df.nr.groupby("k").minmax(), agg(df.groupby("k"), ["min", "max"]), exact=True)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_block_columns_bitwise_as_one_by_one(threads):
+    """Float columns that lie as rows of one block (DataFrame({...}): one
+    grouped pass over them all) give bitwise what each column gives alone
+    (a one-column frame: a pass of its own), with a NaN in one column,
+    ddof > 1 and more rows than one engine piece; and pandas' values."""
+    from numreduce import pandas as nrp
+    rng = np.random.default_rng(11)
+    n = 2**21 + 1000
+    df = pd.DataFrame({"k": rng.integers(0, 300, n),
+                       **{c: rng.standard_normal(n) * 10 + 1e5 for c in "abcde"}})
+    df.loc[3, "c"] = np.nan
+    cols = [(c, np.asarray(df[c].array), None, None) for c in "abcde"]
+    runs = nrp._row_runs(cols, "meanvar")
+    assert [names for names, _ in runs] == [list("abcde")]  # one block: the path is taken
+    old = numreduce.set_num_threads(threads)
+    try:
+        for m, kw, stats in (("minmax", {}, ["min", "max"]), ("meanvar", {}, ["mean", "var"]),
+                             ("meanvar", {"ddof": 3}, ["mean", "var"]),
+                             ("meanstd", {}, ["mean", "std"])):
+            got = getattr(df.nr.groupby("k"), m)(**kw)
+            for c in "abcde":
+                one = getattr(df[["k", c]].nr.groupby("k"), m)(**kw)
+                pd.testing.assert_frame_equal(got[[c]], one, check_exact=True)
+            if kw:  # ddof=3
+                ref = df.groupby("k").var(ddof=3)
+                got = got.xs("var", axis=1, level=1)
+            else:
+                ref = df.groupby("k").agg(stats)
+            pd.testing.assert_frame_equal(got, ref, check_exact=False, rtol=1e-9)
+    finally:
+        numreduce.set_num_threads(old)

@@ -203,6 +203,48 @@ def test_grouped_pieces_2d_and_where_bitwise(threads):
     np.testing.assert_allclose(mean, exp_sum / exp_cnt, rtol=1e-12)
 
 
+ROWS = [
+    ("minimummaximum", lambda a, g, G: nr.reduce_by_group(nr.minimummaximum, a, g, G, axis=-1)),
+    ("fminfmax", lambda a, g, G: nr.reduce_by_group(nr.fminfmax, a, g, G, axis=-1)),
+    ("moments", lambda a, g, G: nr.reduce_by_group(nr.moments, a, g, G, axis=-1)),
+    ("nanmoments", lambda a, g, G: nr.reduce_by_group(nr.nanmoments, a, g, G, axis=-1)),
+    ("group_meanvar", lambda a, g, G: nr.group_meanvar(a, g, G, axis=-1, ddof=1)),
+    ("group_fsum", lambda a, g, G: nr.group_fsum(a, g, G, axis=-1)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Degrees of freedom:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:Mean of empty slice:RuntimeWarning")
+@pytest.mark.parametrize("rows", [2, 3, 4, 7])
+@pytest.mark.parametrize("name,f", ROWS, ids=[n for n, _ in ROWS])
+def test_grouped_rows_sharing_ids_bitwise_as_each_row_alone(name, f, rows):
+    """Rows that share their group ids (a (rows, n) block along its last
+    axis: one pass over the ids for all rows, engine_scatter.cpp) give each
+    row bitwise its own 1-D result, for 1 to 3 threads: over several
+    pieces, with NaN in one row (redone alone), more groups than the last
+    piece has elements, and a few groups against many."""
+    n = 2 * CHUNK + 12345
+    old = nr.set_num_threads(1)
+    try:
+        for G, m in ((37, n), (2000, 3001), (5000, 3001), (3, 9)):
+            if G > m and name in ("minimummaximum", "fminfmax"):
+                continue  # empty groups: no initial value
+            a = np.random.default_rng(rows).standard_normal((rows, m)) + 1e3
+            a[1, m // 2] = np.nan
+            g = np.random.default_rng(G).integers(0, G, m)
+            g[:min(G, m)] = np.arange(min(G, m))
+            nr.set_num_threads(1)
+            one = [_bits(f(a[r].copy(), g, G)) for r in range(rows)]
+            for t in (1, 2, 3):
+                nr.set_num_threads(t)
+                res = f(a, g, G)
+                res = res if isinstance(res, tuple) else (res,)
+                for r in range(rows):
+                    assert _bits(tuple(x[r] for x in res)) == one[r], (G, t, r)
+    finally:
+        nr.set_num_threads(old)
+
+
 def test_grouped_pieces_bad_id_in_last_piece_and_empty_group():
     n = 2 * CHUNK + 12345
     a = _BASE[:n]

@@ -8,12 +8,117 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "engine.hpp"
 #include "ufuncs.hpp"
 
 namespace nr {
+
+namespace {
+
+// numreduce's own loops' scatter_rows, by their scatter functions
+// (registered at import, before any lookup).
+std::vector<std::pair<decltype(LoopEntry::scatter), ScatterRowsFn>> &rows_registry() {
+    static std::vector<std::pair<decltype(LoopEntry::scatter), ScatterRowsFn>> r;
+    return r;
+}
+
+// engine_scatter's grouped reduction of R rows of n elements sharing
+// their ids into fresh slots (accs nout (R, G) blocks, seen (R, G) zeros):
+// the pieces, their sizes and whether there are any, and the merges in
+// index order are those of each row reduced alone (outer 1; see
+// engine_scatter), so every row's result is bitwise the same, for any
+// thread count; each piece of all R rows is one scatter_rows call.
+PyObject *scatter_rows_pieces(const LoopEntry *entry, ScatterRowsFn rows_fn, PyArrayObject *x,
+                              PyArrayObject *ids, char *const *aptr, unsigned char *seen,
+                              npy_intp R, npy_intp n, npy_intp G) {
+    const int nout = entry->nout;
+    const npy_intp isize = PyArray_DESCR(x)->elsize * stream_width(entry);
+    const npy_intp osize = entry->out_size;
+    const npy_intp ssize = R * G;
+    npy_intp npieces = n > kChunk ? (n + kChunk - 1) / kChunk : 1;
+    // one row's pieces' slots against one row's bytes, as engine_scatter
+    const npy_intp row_stride = (G * (nout * osize + 1) + 63) / 64 * 64;
+    if (npieces > 1 && double(npieces - 1) * double(row_stride) > double(n) * double(isize) / 4) {
+        npieces = 1;
+    }
+    const npy_intp piece_stride = (ssize * (nout * osize + 1) + 63) / 64 * 64;
+    std::vector<char> pieces;
+    if (npieces > 1) {
+        try {
+            pieces.resize((size_t)(double(npieces - 1) * double(piece_stride)) + 64);
+        } catch (const std::bad_alloc &) {
+            npieces = 1;
+        }
+    }
+    auto piece_slots = [&](npy_intp k, char **acc) -> unsigned char * {
+        const std::uintptr_t p0 = reinterpret_cast<std::uintptr_t>(pieces.data());
+        char *base = pieces.data() + ((64 - p0 % 64) % 64) + (size_t)(k - 1) * (size_t)piece_stride;
+        for (int i = 0; i < nout; i++) acc[i] = base + (size_t)i * (size_t)(ssize * osize);
+        return (unsigned char *)base + (size_t)nout * (size_t)(ssize * osize);
+    };
+    const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
+    const char *xp = PyArray_BYTES(x);
+    std::vector<npy_intp> bads((size_t)npieces, -1);
+    if (n > 0 || ssize > 0) {
+        Py_BEGIN_ALLOW_THREADS;
+        const npy_intp nthreads = engine_num_threads() < npieces ? engine_num_threads() : npieces;
+        run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
+            const npy_intp r0 = k * kChunk, r1 = npieces == 1 ? n : (r0 + kChunk < n ? r0 + kChunk : n);
+            char *acc[NPY_MAXARGS];
+            unsigned char *sk = seen;
+            if (k == 0) {
+                for (int i = 0; i < nout; i++) acc[i] = aptr[i];
+            } else {
+                sk = piece_slots(k, acc);
+                std::memset(sk, 0, (size_t)ssize);
+            }
+            const npy_intp b = rows_fn(xp + r0 * isize, n, idp + r0, R, r1 - r0, G, acc, sk);
+            bads[(size_t)k] = b < 0 ? -1 : r0 + b;
+        });
+        bool ok = true;
+        for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
+        for (npy_intp k = 1; ok && k < npieces; k++) {  // in index order
+            char *acc[NPY_MAXARGS], *a[NPY_MAXARGS], *b[NPY_MAXARGS];
+            const unsigned char *sk = piece_slots(k, acc);
+            for (npy_intp s = 0; s < ssize; s++) {
+                if (!sk[s]) continue;
+                for (int i = 0; i < nout; i++) {
+                    a[i] = aptr[i] + s * osize;
+                    b[i] = acc[i] + s * osize;
+                }
+                if (seen[s]) {
+                    entry->combine(a, b);
+                } else {
+                    for (int i = 0; i < nout; i++) std::memcpy(a[i], b[i], (size_t)osize);
+                    seen[s] = 1;
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS;
+    }
+    npy_intp bad = -1;
+    for (npy_intp k = 0; bad < 0 && k < npieces; k++) bad = bads[(size_t)k];
+    return PyLong_FromSsize_t(bad);
+}
+
+}  // namespace
+
+void register_scatter_rows(decltype(LoopEntry::scatter) scatter, ScatterRowsFn rows) {
+    for (const auto &e : rows_registry()) {
+        if (e.first == scatter) return;
+    }
+    rows_registry().emplace_back(scatter, rows);
+}
+
+ScatterRowsFn scatter_rows_of(const LoopEntry *entry) {
+    for (const auto &e : rows_registry()) {
+        if (e.first == entry->scatter) return e.second;
+    }
+    return nullptr;
+}
 
 // _scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> int
 //   x: (outer, n, inner) C-contiguous aligned native array of the stream
@@ -63,6 +168,14 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
         maskobj == Py_None ? nullptr : (const npy_bool *)PyArray_BYTES((PyArrayObject *)maskobj);
     unsigned char *seen =
         seenobj == Py_None ? nullptr : (unsigned char *)PyArray_BYTES((PyArrayObject *)seenobj);
+    // Several rows sharing their ids (outer > 1, inner 1, no mask), into
+    // fresh slots, by a loop of numreduce's own: every piece of the rows
+    // in one pass over its ids (scatter_rows), each row bitwise as if
+    // reduced alone (below, outer 1): the same pieces, the same merges.
+    const ScatterRowsFn rows_fn =
+        outer > 1 && inner == 1 && mask == nullptr && seen != nullptr ? scatter_rows_of(entry)
+                                                                      : nullptr;
+    if (rows_fn != nullptr) return scatter_rows_pieces(entry, rows_fn, x, ids, aptr, seen, outer, n, G);
     // A grouped reduction into fresh slots (seen given) of one long stream
     // (outer == 1) is cut into pieces of about kChunk elements (whole rows
     // of `inner`), whatever the thread count: piece 0 scatters into the

@@ -47,12 +47,21 @@ void for_ordered_types(F &&f) {
     f(NPY_TIMEDELTA, timedelta64{});
 }
 
+// make_loop for numreduce's own table, with the traits' scatter_rows
+// (loops.hpp) registered for the engine's grouped reductions of several
+// rows (engine_scatter.cpp).
+template <class Tr>
+LoopEntry builtin_loop(int in_type, int out_type) {
+    register_scatter_rows(&scatter_block<Tr>, &scatter_rows<Tr>);
+    return make_loop<Tr>(in_type, out_type);
+}
+
 // Order-only reductions Tr<T>: output = input, every ordered dtype.
 template <template <class> class Tr>
 std::vector<LoopEntry> ordered_dtypes() {
     std::vector<LoopEntry> v;
     for_ordered_types([&](int type, auto tag) {
-        v.push_back(make_loop<Tr<decltype(tag)>>(type, type));
+        v.push_back(builtin_loop<Tr<decltype(tag)>>(type, type));
     });
     return v;
 }
@@ -71,23 +80,23 @@ std::vector<LoopEntry> real_dtypes(bool with_integers) {
     std::vector<LoopEntry> v;
     if (with_integers) {
         v = {
-            make_loop<Tr<npy_bool, double>>(NPY_BOOL, NPY_DOUBLE),
-            make_loop<Tr<npy_byte, double>>(NPY_BYTE, NPY_DOUBLE),
-            make_loop<Tr<npy_ubyte, double>>(NPY_UBYTE, NPY_DOUBLE),
-            make_loop<Tr<npy_short, double>>(NPY_SHORT, NPY_DOUBLE),
-            make_loop<Tr<npy_ushort, double>>(NPY_USHORT, NPY_DOUBLE),
-            make_loop<Tr<npy_int, double>>(NPY_INT, NPY_DOUBLE),
-            make_loop<Tr<npy_uint, double>>(NPY_UINT, NPY_DOUBLE),
-            make_loop<Tr<npy_long, double>>(NPY_LONG, NPY_DOUBLE),
-            make_loop<Tr<npy_ulong, double>>(NPY_ULONG, NPY_DOUBLE),
-            make_loop<Tr<npy_longlong, double>>(NPY_LONGLONG, NPY_DOUBLE),
-            make_loop<Tr<npy_ulonglong, double>>(NPY_ULONGLONG, NPY_DOUBLE),
+            builtin_loop<Tr<npy_bool, double>>(NPY_BOOL, NPY_DOUBLE),
+            builtin_loop<Tr<npy_byte, double>>(NPY_BYTE, NPY_DOUBLE),
+            builtin_loop<Tr<npy_ubyte, double>>(NPY_UBYTE, NPY_DOUBLE),
+            builtin_loop<Tr<npy_short, double>>(NPY_SHORT, NPY_DOUBLE),
+            builtin_loop<Tr<npy_ushort, double>>(NPY_USHORT, NPY_DOUBLE),
+            builtin_loop<Tr<npy_int, double>>(NPY_INT, NPY_DOUBLE),
+            builtin_loop<Tr<npy_uint, double>>(NPY_UINT, NPY_DOUBLE),
+            builtin_loop<Tr<npy_long, double>>(NPY_LONG, NPY_DOUBLE),
+            builtin_loop<Tr<npy_ulong, double>>(NPY_ULONG, NPY_DOUBLE),
+            builtin_loop<Tr<npy_longlong, double>>(NPY_LONGLONG, NPY_DOUBLE),
+            builtin_loop<Tr<npy_ulonglong, double>>(NPY_ULONGLONG, NPY_DOUBLE),
         };
     }
-    v.push_back(make_loop<Tr<half16, F16A>>(NPY_HALF, npy_type_of<F16A>()));
-    v.push_back(make_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()));
-    v.push_back(make_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE));
-    v.push_back(make_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE));
+    v.push_back(builtin_loop<Tr<half16, F16A>>(NPY_HALF, npy_type_of<F16A>()));
+    v.push_back(builtin_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()));
+    v.push_back(builtin_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE));
+    v.push_back(builtin_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE));
     return v;
 }
 
@@ -96,9 +105,9 @@ std::vector<LoopEntry> real_dtypes(bool with_integers) {
 // other sources to float64 first).
 template <template <class, class> class Tr, class F32A>
 std::vector<LoopEntry> source_dtypes() {
-    return {make_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()),
-            make_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE),
-            make_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE)};
+    return {builtin_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()),
+            builtin_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE),
+            builtin_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE)};
 }
 
 template <class T, class A>

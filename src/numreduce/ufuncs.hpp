@@ -26,6 +26,16 @@ struct UFuncDef {
     bool safe_casts = false;
 };
 
+// scatter_rows<Tr> (loops.hpp) of numreduce's own loops, found by their
+// LoopEntry::scatter: the grouped reduction of several rows sharing their
+// ids in one pass (engine_scatter.cpp); nullptr for other loops (those of
+// other extensions), which take one scatter call per row.
+using ScatterRowsFn = npy_intp (*)(const char *x, npy_intp xstride, const npy_intp *ids,
+                                   npy_intp rows, npy_intp n, npy_intp G, char *const *accs,
+                                   unsigned char *seen);
+void register_scatter_rows(decltype(LoopEntry::scatter) scatter, ScatterRowsFn rows);
+ScatterRowsFn scatter_rows_of(const LoopEntry *entry);
+
 // Build every ufunc of numreduce's table through register_spec and add it to
 // `module`, with the registry's {ufunc: nout} dict as module._MULTI_OUTPUT.
 // With `native`, every registered ufunc (numreduce's and those of other
