@@ -266,7 +266,7 @@ def _in_order(reduce_view, a, axes, keepdims):
 
 # Elements of a slab below which a run of middle axes is not reduced one
 # slab at a time (a call per slab: a few microseconds each)
-_SLAB = 1 << 15
+_SLAB = 1 << 14
 
 
 def _plain(ufunc, array, axes, keepdims):

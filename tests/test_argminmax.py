@@ -193,6 +193,36 @@ def test_argminmax_large(n):
         assert_same_result(nr.argminmax(c, axis=axis), ref(c, axis=axis))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + INT_DTYPES, ids=str)
+def test_strided_vector_whole_and_along_its_axis(dtype, threads):
+    """A strided or reversed 1-D array of 64 elements and more is copied to
+    contiguous memory before the kernel (the fast path's and the general
+    path's rule): the first minimum and maximum, the first NaN (argminmax)
+    and the NaNs skipped (nanargminmax) are NumPy's, ties included."""
+    from numreduce import _api
+
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(64)
+    prev = nr.set_num_threads(threads)
+    try:
+        for n in (63, 64, 65, 1000, 100_003):
+            base = sample(dt, 3 * n, rng, distinct=7)
+            if dt.kind in "fc":
+                base[rng.random(3 * n) < 0.01] = np.nan
+            for arr in (base[::3], base[1::2][:n], base[::-1][:n], base[::-3]):
+                for kw in ({}, {"axis": 0}, {"axis": -1}):
+                    want = ref(arr, **kw)
+                    assert_same_result(nr.argminmax(arr, **kw), want)
+                    assert_same_result(_api.argminmax(arr, **kw), want)
+                    if dt.kind in "fc" and not np.isnan(arr).all():
+                        want = nanref(arr, **kw)
+                        assert_same_result(nr.nanargminmax(arr, **kw), want)
+                        assert_same_result(_api.nanargminmax(arr, **kw), want)
+    finally:
+        nr.set_num_threads(prev)
+
+
 def test_argminmax_result_types():
     a = np.array([[3, 1, 4], [1, 5, 9]])
     got = nr.argminmax(a)

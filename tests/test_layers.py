@@ -47,6 +47,7 @@ LAYERS = {
     "cupy": ("faces", 12),
     "_bench": ("faces", 13),  # imports the accessors (its xarray/pandas rows)
     "_bench_peers": ("faces", 14),
+    "_bench_layouts": ("faces", 14),  # the layouts sweep (imports _bench)
     "__main__": ("faces", 15),
 }
 BACKENDS = ("_dask", "_cupy")

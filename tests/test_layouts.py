@@ -202,3 +202,57 @@ def test_nan_skipping_columns_are_the_columns_one_by_one(dtype):
         with np.errstate(invalid="ignore"):
             np.testing.assert_array_equal(lo, np.fmin.reduce(x, axis=0))
             np.testing.assert_array_equal(hi, np.fmax.reduce(x, axis=0))
+
+
+MIDDLE = [((60, 80, 300), 1), ((6, 40, 50, 70), (1, 2)), ((3, 20, 9, 100), 1),
+          ((60, 80, 30), 1), ((5000, 4, 64), 1)]
+
+
+@pytest.mark.parametrize("shape, axis", MIDDLE)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_moments_over_middle_axes_of_a_c_array(shape, axis, dtype):
+    """A run of middle axes of C-ordered data (one column-path reduction per
+    outer slab where the slabs are large, else the axes moved last): NumPy's
+    results, the two-pass accuracy on offset data (long double reference),
+    bitwise the same for any thread count."""
+    x = (1e4 + RNG.standard_normal(shape)).astype(dtype)
+    axes = (axis,) if isinstance(axis, int) else axis
+    rtol = 1e-11 if dtype == np.float64 else 1e-5
+    ref = x.astype(np.longdouble)
+    want_v = ((ref - ref.mean(axis, keepdims=True)) ** 2).mean(axis)
+    before = nr.get_num_threads()
+    try:
+        res = []
+        for n in (1, 2, 3):
+            nr.set_num_threads(n)
+            for kd in (False, True):
+                m, v = nr.meanvar(x, axis=axis, keepdims=kd)
+                np.testing.assert_allclose(m, np.mean(x, axis=axis, keepdims=kd,
+                                                      dtype=np.float64), rtol=rtol)
+                v_want = want_v if not kd else np.expand_dims(want_v, axes)
+                np.testing.assert_allclose(v, v_want.astype(np.float64), rtol=100 * rtol)
+                assert m.dtype == v.dtype == dtype and m.shape == v.shape
+                s = nr.meanstd(x, axis=axis, keepdims=kd)[1]
+                np.testing.assert_allclose(s, np.sqrt(v), rtol=rtol)
+            res.append([*nr.meanvar(x, axis=axis), *nr.nanmeanvar(x, axis=axis)])
+        for r in res[1:]:
+            for a, b in zip(r, res[0]):
+                assert np.array_equal(a, b)
+    finally:
+        nr.set_num_threads(before)
+
+
+@pytest.mark.parametrize("axis", [1, (0, 2)])
+def test_middle_and_end_axes_of_a_c_array_are_not_copied(axis):
+    x = RNG.standard_normal((100, 200, 100))  # 16 MB
+    for fn in (nr.meanvar, nr.fsum, nr.minmax, nr.nanmeanvar):
+        fn(x, axis=axis)
+        tracemalloc.start()
+        try:
+            fn(x, axis=axis)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        # (axes (0, 2): the rows' states and their merge tree, 20000 rows of
+        # three float64 values, a few percent; a copy of the data is 100%)
+        assert peak <= 0.10 * x.nbytes, (fn.__name__, axis, peak)
