@@ -105,7 +105,11 @@ def _trait_cases():
     return cases
 
 
-TRAIT_CASES = _trait_cases()
+TRAIT_CASES = _trait_cases() + [
+    # the host-only ufunc of mapreduce's fused sum of squares (no CuPy mirror):
+    # its traits are device-pure all the same
+    ("sqtwosum", c, f"nr::SquareSum<{t}, {t}>", "twosum.hpp", False)
+    for c, t in (("f", "float"), ("d", "double"))]
 
 _TRAIT_KERNEL = r"""
 #include "numreduce/traits/{header}"

@@ -25,64 +25,60 @@ std::vector<std::pair<decltype(LoopEntry::scatter), ScatterRowsFn>> &rows_regist
     return r;
 }
 
-// engine_scatter's grouped reduction of R rows of n elements sharing
-// their ids into fresh slots (accs nout (R, G) blocks, seen (R, G) zeros):
-// the pieces, their sizes and whether there are any, and the merges in
-// index order are those of each row reduced alone (outer 1; see
-// engine_scatter), so every row's result is bitwise the same, for any
-// thread count; each piece of all R rows is one scatter_rows call.
-PyObject *scatter_rows_pieces(const LoopEntry *entry, ScatterRowsFn rows_fn, PyArrayObject *x,
-                              PyArrayObject *ids, char *const *aptr, unsigned char *seen,
-                              npy_intp R, npy_intp n, npy_intp G) {
-    const int nout = entry->nout;
-    const npy_intp isize = PyArray_DESCR(x)->elsize * stream_width(entry);
-    const npy_intp osize = entry->out_size;
-    const npy_intp ssize = R * G;
-    npy_intp npieces = n > kChunk ? (n + kChunk - 1) / kChunk : 1;
-    // one row's pieces' slots against one row's bytes, as engine_scatter
-    const npy_intp row_stride = (G * (nout * osize + 1) + 63) / 64 * 64;
-    if (npieces > 1 && double(npieces - 1) * double(row_stride) > double(n) * double(isize) / 4) {
-        npieces = 1;
-    }
-    const npy_intp piece_stride = (ssize * (nout * osize + 1) + 63) / 64 * 64;
-    std::vector<char> pieces;
-    if (npieces > 1) {
-        try {
-            pieces.resize((size_t)(double(npieces - 1) * double(piece_stride)) + 64);
-        } catch (const std::bad_alloc &) {
-            npieces = 1;
+// The slots of the pieces of a grouped pass into fresh slots: piece 0
+// scatters into the caller's (acc, seen), every other piece k into slots of
+// its own -- nout blocks of ssize out_t, then ssize seen flags, each
+// piece's start rounded up to 64 bytes (the out_t blocks stay aligned
+// whatever ssize is) -- and merge() folds them into the caller's in index
+// order through the traits' combine, so the result is bitwise the same for
+// any thread count.  One piece where the pieces' slots would take more
+// than a quarter of the stream's bytes (few groups next to the stream), or
+// cannot be allocated.
+struct Pieces {
+    int nout;
+    npy_intp ssize, osize, stride, count;
+    std::vector<char> buf;
+    // (the quarter-of-the-stream rule on `row_slots` slots: those of one
+    // row where R rows share a pass, so that each decides as alone)
+    Pieces(int nout_, npy_intp ssize_, npy_intp osize_, npy_intp count_, double stream_bytes,
+           npy_intp row_slots = -1)
+        : nout(nout_), ssize(ssize_), osize(osize_), count(count_) {
+        stride = (ssize * (nout * osize + 1) + 63) / 64 * 64;
+        const npy_intp rs = row_slots < 0 ? ssize : row_slots;
+        const double rule = double(count - 1) * double((rs * (nout * osize + 1) + 63) / 64 * 64);
+        if (count > 1 && rule > stream_bytes / 4) count = 1;
+        const double bytes = double(count - 1) * double(stride);
+        if (count > 1) {
+            try {
+                buf.resize((size_t)bytes + 64);
+            } catch (const std::bad_alloc &) {
+                count = 1;  // no room for the pieces' slots: one pass
+            }
         }
     }
-    auto piece_slots = [&](npy_intp k, char **acc) -> unsigned char * {
-        const std::uintptr_t p0 = reinterpret_cast<std::uintptr_t>(pieces.data());
-        char *base = pieces.data() + ((64 - p0 % 64) % 64) + (size_t)(k - 1) * (size_t)piece_stride;
+    // piece k's slots (k >= 1): acc[0 .. nout) and the seen flags returned
+    unsigned char *slots(npy_intp k, char **acc) {
+        const std::uintptr_t p0 = reinterpret_cast<std::uintptr_t>(buf.data());
+        char *base = buf.data() + ((64 - p0 % 64) % 64) + (size_t)(k - 1) * (size_t)stride;
         for (int i = 0; i < nout; i++) acc[i] = base + (size_t)i * (size_t)(ssize * osize);
         return (unsigned char *)base + (size_t)nout * (size_t)(ssize * osize);
-    };
-    const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
-    const char *xp = PyArray_BYTES(x);
-    std::vector<npy_intp> bads((size_t)npieces, -1);
-    if (n > 0 || ssize > 0) {
-        Py_BEGIN_ALLOW_THREADS;
-        const npy_intp nthreads = engine_num_threads() < npieces ? engine_num_threads() : npieces;
-        run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
-            const npy_intp r0 = k * kChunk, r1 = npieces == 1 ? n : (r0 + kChunk < n ? r0 + kChunk : n);
-            char *acc[NPY_MAXARGS];
-            unsigned char *sk = seen;
-            if (k == 0) {
-                for (int i = 0; i < nout; i++) acc[i] = aptr[i];
-            } else {
-                sk = piece_slots(k, acc);
-                std::memset(sk, 0, (size_t)ssize);
-            }
-            const npy_intp b = rows_fn(xp + r0 * isize, n, idp + r0, R, r1 - r0, G, acc, sk);
-            bads[(size_t)k] = b < 0 ? -1 : r0 + b;
-        });
-        bool ok = true;
-        for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
-        for (npy_intp k = 1; ok && k < npieces; k++) {  // in index order
+    }
+    // acc[0 .. nout) of piece k: the caller's for piece 0, its own (seen
+    // zeroed) for the others; the seen flags returned
+    unsigned char *start(npy_intp k, char *const *aptr, unsigned char *seen, char **acc) {
+        if (k == 0) {
+            for (int i = 0; i < nout; i++) acc[i] = aptr[i];
+            return seen;
+        }
+        unsigned char *sk = slots(k, acc);
+        std::memset(sk, 0, (size_t)ssize);
+        return sk;
+    }
+    // pieces 1 .. count merged into (aptr, seen) in index order
+    void merge(const LoopEntry *entry, char *const *aptr, unsigned char *seen) {
+        for (npy_intp k = 1; k < count; k++) {
             char *acc[NPY_MAXARGS], *a[NPY_MAXARGS], *b[NPY_MAXARGS];
-            const unsigned char *sk = piece_slots(k, acc);
+            const unsigned char *sk = slots(k, acc);
             for (npy_intp s = 0; s < ssize; s++) {
                 if (!sk[s]) continue;
                 for (int i = 0; i < nout; i++) {
@@ -97,6 +93,42 @@ PyObject *scatter_rows_pieces(const LoopEntry *entry, ScatterRowsFn rows_fn, PyA
                 }
             }
         }
+    }
+};
+
+// engine_scatter's grouped reduction of R rows of n elements sharing
+// their ids into fresh slots (accs nout (R, G) blocks, seen (R, G) zeros):
+// the pieces, their sizes and whether there are any, and the merges in
+// index order are those of each row reduced alone (outer 1; see
+// engine_scatter), so every row's result is bitwise the same, for any
+// thread count; each piece of all R rows is one scatter_rows call.
+PyObject *scatter_rows_pieces(const LoopEntry *entry, ScatterRowsFn rows_fn, PyArrayObject *x,
+                              PyArrayObject *ids, char *const *aptr, unsigned char *seen,
+                              npy_intp R, npy_intp n, npy_intp G) {
+    const int nout = entry->nout;
+    const npy_intp isize = PyArray_DESCR(x)->elsize * stream_width(entry);
+    const npy_intp osize = entry->out_size;
+    const npy_intp ssize = R * G;
+    // each row's pieces as engine_scatter cuts one row alone
+    Pieces pc(nout, ssize, osize, n > kChunk ? (n + kChunk - 1) / kChunk : 1,
+              double(n) * double(isize), G);
+    const npy_intp npieces = pc.count;
+    const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
+    const char *xp = PyArray_BYTES(x);
+    std::vector<npy_intp> bads((size_t)npieces, -1);
+    if (n > 0 || ssize > 0) {
+        Py_BEGIN_ALLOW_THREADS;
+        const npy_intp nthreads = engine_num_threads() < npieces ? engine_num_threads() : npieces;
+        run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
+            const npy_intp r0 = k * kChunk, r1 = npieces == 1 ? n : (r0 + kChunk < n ? r0 + kChunk : n);
+            char *acc[NPY_MAXARGS];
+            unsigned char *sk = pc.start(k, aptr, seen, acc);
+            const npy_intp b = rows_fn(xp + r0 * isize, n, idp + r0, R, r1 - r0, G, acc, sk);
+            bads[(size_t)k] = b < 0 ? -1 : r0 + b;
+        });
+        bool ok = true;
+        for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
+        if (ok) pc.merge(entry, aptr, seen);
         Py_END_ALLOW_THREADS;
     }
     npy_intp bad = -1;
@@ -186,29 +218,12 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     // bytes (few groups next to the stream); otherwise one pass.
     const npy_intp isize = in->elsize * stream_width(entry), osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(accs, 0))->elsize;
     const npy_intp prows = inner > 0 && kChunk / inner > 0 ? kChunk / inner : 1;
-    npy_intp npieces = seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1;
-    // Piece k's slots: nout blocks of ssize out_t, then ssize seen flags,
-    // each piece's start rounded up to 64 bytes (the out_t blocks stay
-    // aligned whatever ssize is).
-    const npy_intp piece_stride = (ssize * (nout * osize + 1) + 63) / 64 * 64;
-    const double piece_bytes = double(npieces - 1) * double(piece_stride);
-    if (npieces > 1 && piece_bytes > double(xsize) * double(isize) / 4) npieces = 1;
-    std::vector<char> pieces;
-    if (npieces > 1) {
-        try {
-            pieces.resize((size_t)piece_bytes + 64);
-        } catch (const std::bad_alloc &) {
-            npieces = 1;  // no room for the pieces' slots: one pass
-        }
-    }
+    Pieces pc(nout, ssize, osize,
+              seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1,
+              double(xsize) * double(isize));
+    const npy_intp npieces = pc.count;
     const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
     const char *xp = PyArray_BYTES(x);
-    auto piece_slots = [&](npy_intp k, char **acc) -> unsigned char * {
-        const std::uintptr_t p0 = reinterpret_cast<std::uintptr_t>(pieces.data());
-        char *base = pieces.data() + ((64 - p0 % 64) % 64) + (size_t)(k - 1) * (size_t)piece_stride;
-        for (int i = 0; i < nout; i++) acc[i] = base + (size_t)i * (size_t)(ssize * osize);
-        return (unsigned char *)base + (size_t)nout * (size_t)(ssize * osize);
-    };
     std::vector<npy_intp> bads((size_t)npieces, -1);
     if (xsize > 0 || (seen != nullptr && ssize > 0)) {
         Py_BEGIN_ALLOW_THREADS;
@@ -219,13 +234,7 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
             run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
                 const npy_intp r0 = k * prows, r1 = r0 + prows < n ? r0 + prows : n;
                 char *acc[NPY_MAXARGS];
-                unsigned char *sk = seen;
-                if (k == 0) {
-                    for (int i = 0; i < nout; i++) acc[i] = aptr[i];
-                } else {
-                    sk = piece_slots(k, acc);
-                    std::memset(sk, 0, (size_t)ssize);
-                }
+                unsigned char *sk = pc.start(k, aptr, seen, acc);
                 const npy_intp b = entry->scatter(xp + r0 * inner * isize, idp + r0,
                                                   mask == nullptr ? nullptr : mask + r0 * inner, 1,
                                                   r1 - r0, inner, G, acc, sk);
@@ -233,23 +242,7 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
             });
             bool ok = true;
             for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
-            for (npy_intp k = 1; ok && k < npieces; k++) {  // in index order
-                char *acc[NPY_MAXARGS], *a[NPY_MAXARGS], *b[NPY_MAXARGS];
-                const unsigned char *sk = piece_slots(k, acc);
-                for (npy_intp s = 0; s < ssize; s++) {
-                    if (!sk[s]) continue;
-                    for (int i = 0; i < nout; i++) {
-                        a[i] = aptr[i] + s * osize;
-                        b[i] = acc[i] + s * osize;
-                    }
-                    if (seen[s]) {
-                        entry->combine(a, b);
-                    } else {
-                        for (int i = 0; i < nout; i++) std::memcpy(a[i], b[i], (size_t)osize);
-                        seen[s] = 1;
-                    }
-                }
-            }
+            if (ok) pc.merge(entry, aptr, seen);
         }
         Py_END_ALLOW_THREADS;
     }

@@ -268,20 +268,16 @@ NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double
     } while (0)
 #endif
 #endif
-NR_HD_ALWAYS float rounded_square(float x) {
+template <class A>  // float or double
+NR_HD_ALWAYS A rounded_square(A x) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-    return __fmul_rn(x, x);
+    if constexpr (sizeof(A) == 4) {
+        return __fmul_rn(x, x);
+    } else {
+        return __dmul_rn(x, x);
+    }
 #else
-    float p = x * x;
-    NR_OPAQUE_FP(p);
-    return p;
-#endif
-}
-NR_HD_ALWAYS double rounded_square(double x) {
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-    return __dmul_rn(x, x);
-#else
-    double p = x * x;
+    A p = x * x;
     NR_OPAQUE_FP(p);
     return p;
 #endif
