@@ -105,15 +105,18 @@ def reduced_shape(shape, axes, keepdims: bool) -> tuple:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
-def axis_index(ax, ndim: int) -> int:
-    """One axis: an integer (``operator.index``), not a bool, in range."""
+def axis_index(ax, ndim: int, one: bool = False) -> int:
+    """One axis: an integer (``operator.index``), not a bool, in range.
+    ``one``: the function reduces one axis (argminmax, the scans), so the
+    message does not offer a tuple."""
+    allowed = "an integer (one axis)" if one else "an integer or a tuple of integers"
     if isinstance(ax, (bool, np.bool_)):
         # NumPy: "TypeError: an integer is required" (True is not axis 1).
-        raise TypeError(f"'axis' must be an integer or a tuple of integers, not a bool ({ax!r})")
+        raise TypeError(f"'axis' must be {allowed}, not a bool ({ax!r})")
     try:
         i = operator.index(ax)
     except TypeError:
-        raise TypeError("'axis' must be None, an integer or a tuple of integers, not "
+        raise TypeError(f"'axis' must be None or {allowed}, not "
                         f"{type(ax).__name__}") from None
     return normalize_axis_index(i, ndim)  # AxisError ("axis 2 is out of bounds ...")
 
@@ -356,7 +359,7 @@ def scan_axis(name, arr, axis):
             raise ValueError(f"{name}: for arrays which have more than one dimension "
                              "``axis`` argument is required.")
         axis = 0
-    return arr, axis_index(axis, arr.ndim)
+    return arr, axis_index(axis, arr.ndim, one=True)
 
 
 def include_initial_arg(name, include_initial) -> bool:

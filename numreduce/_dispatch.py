@@ -471,7 +471,7 @@ def masked_arg(nan):
         if nan and data.dtype.kind in "fc":
             axis = arguments["axis"]
             if axis is not None:  # the function's own axis errors first
-                axis_index(axis, max(data.ndim, 1))
+                axis_index(axis, max(data.ndim, 1), one=True)
             gone = mask | np.isnan(data)
             all_gone = np.logical_and.reduce(gone, axis=axis)
             if np.any(all_gone & ~np.logical_and.reduce(mask, axis=axis)):

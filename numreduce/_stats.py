@@ -249,7 +249,7 @@ def _argminmax(be, qualname, name, a, axis, keepdims, out, nan):
     if axis is None:
         ax, shape = None, (1,) * a.ndim if keepdims else ()
     else:
-        ax = axis_index(axis, a.ndim)
+        ax = axis_index(axis, a.ndim, one=True)
         shape = tuple(1 if i == ax else n for i, n in enumerate(a.shape)) if keepdims \
             else tuple(n for i, n in enumerate(a.shape) if i != ax)
     if zero_d:

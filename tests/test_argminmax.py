@@ -539,3 +539,14 @@ def test_argminmax_block_pass_signed_zeros_and_nans(dtype, n):
     assert_same_result(nr.nanargminmax(c), nanref(c))
     c[:4096] = 1
     assert_same_result(nr.nanargminmax(c), nanref(c))
+
+
+def test_a_tuple_axis_is_refused_as_one_axis():
+    """argminmax reduces one axis (np.argmin raises TypeError for a tuple):
+    the message says so instead of offering a tuple."""
+    x = np.zeros((2, 3, 4))
+    for fn in (nr.argminmax, nr.nanargminmax):
+        with pytest.raises(TypeError, match=r"must be None or an integer \(one axis\), not tuple"):
+            fn(x, axis=(0, 2))
+    with pytest.raises(TypeError):
+        np.argmin(x, axis=(0, 2))
