@@ -69,6 +69,22 @@ CHECK = textwrap.dedent(r'''
                     x = a[off:off + n]
                     for f in (nr.fsum, nr.logsumexp, nr.meanvar, nr.meanstd):
                         same(f, x, (dt, n, off, f.__name__))
+        if dt in ("int64", "uint64"):
+            # the narrow conversion's edges (below AVX-512 64-bit integers in
+            # [-2**51, 2**51), unsigned [0, 2**52), convert by a magic number,
+            # a chunk of 512 redone where one element lies outside): each edge
+            # value at chunk ends and inside, among small values
+            edges = ([2**51 - 1, 2**51, 2**51 + 1, -2**51, -2**51 - 1, 2**52, -2**52, 2**62, -2**63]
+                     if dt == "int64" else [2**52 - 1, 2**52, 2**52 + 1, 2**63, 2**64 - 1])
+            for n in (1024, 1500, 4097):
+                small = rng.integers(0, 100, n).astype(dt)
+                for v in edges:
+                    for pos in (0, 1, 511, 512, 513, n // 2, n - 2, n - 1):
+                        x = small.copy()
+                        x[pos] = v
+                        for f in (nr.fsum, nr.meanvar):
+                            same(f, x, (dt, n, v, pos, f.__name__))
+                        same(nr.fsum, x[1:], (dt, n, v, pos, "shifted"))
         # byte-misaligned data and a strided view
         raw = np.zeros(1000 * np.dtype(dt).itemsize + 1, np.uint8)[1:]
         x = raw.view(dt)

@@ -91,13 +91,15 @@ inline A opaque_one() {
 #define NR_IN_REGISTER(v) __asm__("" : "+x"(v))
 
 // Elements of T ahead of the min/max kernel's loads that it prefetches, one
-// cache line per vector group: 2 KiB.  Past the L2 (1e7 float64: 80 MB) the
-// kernel read 20-24 GB/s against np.max's 28 (1.20-1.40x its time); with
-// it 1.01-1.05x at AVX-512, and int64 at float64's time (0.98x; AVX2
-// 1.04-1.11x).  1 KiB gave 1.11x.  Same bits (no arithmetic changes).
+// cache line per vector group: 4 KiB.  Past the L2 (1e7 float64: 80 MB) the
+// kernel read 20-24 GB/s against np.max's 28 (1.20-1.40x its time); 2 KiB
+// gave 1.01-1.05x at AVX-512, but AVX2 float64 still 0.33-0.40 ns an
+// element and int64 1.04-1.21x float64's time; at 4 KiB both levels read
+// 0.27-0.29 ns an element (huge pages), int64 0.98-1.05x float64.  1 KiB
+// gave 1.11x.  Same bits (no arithmetic changes).
 template <class T>
 constexpr long long minmax_ahead() {
-    return 2048 / (long long)sizeof(T);
+    return 4096 / (long long)sizeof(T);
 }
 
 // Vectors in flight per loop step of the min/max kernels.
@@ -159,13 +161,23 @@ inline long long half_first_zero(const half16 *x, long long n) {
 }
 
 // Elements of T ahead of the TwoSum lanes' loads that the stream
-// prefetches: 1 KiB.  Out of cache, the lanes' dependency chains keep too
-// few loads in flight: without it a 1e7 int64 sum (converted in the loop)
-// took 9.2 ms against 5.1 ms for float64 at AVX-512, and the AVX2 float64
-// sum 6.0 ms; with it both run at about np.sum's speed (4.4-4.8 ms).
+// prefetches, every cache line of a step (prefetch_lines): 4 KiB.  Out of
+// cache, the lanes' dependency chains keep too few loads in flight:
+// without it a 1e7 int64 sum (converted in the loop) took 9.2 ms against
+// 5.1 ms for float64 at AVX-512, and the AVX2 float64 sum 6.0 ms.  1 KiB
+// (one line a step: every other line at AVX-512) gave 0.42-0.45 ns an
+// element at 1e7 (huge pages), 4 KiB of every line 0.28-0.31 at AVX2 and
+// AVX-512, int64 included (0.98-1.07x float64's time); 8 KiB no better.
 template <class T>
 constexpr long long two_sum_ahead() {
-    return 1024 / (long long)sizeof(T);
+    return 4096 / (long long)sizeof(T);
+}
+
+// Prefetch every cache line of the SPAN bytes at p (one line where SPAN is
+// shorter).
+template <long long SPAN>
+inline __attribute__((always_inline)) void prefetch_lines(const void *p) {
+    for (long long b = 0; b < SPAN; b += 64) __builtin_prefetch((const char *)p + b);
 }
 
 // The element maps of the TwoSum kernels (common.hpp's id_map, square_map:
@@ -631,6 +643,33 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             return (h - C) + l;                                                         \
         }                                                                               \
     }                                                                                   \
+    /* Whether 64-bit integers load by narrow_ below (no vector conversion: */         \
+    /* below AVX-512) */                                                                \
+    template <class T>                                                                  \
+    static constexpr bool narrow_i64_##SUFFIX = sizeof(T) == 8 && std::is_integral<T>::value && BYTES != 64; \
+    /* L lanes of float64 from 64-bit integers that lie in [-2**51, 2**51) */         \
+    /* (signed) or [0, 2**52) (unsigned): the magic-number conversion, exact */        \
+    /* there, at a third of load_'s cost; bad collects (ORs) what proves some */       \
+    /* element out of that range: its top 12 bits are not zero at the end */           \
+    template <class T>                                                                  \
+    ATTR inline __attribute__((always_inline)) vd_##SUFFIX narrow_##SUFFIX(const T *p, vu_##SUFFIX &bad) { \
+        constexpr unsigned long long MAGIC = std::is_signed<T>::value ? 0x4338000000000000ull : 0x4330000000000000ull; \
+        constexpr double D = std::is_signed<T>::value ? 0x1.8p52 : 0x1p52;                 \
+        vu_##SUFFIX u;                                                                  \
+        std::memcpy(&u, p, BYTES);                                                      \
+        u += MAGIC;                                                                     \
+        bad |= u ^ 0x4330000000000000ull;                                               \
+        vd_##SUFFIX d;                                                                  \
+        std::memcpy(&d, &u, BYTES);                                                     \
+        return d - D;                                                                   \
+    }                                                                                   \
+    template <class V>                                                                  \
+    ATTR inline __attribute__((always_inline)) bool narrow_ok_##SUFFIX(V bad) {         \
+        unsigned long long w[BYTES / 8], any = 0;                                       \
+        std::memcpy(w, &bad, BYTES);                                                    \
+        for (int j = 0; j < BYTES / 8; j++) any |= w[j];                                \
+        return (any >> 52) == 0;                                                        \
+    }                                                                                   \
     /* y = x - K stored to y[0..k) (one conversion per element), and the */           \
     /* lanes' sum of y; SKIP (nanmoments): a NaN y (a NaN x: K is finite) */            \
     /* adds +0.0 and no count, *cnt the count of the others (with !SKIP */              \
@@ -1043,9 +1082,29 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         c0 = c1 = vt{};                                                                  \
         const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
         long long k = 0;                                                                 \
+        if constexpr (narrow_i64_##SUFFIX<T>) {                                          \
+            /* chunks of 64-bit integers by the narrow conversion, a chunk */            \
+            /* redone by load_ where one of its elements lies outside */                 \
+            constexpr long long CH = 512;                                                \
+            for (; k + CH <= n; k += CH) {                                               \
+                const vt s0k = s0, s1k = s1, c0k = c0, c1k = c1;                         \
+                vu_##SUFFIX bad = {};                                                    \
+                for (long long j = k; j < k + CH; j += 2 * L) {                          \
+                    if (j + two_sum_ahead<T>() < n) prefetch_lines<2 * L * sizeof(T)>(x + j + two_sum_ahead<T>()); \
+                    two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(narrow_##SUFFIX(x + j, bad)), \
+                                          vmap<M>::lanes(narrow_##SUFFIX(x + j + L, bad)), one, mone); \
+                }                                                                        \
+                if (!narrow_ok_##SUFFIX(bad)) {                                          \
+                    s0 = s0k, s1 = s1k, c0 = c0k, c1 = c1k;                              \
+                    for (long long j = k; j < k + CH; j += 2 * L)                        \
+                        two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(load_##SUFFIX(x + j)), \
+                                              vmap<M>::lanes(load_##SUFFIX(x + j + L)), one, mone); \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                             \
             /* prefetched ahead: see two_sum_ahead */                                    \
-            if (k + two_sum_ahead<T>() < n) __builtin_prefetch(x + k + two_sum_ahead<T>()); \
+            if (k + two_sum_ahead<T>() < n) prefetch_lines<2 * L * sizeof(T)>(x + k + two_sum_ahead<T>()); \
             two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(two_sum_load_##SUFFIX<T, A>(x + k)), \
                                   vmap<M>::lanes(two_sum_load_##SUFFIX<T, A>(x + k + L)), one, mone); \
         }                                                                                \
