@@ -406,6 +406,38 @@ def test_inf_and_nan_data_like_numpy():
                               0, None)
 
 
+def test_axis0_frames_of_special_columns_like_numpy():
+    """axis=0 takes each column's frame from its first block's mean; where
+    that mean is not finite (inf/NaN in the block, a sum that overflows)
+    the first finite value instead.  Columns of such data, in 64-row blocks
+    and across them, give NumPy's mean and variance (inf/NaN as NumPy) or,
+    where NumPy's own sum overflows, the exact ones."""
+    inf, nan = np.inf, np.nan
+    for data in ([inf, 1.0], [nan, 1.0], [1.0, 2.0, -inf], [inf] * 40 + [1.0],
+                 [2.0] * 100 + [inf], [inf] + [2.0] * 100, [nan] * 70 + [3.0] * 60,
+                 [1.0] * 70 + [-inf, inf] + [1.0] * 60):
+        col = np.array(data)
+        a = np.stack([col, col[::-1], np.roll(col, 1), np.full(col.size, 5.0)], axis=1)
+        for arr in (a, a.astype(np.float32)):
+            with np.errstate(invalid="ignore"):
+                _run_differential(nr.meanvar, np.mean, np.var, 2, arr, 0, False, None, 0, None)
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns, as NumPy's
+                _run_differential(nr.nanmeanvar, np.nanmean, np.nanvar, 2, arr, 0, False, None,
+                                  0, None)
+    # a first block whose sum overflows (its mean is not finite): the first value's frame
+    for col in (np.array([1e308] * 70 + [-1e308] * 70), np.array([-1.5e308] + [1.5e308] * 99)):
+        a = np.stack([col, col[::-1]], axis=1)
+        ex_m, ex_v = exact_meanvar(col)
+        with np.errstate(over="ignore", invalid="ignore"):
+            m, v = nr.meanvar(a, axis=0)
+            ex_v = float(ex_v) if ex_v < Fraction(np.finfo(np.float64).max) else np.inf
+            for c in range(2):
+                one = a[:, c]
+                assert m[c] == np.mean(one) or abs(Fraction(float(m[c])) - ex_m) <= 2 * ulp(ex_m), (c, m)
+                assert v[c] == np.var(one) or v[c] == ex_v or abs(v[c] - ex_v) <= 1e-12 * ex_v, (c, v)
+
+
 # ---------------------------------------------------------------------------
 # accuracy against exact rational arithmetic
 # ---------------------------------------------------------------------------
@@ -785,10 +817,9 @@ def test_axis0_one_pass_blocks_and_their_fallback(rows, dtype):
 @pytest.mark.parametrize("dist", ["normal", "offset_1e8", "offset_-3e9", "lognormal"])
 def test_axis0_every_column_against_exact(rows, dist):
     """Every column of an axis-0 reduction (two column tiles and a
-    remainder), not a sample: about a third of random columns start a block
-    more than a standard deviation from its mean and take the exact
-    fallback, the others the shifted one-pass sums, and short last blocks
-    (65, 129 rows) take both.  Each column's mean and
+    remainder), not a sample: a column's first block is summarised in the
+    frame of its own mean, later blocks in the previous block's mean, and
+    short last blocks (65, 129 rows) follow full ones.  Each column's mean and
     variance are at least as accurate as np.mean/np.var's against exact
     Fraction arithmetic; nanmeanvar with NaNs at the first row and in later
     blocks against the same columns with the NaNs left out.  (The variance

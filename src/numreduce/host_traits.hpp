@@ -103,11 +103,36 @@ namespace nr {
         A K[CB], cnt0[CB], mean0[CB], m20[CB], sc[CB], sm[CB], sq[CB], err[CB], last[CB], kb[CB], s1[CB], s2[CB], bn[CB];
         for (long long c0 = 0; c0 < cols; c0 += CB) {
             const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            // A fresh column's frame: the mean of its first block (one more
+            // sweep over those rows), so that the block's shifted sums are
+            // centred and its one-pass M2 holds; with the first value as
+            // the frame, a column whose first value lay more than a standard
+            // deviation from its mean (a third of normal data) failed the
+            // test below and was gathered and summarised again by the
+            // stream algorithm.  Where that mean is not finite (inf/NaN,
+            // overflow, no number): the first finite value, as before.
+            bool fresh_tile = false;
             for (long long c = 0; c < cb; c++) {
-                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : to_real<A>(x[c0 + c]);
-                // A NaN/inf first value: shift by the column's first finite one.
-                for (long long r = 1; !is_finite(k) && cnt[c0 + c] == A(0) && r < rows; r++) {
-                    k = to_real<A>(x[r * stride + c0 + c]);
+                fresh_tile = fresh_tile || cnt[c0 + c] == A(0);
+                s1[c] = s2[c] = A(0);
+            }
+            if (fresh_tile) {
+                const long long rb0 = rows < RB ? rows : RB;
+                for (long long r = 0; r < rb0; r++) {
+                    const in_t *xr = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) {
+                        const A v = to_real<A>(xr[c]);
+                        const bool use = !(SKIP_NAN && is_nan(v));
+                        s1[c] += use ? v : A(0);
+                        s2[c] += use ? A(1) : A(0);
+                    }
+                }
+            }
+            for (long long c = 0; c < cb; c++) {
+                const bool have = cnt[c0 + c] > A(0) || (s2[c] > A(0) && is_finite(s1[c]));
+                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : have ? s1[c] / s2[c] : A(0);
+                // No finite first-block mean: shift by the column's first finite value.
+                for (long long r = 0; !have && r < rows && !is_finite(k = to_real<A>(x[r * stride + c0 + c])); r++) {
                 }
                 K[c] = is_finite(k) ? k : A(0);
                 cnt0[c] = cnt[c0 + c];
