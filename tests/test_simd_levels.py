@@ -66,6 +66,16 @@ CHECK = textwrap.dedent(r'''
         for axis in (0, 1):
             same(nr.minmax(m, axis=axis), (np.min(m, axis=axis), np.max(m, axis=axis)),
                  (dt, axis, "minmax 2-D"))
+        for cols in (1025, 2500, 4096, 4097):  # rows of the one-pass kernel at AVX-512
+            m2 = (rng.standard_normal((5, cols)) * 100).astype(dt)
+            m2[1] = m2[1, 0]  # all ties: the first wins
+            m2[2, [7, 900, cols - 1]] = m2[2].min()  # repeated minimum
+            if np.dtype(dt).kind == "f":
+                m2[3] = np.abs(m2[3]) + 1
+                m2[3, [10, 20]] = (-0.0, 0.0)  # -0.0 and 0.0 tie for the minimum
+                m2[4, cols // 2] = np.nan
+            same(nr.argminmax(m2, axis=1), (np.argmin(m2, axis=1), np.argmax(m2, axis=1)),
+                 (dt, cols, "argminmax rows"))
         if np.dtype(dt).kind == "f":  # the NaN-skipping column kernel
             m[rng.random(m.shape) < 0.3] = np.nan
             m[0, :150] = np.nan  # columns that start from a NaN state

@@ -449,6 +449,19 @@ struct f64_lanes {
 // branches -- gives np.argmin's first occurrence (-0.0 == 0.0).  Returns
 // false, with nothing written, where the row holds a NaN (the caller's
 // blocked pass knows what a NaN means).
+// The longest row that ArgMinMax's block_reduce gives this kernel rather
+// than its blocked pass (the min/max kernel, then a search for the first
+// equal element).  Rows of 2500 (4000 of them, one thread, prefetched 4 KiB
+// ahead as the min/max kernel): at AVX-512 the one pass takes 0.36-0.38 us
+// a row against the blocked pass's 0.56-0.58 in float32 (1.15-1.48 against
+// 1.35-1.60 in float64), and at 4096 0.61-0.72 against 0.94-0.97; at AVX2
+// (selects of 3 uops on this Golden Cove core) the blocked pass wins from
+// 1024 on (float64 0.44 against 0.54 us), so there the one pass stays for
+// rows of up to 1024.
+inline long long argminmax_short() {
+    return simd_level() >= 2 ? 4096 : 1024;
+}
+
 #define NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)                                            \
     /* one vector at x + s into a set of lanes (a helper of the variant's */           \
     /* target, not a lambda: a lambda would be lowered for the baseline) */            \
@@ -481,6 +494,7 @@ struct f64_lanes {
         auto nan = lo[0] != lo[0];                                                    \
         long long k = W;                                                              \
         for (; k + 2 * W <= n; k += 2 * W) {                                          \
+            if (k + minmax_ahead<T>() < n) prefetch_lines<2 * BYTES>(x + k + minmax_ahead<T>()); \
             arg_step_##SUFFIX(lo[0], hi[0], il[0], ih[0], nan, x, k, iota);            \
             arg_step_##SUFFIX(lo[1], hi[1], il[1], ih[1], nan, x, k + W, iota);        \
         }                                                                             \

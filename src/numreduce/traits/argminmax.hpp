@@ -66,16 +66,16 @@ struct ArgMinMax {
     // NaN block (propagating) ends the scan: the first NaN wins both.
     // float16 takes the same two steps (minmax.hpp's float16 kernel, and
     // searches on the bits: a value's only bit pattern, either zero, the
-    // first NaN).  Short rows (SHORT elements or fewer) of 4- and 8-byte
-    // types take one pass instead, of value and index lanes (simd.hpp's
-    // argminmax kernel), unless they hold a NaN (then the blocked pass).
+    // first NaN).  Short rows (simd::argminmax_short() elements or fewer)
+    // of 4- and 8-byte types take one pass instead, of value and index lanes
+    // (simd.hpp's argminmax kernel), unless they hold a NaN (then the
+    // blocked pass).
     static constexpr long long BLOCK = 4096;
-    static constexpr long long SHORT = 1024;
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
 #if defined(NR_HOST_TRAITS) && defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
             long long il, ih;
-            if (n >= 16 && n <= SHORT && simd::argminmax<T>(x, n, &il, &ih)) {
+            if (n >= 16 && n <= simd::argminmax_short() && simd::argminmax<T>(x, n, &il, &ih)) {
                 return combine(acc, acc_t{x[il], x[ih], il, ih});
             }
         }
