@@ -219,7 +219,10 @@ def quick_reduce(ufunc, array, axis, keepdims):
     if not keepdims and (axis is None or (array.ndim == 1 and type(axis) is int
                                           and axis in (0, -1))):
         return _core._reduce_all(ufunc, array)
-    if array.ndim >= 2 and array.flags.c_contiguous and axis is not None:
+    if array.ndim >= 2 and axis is not None and (array.flags.c_contiguous
+                                                 or array.flags.f_contiguous or array.ndim > 2):
+        # C-ordered data, and the layouts with a C-ordered view (F-ordered
+        # arrays, transposed or moved-axis views: _plain's c_order_view)
         try:
             axes = normalize_axes(axis, array.ndim)
         except (TypeError, ValueError, IndexError):

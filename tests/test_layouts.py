@@ -256,3 +256,24 @@ def test_middle_and_end_axes_of_a_c_array_are_not_copied(axis):
         # (axes (0, 2): the rows' states and their merge tree, 20000 rows of
         # three float64 values, a few percent; a copy of the data is 100%)
         assert peak <= 0.10 * x.nbytes, (fn.__name__, axis, peak)
+
+
+@pytest.mark.parametrize("fn", [nr.minmax, nr.nanminmax, nr.fsum, nr.logsumexp])
+def test_permuted_layouts_take_the_quick_path(fn, monkeypatch):
+    # minmax / fsum / logsumexp without options go to the iterator-free
+    # paths of the C-ordered view (the column-tile kernels for an F matrix
+    # along axis 1), not to the engine's iterator
+    x = np.asfortranarray(RNG.standard_normal((300, 170)))
+    three = np.ascontiguousarray(RNG.standard_normal((7, 30, 40)).transpose(2, 0, 1)).transpose(1, 2, 0)
+    want = [fn(np.ascontiguousarray(x), axis=1), fn(np.ascontiguousarray(three), axis=(0, 2)),
+            fn(np.ascontiguousarray(three), axis=1, keepdims=True)]
+
+    def engine(*args, **kwargs):
+        raise AssertionError("the engine's iterator was used")
+
+    monkeypatch.setattr(_host._core, "_reduce", engine)
+    got = [fn(x, axis=1), fn(three, axis=(0, 2)), fn(three, axis=1, keepdims=True)]
+    for g, w in zip(got, want):
+        for a, b in zip(g if isinstance(g, tuple) else (g,), w if isinstance(w, tuple) else (w,)):
+            assert a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=0)
