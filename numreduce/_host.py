@@ -369,8 +369,9 @@ def _reduce_one(ufunc, x, axes, keepdims, dtype=None, mask=None):
 
 def _accurate(ufunc, a, axes, keepdims, where):
     """(count, mean, M2) over `axes`, always through one of the moments'
-    blocked two-pass paths: the leading axes of C-ordered data go to the
-    column-parallel row-block path; otherwise the reduced axes are moved last
+    blocked two-pass paths: C-ordered data (or its C-ordered view) through
+    ``_plain``'s paths where one applies (the leading axes: the
+    column-parallel row-block path); otherwise the reduced axes are moved last
     and the data made contiguous, aligned and native (a copy only where it is
     not already; np.var makes an n-sized temporary too).  Strided
     accumulators would fall back to Welford's update, which loses accuracy on
@@ -383,25 +384,16 @@ def _accurate(ufunc, a, axes, keepdims, where):
                         if ax == tuple(range(len(ax))) else None, a, tuple(axes), keepdims)
         if res is not None:
             return res
-    leading = tuple(range(len(axes)))
-    if (axes and where is None and sorted(axes) == list(leading) and len(axes) < a.ndim
-            and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
-        # Leading axes of C-ordered data (axis=0 of a 2-D array): the engine's
-        # column-parallel blocked two-pass, no copy.
-        return _reduce_one(ufunc, a, leading, keepdims)
-    run = sorted(axes)
-    if (run and where is None and run == list(range(run[0], run[0] + len(run)))
-            and run[-1] < a.ndim - 1 and a.flags.c_contiguous and a.flags.aligned
+    if (where is None and 0 < len(axes) < a.ndim and a.flags.c_contiguous and a.flags.aligned
             and a.dtype.isnative):
-        # a run of middle axes: the same, one (n, inner) slab at a time
-        res = _plain(ufunc, a, tuple(run), keepdims)
-        if res is not None:
-            return res
-    if (run and where is None and run[0] == 0 and run[-1] == a.ndim - 1 and len(run) < a.ndim
-            and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative):
-        # the leading and the trailing axes: each row's blocked two-pass, the
-        # rows' moments merged (Chan) over the leading axes (_ends)
-        res = _ends(ufunc, a, tuple(run), keepdims)
+        # C-ordered data, no copy (_plain): the leading axes (axis=0 of a 2-D
+        # array) by the engine's column-parallel blocked two-pass; a run of
+        # middle axes the same, one (n, inner) slab at a time; the leading
+        # and the trailing axes by each row's blocked two-pass, the rows'
+        # moments merged (Chan) over the leading axes (_ends); the trailing
+        # axes row by row.  None (an empty reduction, small slabs, other
+        # axes): the copy below.
+        res = _plain(ufunc, a, axes, keepdims)
         if res is not None:
             return res
     if axes:

@@ -31,7 +31,8 @@ std::vector<std::pair<decltype(LoopEntry::scatter), ScatterRowsFn>> &rows_regist
 // piece's start rounded up to 64 bytes (the out_t blocks stay aligned
 // whatever ssize is) -- and merge() folds them into the caller's in index
 // order through the traits' combine, so the result is bitwise the same for
-// any thread count.  One piece where the pieces' slots would take more
+// any thread count; run() dispatches the pieces to threads and merges them
+// (the one-stream and the rows paths).  One piece where the pieces' slots would take more
 // than a quarter of the stream's bytes (few groups next to the stream), or
 // cannot be allocated.
 struct Pieces {
@@ -94,6 +95,30 @@ struct Pieces {
             }
         }
     }
+    // The pieces run on up to engine_num_threads() threads, then merged
+    // where every piece is good (without the GIL).  Piece k holds elements
+    // [k * len, (k + 1) * len) of the n (all n where there is one piece);
+    // scatter(r0, r1, acc, seen) reduces elements [r0, r1) into the piece's
+    // slots (start()) and returns -1, or the index within the piece of the
+    // first id outside [0, G).  Returns -1, or the first such index in the
+    // stream.
+    template <class F>
+    npy_intp run(const LoopEntry *entry, char *const *aptr, unsigned char *seen, npy_intp n,
+                 npy_intp len, F &&scatter) {
+        std::vector<npy_intp> bads((size_t)count, -1);
+        const npy_intp nthreads = engine_num_threads() < count ? engine_num_threads() : count;
+        run_tasks(count, nthreads, 1, [&](npy_intp k, npy_intp) {
+            const npy_intp r0 = k * len, r1 = count == 1 ? n : (r0 + len < n ? r0 + len : n);
+            char *acc[NPY_MAXARGS];
+            unsigned char *sk = start(k, aptr, seen, acc);
+            const npy_intp b = scatter(r0, r1, acc, sk);
+            bads[(size_t)k] = b < 0 ? -1 : r0 + b;
+        });
+        npy_intp bad = -1;
+        for (npy_intp k = 0; bad < 0 && k < count; k++) bad = bads[(size_t)k];
+        if (bad < 0) merge(entry, aptr, seen);
+        return bad;
+    }
 };
 
 // engine_scatter's grouped reduction of R rows of n elements sharing
@@ -112,27 +137,17 @@ PyObject *scatter_rows_pieces(const LoopEntry *entry, ScatterRowsFn rows_fn, PyA
     // each row's pieces as engine_scatter cuts one row alone
     Pieces pc(nout, ssize, osize, n > kChunk ? (n + kChunk - 1) / kChunk : 1,
               double(n) * double(isize), G);
-    const npy_intp npieces = pc.count;
     const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
     const char *xp = PyArray_BYTES(x);
-    std::vector<npy_intp> bads((size_t)npieces, -1);
+    npy_intp bad = -1;
     if (n > 0 || ssize > 0) {
         Py_BEGIN_ALLOW_THREADS;
-        const npy_intp nthreads = engine_num_threads() < npieces ? engine_num_threads() : npieces;
-        run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
-            const npy_intp r0 = k * kChunk, r1 = npieces == 1 ? n : (r0 + kChunk < n ? r0 + kChunk : n);
-            char *acc[NPY_MAXARGS];
-            unsigned char *sk = pc.start(k, aptr, seen, acc);
-            const npy_intp b = rows_fn(xp + r0 * isize, n, idp + r0, R, r1 - r0, G, acc, sk);
-            bads[(size_t)k] = b < 0 ? -1 : r0 + b;
-        });
-        bool ok = true;
-        for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
-        if (ok) pc.merge(entry, aptr, seen);
+        bad = pc.run(entry, aptr, seen, n, kChunk,
+                     [&](npy_intp r0, npy_intp r1, char *const *acc, unsigned char *sk) {
+                         return rows_fn(xp + r0 * isize, n, idp + r0, R, r1 - r0, G, acc, sk);
+                     });
         Py_END_ALLOW_THREADS;
     }
-    npy_intp bad = -1;
-    for (npy_intp k = 0; bad < 0 && k < npieces; k++) bad = bads[(size_t)k];
     return PyLong_FromSsize_t(bad);
 }
 
@@ -221,33 +236,23 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     Pieces pc(nout, ssize, osize,
               seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1,
               double(xsize) * double(isize));
-    const npy_intp npieces = pc.count;
     const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
     const char *xp = PyArray_BYTES(x);
-    std::vector<npy_intp> bads((size_t)npieces, -1);
+    npy_intp bad = -1;
     if (xsize > 0 || (seen != nullptr && ssize > 0)) {
         Py_BEGIN_ALLOW_THREADS;
-        if (npieces == 1) {
-            bads[0] = entry->scatter(xp, idp, mask, outer, n, inner, G, aptr, seen);
+        if (pc.count == 1) {
+            bad = entry->scatter(xp, idp, mask, outer, n, inner, G, aptr, seen);
         } else {
-            const npy_intp nthreads = engine_num_threads() < npieces ? engine_num_threads() : npieces;
-            run_tasks(npieces, nthreads, 1, [&](npy_intp k, npy_intp) {
-                const npy_intp r0 = k * prows, r1 = r0 + prows < n ? r0 + prows : n;
-                char *acc[NPY_MAXARGS];
-                unsigned char *sk = pc.start(k, aptr, seen, acc);
-                const npy_intp b = entry->scatter(xp + r0 * inner * isize, idp + r0,
-                                                  mask == nullptr ? nullptr : mask + r0 * inner, 1,
-                                                  r1 - r0, inner, G, acc, sk);
-                bads[(size_t)k] = b < 0 ? -1 : r0 + b;
-            });
-            bool ok = true;
-            for (npy_intp k = 0; k < npieces; k++) ok = ok && bads[(size_t)k] < 0;
-            if (ok) pc.merge(entry, aptr, seen);
+            bad = pc.run(entry, aptr, seen, n, prows,
+                         [&](npy_intp r0, npy_intp r1, char *const *acc, unsigned char *sk) {
+                             return entry->scatter(xp + r0 * inner * isize, idp + r0,
+                                                   mask == nullptr ? nullptr : mask + r0 * inner,
+                                                   1, r1 - r0, inner, G, acc, sk);
+                         });
         }
         Py_END_ALLOW_THREADS;
     }
-    npy_intp bad = -1;
-    for (npy_intp k = 0; bad < 0 && k < npieces; k++) bad = bads[(size_t)k];
     return PyLong_FromSsize_t(bad);
 }
 

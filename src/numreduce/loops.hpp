@@ -852,58 +852,97 @@ struct has_scatter_slot : std::false_type {};
 template <class Tr>
 struct has_scatter_slot<Tr, std::void_t<typename Tr::scatter_t>> : std::true_type {};
 
-// scatter_block's 1-d stream into fresh slots (seen given) through the
-// traits' working slots, one buffer of G of them.  Every slot an element
-// reached is written and marked seen (the others are left to scatter_block's
-// empty initials).  Returns -1, the index of the first id outside [0, G),
-// or -2: an element or slot needs step() (nothing written, seen untouched).
-template <class Tr>
-npy_intp scatter_slots(const typename Tr::in_t *xs, const npy_intp *ids, npy_intp n, npy_intp G,
-                       typename Tr::out_t *const *p, unsigned char *seen) {
+// The traits' working slots of K (1..4) rows that share their n ids, into
+// fresh slots, in one pass over the ids: each id is read once and its
+// group's K slots updated, side by side (K minmax slots of doubles: one
+// cache line).  Every slot sees its row's elements in order through
+// scatter_add, so a row's result is the same whatever K.  Rows whose slots
+// all finish are written (row r's slot g at p[k][r * pstride + g], and
+// seen[r][g] set where an element reached it) and their done[r] set; the
+// others are left untouched for the caller.  Returns -1, or the index of
+// the first id outside [0, G) (nothing written); -2: no memory.
+template <class Tr, int K>
+npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *ids, npy_intp n,
+                            npy_intp G, typename Tr::out_t *const *p, npy_intp pstride,
+                            unsigned char *const *seen, bool *done) {
     using W = typename Tr::scatter_t;
     struct alignas(slot_align<sizeof(W)>()) Slot {
         W w;
     };
-    Slot *w = new (std::nothrow) Slot[(size_t)G];
+    // a group's K slots: aligned so that they span as few cache lines as
+    // they can (K minmax slots of doubles: one)
+    struct alignas(slot_align<sizeof(Slot) * K>()) Group {
+        Slot s[K];
+    };
+    Group *w = new (std::nothrow) Group[(size_t)G];
     if (w == nullptr) return -2;
-    for (npy_intp g = 0; g < G; g++) w[g].w = Tr::scatter_start();
+    for (npy_intp g = 0; g < G; g++) {
+        for (int r = 0; r < K; r++) w[g].s[r].w = Tr::scatter_start();
+    }
+    bool ok[K];
+    const typename Tr::in_t *x[K];
+    for (int r = 0; r < K; r++) {
+        ok[r] = true;
+        x[r] = xs[r];
+    }
+    // The group PF elements ahead is prefetched (its slots' cache lines)
+    // for several rows (4 rows of moments of 1e7 doubles into 1e4 groups:
+    // 17.2 -> 13.8 ms per row) and for one row's slots of more than 16
+    // bytes (the moments': their longer chains per element keep fewer slot
+    // loads in flight; 1-d: 26 -> 24.5 ms); one row of minmax slots gained
+    // nothing.
+    constexpr npy_intp PF = K > 1 || sizeof(W) > 16 ? 16 : 0;
     npy_intp i = 0;
-    bool ok = true;
-    // Slots of more than 16 bytes (the moments'): the slot of the group PF
-    // elements ahead is prefetched (their longer chains per element keep
-    // fewer slot loads in flight; 1e7 doubles into 1e4 groups: 26 -> 24.5
-    // ms; minmax's slots gained nothing)
-    constexpr npy_intp PF = sizeof(W) > 16 ? 16 : 0;
     for (; PF > 0 && i < n - PF; i++) {
         const npy_intp g = ids[i];
         if ((npy_uintp)g >= (npy_uintp)G) break;
         const npy_uintp ga = (npy_uintp)ids[i + PF];
-        __builtin_prefetch(w + (ga < (npy_uintp)G ? ga : 0));
-        ok &= Tr::scatter_add(w[g].w, xs[i]);
+        const char *pa = reinterpret_cast<const char *>(w + (ga < (npy_uintp)G ? ga : 0));
+        __builtin_prefetch(pa);
+        if constexpr (K > 1 && sizeof(Group) > 64) __builtin_prefetch(pa + 64);
+        Slot *wg = w[g].s;
+        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
     }
     for (; i < n; i++) {
         const npy_intp g = ids[i];
         if ((npy_uintp)g >= (npy_uintp)G) break;
-        ok &= Tr::scatter_add(w[g].w, xs[i]);
+        Slot *wg = w[g].s;
+        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
     }
     if (i < n) {
         delete[] w;
         return i;
     }
-    for (npy_intp g = 0; ok && g < G; g++) {
-        acc_of<Tr> a;
-        ok = Tr::scatter_finish(w[g].w, a) >= 0;
-    }
-    if (ok) {
+    for (int r = 0; r < K; r++) {
+        for (npy_intp g = 0; ok[r] && g < G; g++) {
+            acc_of<Tr> a;
+            ok[r] = Tr::scatter_finish(w[g].s[r].w, a) >= 0;
+        }
+        done[r] = ok[r];
+        if (!ok[r]) continue;
         for (npy_intp g = 0; g < G; g++) {
             acc_of<Tr> a;
-            if (Tr::scatter_finish(w[g].w, a) == 0) continue;
-            for (int k = 0; k < Tr::nout; k++) p[k][g] = a.v[k];
-            seen[g] = 1;
+            if (Tr::scatter_finish(w[g].s[r].w, a) == 0) continue;
+            for (int k = 0; k < Tr::nout; k++) p[k][r * pstride + g] = a.v[k];
+            seen[r][g] = 1;
         }
     }
     delete[] w;
-    return ok ? -1 : -2;
+    return -1;
+}
+
+// scatter_block's 1-d stream into fresh slots (seen given) through the
+// traits' working slots: scatter_slots_rows' one-row case.  Every slot an
+// element reached is written and marked seen (the others are left to
+// scatter_block's empty initials).  Returns -1, the index of the first id
+// outside [0, G), or -2: an element or slot needs step(), or no memory
+// (nothing written, seen untouched).
+template <class Tr>
+npy_intp scatter_slots(const typename Tr::in_t *xs, const npy_intp *ids, npy_intp n, npy_intp G,
+                       typename Tr::out_t *const *p, unsigned char *seen) {
+    bool done = false;
+    const npy_intp bad = scatter_slots_rows<Tr, 1>(&xs, ids, n, G, p, G, &seen, &done);
+    return bad == -1 && !done ? -2 : bad;
 }
 
 // Scatter loop (numreduce.reduce_by_group, numreduce.at): accumulator slots
@@ -1003,79 +1042,6 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
             if (!seen[s]) put(s, init);
         }
     }
-    return -1;
-}
-
-// scatter_rows' pass for K (2..4) rows at once through the traits' working
-// slots: each id is read once and K slots updated, the K rows' slots of a
-// group side by side (K minmax slots of doubles: one cache line).  Every
-// slot sees its row's elements in order through the same scatter_add as
-// scatter_slots, so a row's result is bitwise scatter_slots'.  Rows whose
-// slots all finish are written (and marked seen) and their done[r] set;
-// the others are left untouched for the caller.  Returns -1, or the index
-// of the first id outside [0, G) (nothing written); -2: no memory.
-template <class Tr, int K>
-npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *ids, npy_intp n,
-                            npy_intp G, typename Tr::out_t *const *p, npy_intp pstride,
-                            unsigned char *const *seen, bool *done) {
-    using W = typename Tr::scatter_t;
-    struct alignas(slot_align<sizeof(W)>()) Slot {
-        W w;
-    };
-    // a group's K slots: aligned so that they span as few cache lines as
-    // they can (K minmax slots of doubles: one)
-    struct alignas(slot_align<sizeof(Slot) * K>()) Group {
-        Slot s[K];
-    };
-    Group *w = new (std::nothrow) Group[(size_t)G];
-    if (w == nullptr) return -2;
-    for (npy_intp g = 0; g < G; g++) {
-        for (int r = 0; r < K; r++) w[g].s[r].w = Tr::scatter_start();
-    }
-    bool ok[K];
-    const typename Tr::in_t *x[K];
-    for (int r = 0; r < K; r++) {
-        ok[r] = true;
-        x[r] = xs[r];
-    }
-    // the group PF elements ahead is prefetched (its slots' cache lines)
-    constexpr npy_intp PF = 16;
-    npy_intp i = 0;
-    for (; i < n - PF; i++) {
-        const npy_intp g = ids[i];
-        if ((npy_uintp)g >= (npy_uintp)G) break;
-        const npy_uintp ga = (npy_uintp)ids[i + PF];
-        const char *pa = reinterpret_cast<const char *>(w + (ga < (npy_uintp)G ? ga : 0));
-        __builtin_prefetch(pa);
-        if constexpr (sizeof(Group) > 64) __builtin_prefetch(pa + 64);
-        Slot *wg = w[g].s;
-        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
-    }
-    for (; i < n; i++) {
-        const npy_intp g = ids[i];
-        if ((npy_uintp)g >= (npy_uintp)G) break;
-        Slot *wg = w[g].s;
-        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
-    }
-    if (i < n) {
-        delete[] w;
-        return i;
-    }
-    for (int r = 0; r < K; r++) {
-        for (npy_intp g = 0; ok[r] && g < G; g++) {
-            acc_of<Tr> a;
-            ok[r] = Tr::scatter_finish(w[g].s[r].w, a) >= 0;
-        }
-        done[r] = ok[r];
-        if (!ok[r]) continue;
-        for (npy_intp g = 0; g < G; g++) {
-            acc_of<Tr> a;
-            if (Tr::scatter_finish(w[g].s[r].w, a) == 0) continue;
-            for (int k = 0; k < Tr::nout; k++) p[k][r * pstride + g] = a.v[k];
-            seen[r][g] = 1;
-        }
-    }
-    delete[] w;
     return -1;
 }
 
