@@ -272,7 +272,7 @@ def _in_order(reduce_view, a, axes, keepdims):
 _SLAB = 1 << 14
 
 
-def _plain(ufunc, array, axes, keepdims):
+def _plain(ufunc, array, axes, keepdims, frame=False):
     """A reduction without options through the iterator-free C++ paths: the
     whole array, the leading axes of a C-contiguous array (axis=0 of a 2-D
     array: the column-blocked path) or its trailing axes (one loop call per
@@ -287,7 +287,7 @@ def _plain(ufunc, array, axes, keepdims):
     if ndim < 2 or k == 0:
         return None
     if not array.flags.c_contiguous:
-        return _in_order(lambda v, ax: _plain(ufunc, v, ax, False), array, tuple(axes),
+        return _in_order(lambda v, ax: _plain(ufunc, v, ax, False, frame), array, tuple(axes),
                          keepdims)
     axes = sorted(axes)
     if axes == list(range(k)):
@@ -317,19 +317,34 @@ def _plain(ufunc, array, axes, keepdims):
         kept = array.shape[:i] + array.shape[j:]
         shape = array.shape[:i] + (1,) * k + array.shape[j:] if keepdims else kept
     else:
-        return _ends(ufunc, array, axes, keepdims)
+        return _ends(ufunc, array, axes, keepdims, frame)
     if res is None:
         return None
     return tuple(r.reshape(shape) for r in res)
 
 
-def _ends(ufunc, array, axes, keepdims):
+# Elements of a block that _ends shifts into the moments' frame at a time
+# (a float64 temporary of 1 MiB)
+_FRAME_BLOCK = 1 << 17
+
+
+def _ends(ufunc, array, axes, keepdims, frame=False):
     """Axes [0, k) and [j, ndim) of C-ordered data, k < j (a 3-D array's
     axes (0, 2)): the trailing run reduced row by row (``_reduce_trailing``:
     every row read in place), then the rows' states merged over the leading
     run in a pairwise tree (the merge loop, one call per level; combine()'s
     arithmetic, as the threads' pieces merge).  None for other axes, or
-    empty data (the engine takes those)."""
+    empty data (the engine takes those).
+
+    ``frame`` (the moments, from ``_accurate``): the rows' means are merged
+    in a frame, each output's first value K subtracted first (a block of
+    ``_FRAME_BLOCK`` elements at a time) and added back to the merged mean
+    -- where the moments' states keep the data's own precision (float64,
+    long double and integer data), the rows' means rounded at the data's
+    magnitude would otherwise carry that rounding into every merge (1e8 +
+    N(0, 1): 1e-9 relative, np.var 1e-15).  None where a merged state is
+    not finite (inf/NaN data, or x - K overflowed): ``_accurate``'s copy
+    path, whose engine handles those, takes it."""
     ndim = array.ndim
     k = next(i for i in range(ndim) if i not in axes)
     j = max(i for i in range(ndim) if i not in axes) + 1
@@ -340,10 +355,39 @@ def _ends(ufunc, array, axes, keepdims):
     m = math.prod(kept)
     if outer * m * inner == 0:
         return None
-    st = _core._reduce_trailing(ufunc, array.reshape(outer * m, inner))
-    if st is None:
-        return None
-    st = [s.reshape(outer, m) for s in st]
+    dt = array.dtype
+    frame = frame and (dt.kind in "iu" or (dt.kind == "f" and dt.itemsize >= 8))
+    if frame:
+        block = array.reshape(outer, m, inner)
+        K = block[0, :, 0].astype(np.result_type(dt, np.float64))
+        K[~np.isfinite(K)] = 0
+        step = max(1, _FRAME_BLOCK // (m * inner))
+        parts = []  # each block's rows merged over its leading rows
+        buf = np.empty((min(step, outer), m, inner), K.dtype)
+        for o in range(0, outer, step):
+            with np.errstate(all="ignore"):  # (x - K overflowed: the copy path redoes it)
+                y = np.subtract(block[o:o + step], K[:, None], out=buf[:min(step, outer - o)])
+            part = _core._reduce_trailing(ufunc, y.reshape(-1, inner))
+            if part is None:
+                return None
+            parts.append(_merge_rows(ufunc, [s.reshape(-1, m) for s in part]))
+        st = _merge_rows(ufunc, [np.concatenate([p[q] for p in parts]) for q in range(len(parts[0]))])
+    else:
+        st = _core._reduce_trailing(ufunc, array.reshape(outer * m, inner))
+        if st is None:
+            return None
+        st = _merge_rows(ufunc, [s.reshape(outer, m) for s in st])
+    if frame:
+        st[1] = st[1] + K  # the means back from the frame
+        if not all(np.isfinite(s).all() for s in st):
+            return None
+    shape = (1,) * k + kept + (1,) * (ndim - j) if keepdims else kept
+    return tuple(s.reshape(shape) for s in st)
+
+
+def _merge_rows(ufunc, st):
+    """States (each an (n, m) array) merged over their rows in a pairwise
+    tree (the merge loop, one call per level): (1, m) arrays."""
     dts = [s.dtype for s in st]
     descrs = merge_descrs(ufunc, dts, dts, len(st), ufunc.__name__)
     while st[0].shape[0] > 1:
@@ -352,8 +396,7 @@ def _ends(ufunc, array, axes, keepdims):
         merged = merge_states(ufunc, tuple(s[0:2 * h:2] for s in st),
                               tuple(s[1:2 * h:2] for s in st), (None,) * len(st), descrs)
         st = [np.concatenate([g, s[2 * h:]]) if n % 2 else g for g, s in zip(merged, st)]
-    shape = (1,) * k + kept + (1,) * (ndim - j) if keepdims else kept
-    return tuple(s.reshape(shape) for s in st)
+    return st
 
 
 def _reduce_one(ufunc, x, axes, keepdims, dtype=None, mask=None):
@@ -390,10 +433,11 @@ def _accurate(ufunc, a, axes, keepdims, where):
         # array) by the engine's column-parallel blocked two-pass; a run of
         # middle axes the same, one (n, inner) slab at a time; the leading
         # and the trailing axes by each row's blocked two-pass, the rows'
-        # moments merged (Chan) over the leading axes (_ends); the trailing
+        # moments merged (Chan) over the leading axes in the frame of each
+        # output's first value (_ends); the trailing
         # axes row by row.  None (an empty reduction, small slabs, other
         # axes): the copy below.
-        res = _plain(ufunc, a, axes, keepdims)
+        res = _plain(ufunc, a, axes, keepdims, frame=True)
         if res is not None:
             return res
     if axes:

@@ -530,14 +530,9 @@ OFFSET_LAYOUTS = {
     "trailing": ((6, 2000), (1,)),
     "f_order": ((2000, 6), (0,)),
 }
-ENDS_MISS = ("known miss: the leading-plus-trailing path (_host._ends) merges the rows' "
-             "(count, mean, M2) with Chan's update on float64 means rounded at 1e8: "
-             "1e-9 .. 1e-8 relative on 1e8 + N(0, 1) data, np.var 1e-15")
 
 
-@pytest.mark.parametrize("layout", [
-    pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=ENDS_MISS))
-    if k.startswith("ends") else k for k in OFFSET_LAYOUTS])
+@pytest.mark.parametrize("layout", list(OFFSET_LAYOUTS))
 def test_offset_data_accuracy_by_layout_float64(layout):
     """1e8 + N(0, 1) data (a large common offset: Welford's update would
     lose about n eps |mean| / std) over each layout's axes: every variance
@@ -557,6 +552,43 @@ def test_offset_data_accuracy_by_layout_float64(layout):
         assert_at_least_as_accurate(v.flat[r], np_v.flat[r], v_exact, ulps=8,
                                     what=f"{layout} var {r}")
         assert abs_err(m.flat[r], m_exact) <= 4 * ulp(m_exact), (layout, r, m.flat[r])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint32, np.longdouble])
+def test_offset_data_accuracy_over_the_ends(dtype):
+    """The leading plus the trailing axes merge the rows' moments in a frame
+    (each output's first value) for every type whose moments keep its own
+    precision: integers and long double too, at least as accurate as
+    np.var against exact Fractions."""
+    rng = np.random.default_rng(5)
+    x = (10**8 + rng.integers(-5, 6, (40, 6, 50))).astype(dtype)
+    m, v = nr.meanvar(x, axis=(0, 2))
+    np_v = np.var(x, axis=(0, 2))
+    for b in range(x.shape[1]):
+        m_exact, v_exact = exact_meanvar(x[:, b, :].ravel())
+        assert_at_least_as_accurate(v[b], np_v[b], v_exact, ulps=8, what=f"var {b}")
+        assert abs_err(m[b], m_exact) <= 4 * ulp(m_exact), (b, m[b])
+
+
+def test_ends_frame_overflow_and_specials_like_numpy():
+    """x - K overflowing in the ends' frame, inf/NaN data: the copy path's
+    results (NumPy's), with no warning of the frame's own subtraction and
+    none raised under np.errstate(all='raise')."""
+    big = np.array([1e308, -1e308] * 30).reshape(3, 4, 5)
+    infs = np.ones((4, 3, 5))
+    infs[1, 1, 1] = np.inf
+    infs[2, 2, 0] = np.nan
+    for x in (big, infs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with np.errstate(over="ignore", invalid="ignore"):
+                m, v = nr.meanvar(x, axis=(0, 2))
+                want = [nr.meanvar(np.ascontiguousarray(x.transpose(1, 0, 2)).reshape(x.shape[1], -1),
+                                   axis=1)]
+        np.testing.assert_array_equal(m, want[0][0])
+        np.testing.assert_array_equal(v, want[0][1])
+    with np.errstate(all="raise"):
+        nr.meanvar(np.full((3, 4, 5), 1e8), axis=(0, 2))
 
 
 @pytest.mark.parametrize("layout", list(OFFSET_LAYOUTS))
