@@ -39,6 +39,32 @@ inline typename Tr::in_t load_in(const char *p) {
     return x;
 }
 
+// m elements of T, sx bytes apart from x, into buf: a stride of 2, 3 or 4
+// whole elements (x[::2], a column of a narrow C array) as a loop with that
+// stride known, which the compiler turns into vector loads and shuffles;
+// any other stride element by element.  (x[::2] of 1e7 float32 out of
+// memory: fsum 6.4 -> 6.1 ms, within the noise: the reads bind it.)
+template <class T>
+inline void gather(T *buf, const char *x, npy_intp sx, npy_intp m) {
+    if (sx > 0 && sx % (npy_intp)sizeof(T) == 0 && reinterpret_cast<std::uintptr_t>(x) % alignof(T) == 0) {
+        const T *p = reinterpret_cast<const T *>(x);
+        switch (sx / (npy_intp)sizeof(T)) {
+            case 2:
+                for (npy_intp j = 0; j < m; j++) buf[j] = p[2 * j];
+                return;
+            case 3:
+                for (npy_intp j = 0; j < m; j++) buf[j] = p[3 * j];
+                return;
+            case 4:
+                for (npy_intp j = 0; j < m; j++) buf[j] = p[4 * j];
+                return;
+            default:
+                break;
+        }
+    }
+    for (npy_intp j = 0; j < m; j++, x += sx) std::memcpy(&buf[j], x, sizeof(T));
+}
+
 // The number of sources of a traits struct: Tr::nsrc where it declares one
 // (in_t is then sources<T, nsrc>, traits/common.hpp), else 1.
 template <class Tr, class = void>
@@ -354,8 +380,7 @@ int reduce_loop_one(char *const data[], npy_intp n, npy_intp const strides[]) {
             if constexpr (has_merge_blocks<Tr>::value) {
                 in_t buf[Tr::BLOCK];
                 acc = Tr::merge_blocks(acc, n, [&](long long k, long long m) {
-                    const char *p = x + k * sx;
-                    for (long long j = 0; j < m; j++, p += sx) buf[j] = load_in<Tr>(p);
+                    gather(buf, x + k * sx, sx, m);
                     return Tr::reduce_block(buf, m);
                 });
                 store_acc<Tr>(acc, data + N + 1);
@@ -365,7 +390,8 @@ int reduce_loop_one(char *const data[], npy_intp n, npy_intp const strides[]) {
             in_t buf[B];
             for (npy_intp k = 0; k < n; k += B) {
                 const npy_intp m = n - k < B ? n - k : B;
-                for (npy_intp j = 0; j < m; j++, x += sx) buf[j] = load_in<Tr>(x);
+                gather(buf, x, sx, m);
+                x += m * sx;
                 acc = reduce_stream<Tr>(acc, buf, m);
             }
         }
