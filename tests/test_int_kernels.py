@@ -76,6 +76,17 @@ CHECK = textwrap.dedent(r'''
             # value at chunk ends and inside, among small values
             edges = ([2**51 - 1, 2**51, 2**51 + 1, -2**51, -2**51 - 1, 2**52, -2**52, 2**62, -2**63]
                      if dt == "int64" else [2**52 - 1, 2**52, 2**52 + 1, 2**63, 2**64 - 1])
+            # the exact integer path (the sum in integer lanes, then fl(S) and
+            # S - fl(S)): the float64 lanes' (s, e) bit for bit where every
+            # value lies in range, up to the largest values and long streams
+            for n in (64, 513, 3000, 2**21 + 5):
+                lo = -2**51 if dt == "int64" else 0
+                for top in (2**51 - 1, 2**40, 1000):
+                    x = rng.integers(max(lo, -top), top, n, dtype=dt, endpoint=True)
+                    same(nr.fsum, x, (dt, n, top, "exact"))
+                    same(lambda v: nr.reduce(nr.twosum, v), x, (dt, n, top, "exact states"))
+                    if dt == "int64":
+                        same(nr.fsum, np.abs(x), (dt, n, top, "exact, positive"))
             for n in (1024, 1500, 4097):
                 small = rng.integers(0, 100, n).astype(dt)
                 for v in edges:

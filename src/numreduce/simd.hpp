@@ -1145,6 +1145,56 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         c1 = f1 ? c1 : vt{};                                                             \
         return any != 0;                                                                 \
     }                                                                                    \
+    /* Whether two_sum of T into A lanes has the exact integer path below */             \
+    template <class T, class A, class M>                                                 \
+    static constexpr bool exact_i64_##SUFFIX = sizeof(T) == 8 && std::is_integral<T>::value && \
+                                               std::is_same<A, double>::value &&         \
+                                               std::is_same<M, id_map>::value;           \
+    /* two_sum's (s, c) of 64-bit integers, all in [-2**51, 2**51) (unsigned: */         \
+    /* [0, 2**52)), n <= 2**26: the exact sum S in integer lanes (each chunk */          \
+    /* of 512 in int64, the chunks in __int128), then (fl(S), S - fl(S)) -- */           \
+    /* the very bits of the float64 lanes there: every converted value is */             \
+    /* exact, every partial sum an integer below n 2**52 = 2**78, so every */            \
+    /* TwoSum error an integer of at most 2**25 and their sum (c, and the */             \
+    /* merges' c_a + c_b + e) an integer below n 2**25 <= 2**51: all exact, so */        \
+    /* the renormalised pair is S's, whatever the lane order.  false (nothing */         \
+    /* written) where an element lies outside or n is larger: the lanes then. */        \
+    template <class T>                                                                   \
+    ATTR inline bool two_sum_exact_##SUFFIX(const T *x, long long n, double *s_out, double *c_out) { \
+        constexpr int L = BYTES / 8;                                                     \
+        constexpr long long CH = 512;                                                    \
+        constexpr unsigned long long BIAS = std::is_signed<T>::value ? 1ull << 51 : 0;   \
+        if (n > (1LL << 26)) return false;                                               \
+        __int128 S = 0;                                                                  \
+        unsigned long long tail_bad = 0;                                                 \
+        long long k = 0;                                                                 \
+        for (; k + CH <= n; k += CH) {                                                   \
+            vu_##SUFFIX a0 = {}, a1 = {}, bad = {};                                      \
+            for (long long j = k; j < k + CH; j += 2 * L) {                              \
+                if (j + two_sum_ahead<T>() < n) prefetch_lines<2 * BYTES>(x + j + two_sum_ahead<T>()); \
+                vu_##SUFFIX u0, u1;                                                      \
+                std::memcpy(&u0, x + j, BYTES);                                          \
+                std::memcpy(&u1, x + j + L, BYTES);                                      \
+                a0 += u0;                                                                \
+                a1 += u1;                                                                \
+                bad |= (u0 + BIAS) | (u1 + BIAS);                                        \
+            }                                                                            \
+            if (!narrow_ok_##SUFFIX(bad)) return false;                                  \
+            a0 += a1; /* (wrapping adds: the chunk's exact sum, below 2**61, mod 2**64) */ \
+            long long sum = 0;                                                           \
+            for (int l = 0; l < L; l++) sum += (long long)a0[l];                         \
+            S += sum;                                                                    \
+        }                                                                                \
+        for (; k < n; k++) {                                                             \
+            tail_bad |= (unsigned long long)x[k] + BIAS;                                 \
+            S += (__int128)x[k];                                                         \
+        }                                                                                \
+        if (tail_bad >> 52) return false;                                                \
+        const double hi = (double)S; /* correctly rounded (to nearest, ties to even) */  \
+        *s_out = hi;                                                                     \
+        *c_out = (double)(S - (__int128)hi); /* below ulp(hi) / 2 <= 2**25: exact */     \
+        return true;                                                                     \
+    }                                                                                    \
     /* compensated sum of x[0..n) in A's lanes (float64 or float32 data in */            \
     /* their own, float16 in float32 lanes, integers in float64 lanes, */                \
     /* converted exactly as to_real does): two_sum_lanes, then the lanes */              \
@@ -1159,6 +1209,9 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         if (n < 2 * L) return false;                                                     \
+        if constexpr (exact_i64_##SUFFIX<T, A, M>) {                                     \
+            if (two_sum_exact_##SUFFIX(x, n, s_out, c_out)) return true;                 \
+        }                                                                                \
         vt s0, s1, c0, c1;                                                               \
         two_sum_lanes_##SUFFIX<T, A, M>(x, n, s0, s1, c0, c1);                           \
         if (two_sum_overflowed_##SUFFIX<A>(s0, s1, c0, c1)) return false;                \
