@@ -816,7 +816,7 @@ void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, n
             alignas(64) in_t buf[P];
             for (npy_intp k0 = 0; k0 < ncols; k0 += P) {
                 const npy_intp m = ncols - k0 < P ? ncols - k0 : P;
-                for (npy_intp j = 0; j < m; j++) buf[j] = load_in<Tr>(row + (k0 + j) * scol);
+                gather(buf, row + k0 * scol, scol, m);
                 typename Tr::acc_t part = Tr::block_reduce(Tr::empty(), buf, m);
                 if (part.ilo >= 0) part.ilo += k0;
                 if (part.ihi >= 0) part.ihi += k0;
