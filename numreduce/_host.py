@@ -372,15 +372,14 @@ def _ends(ufunc, array, axes, keepdims, frame=False):
                 return None
             parts.append(_merge_rows(ufunc, [s.reshape(-1, m) for s in part]))
         st = _merge_rows(ufunc, [np.concatenate([p[q] for p in parts]) for q in range(len(parts[0]))])
+        st[1] = st[1] + K  # the means back from the frame
+        if not all(np.isfinite(s).all() for s in st):
+            return None
     else:
         st = _core._reduce_trailing(ufunc, array.reshape(outer * m, inner))
         if st is None:
             return None
         st = _merge_rows(ufunc, [s.reshape(outer, m) for s in st])
-    if frame:
-        st[1] = st[1] + K  # the means back from the frame
-        if not all(np.isfinite(s).all() for s in st):
-            return None
     shape = (1,) * k + kept + (1,) * (ndim - j) if keepdims else kept
     return tuple(s.reshape(shape) for s in st)
 

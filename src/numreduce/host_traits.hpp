@@ -129,10 +129,16 @@ namespace nr {
                 }
             }
             for (long long c = 0; c < cb; c++) {
-                const bool have = cnt[c0 + c] > A(0) || (s2[c] > A(0) && is_finite(s1[c]));
-                A k = cnt[c0 + c] > A(0) ? mean[c0 + c] : have ? s1[c] / s2[c] : A(0);
-                // No finite first-block mean: shift by the column's first finite value.
-                for (long long r = 0; !have && r < rows && !is_finite(k = to_real<A>(x[r * stride + c0 + c])); r++) {
+                A k = A(0);
+                if (cnt[c0 + c] > A(0)) {
+                    k = mean[c0 + c];
+                } else if (s2[c] > A(0) && is_finite(s1[c])) {
+                    k = s1[c] / s2[c];
+                } else {  // no finite first-block mean: the column's first finite value
+                    for (long long r = 0; r < rows; r++) {
+                        k = to_real<A>(x[r * stride + c0 + c]);
+                        if (is_finite(k)) break;
+                    }
                 }
                 K[c] = is_finite(k) ? k : A(0);
                 cnt0[c] = cnt[c0 + c];
