@@ -23,7 +23,7 @@ twosum: np.ufunc  # -> (sum, error)
 wmoments: np.ufunc  # (x, w) -> (W, K, m, M2)
 nanwmoments: np.ufunc  # (x, w) -> (W, K, m, M2), NaN x skipped with its weight
 comoments: np.ufunc  # (x, y) -> (n, Kx, Ky, mx, my, Mxx, Myy, Cxy)
-maxsumexpb: np.ufunc  # (x, b) -> (max, sum of b exp(x - max) - 1)
+maxsumexpb: np.ufunc  # (x, b) -> (m, t): sum(b exp(x)) = exp(m) (1 + t), m <= max
 twoprod: np.ufunc  # (x, y) -> (product, error)
 
 _Axis = int | tuple[int, ...] | None

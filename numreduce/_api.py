@@ -919,8 +919,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     ``b`` (real, broadcast against ``a``; may be negative or zero):
     ``log(|sum(b * exp(a))|)`` in one pass over both arrays (the
     ``maxsumexpb`` ufunc), SciPy's meaning: elements with ``b == 0`` do not
-    count (an inf there is ignored); a negative sum gives NaN with a
-    warning unless ``return_sign``, which returns ``(value, sign)`` with the
+    count (an inf there is ignored); a negative sum gives NaN (as SciPy, no
+    warning) unless ``return_sign``, which returns ``(value, sign)`` with the
     sign of the sum (0 for an empty or zero sum).  Real data only with
     ``b`` / ``return_sign``; NumPy, Dask and CuPy arrays.
 

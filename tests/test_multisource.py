@@ -186,12 +186,89 @@ def test_logsumexp_b_edge_cases_from_scipy():
     r, s = nr.logsumexp(np.array([1.0, 1.0]), b=np.array([1.0, -1.0]), return_sign=True)
     er, es = sp.logsumexp([1.0, 1.0], b=[1.0, -1.0], return_sign=True)
     assert r == er and s == es
-    with pytest.warns(RuntimeWarning):
+    # a negative sum without return_sign: NaN, and no warning, as SciPy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(sp.logsumexp([1.0, 2.0], b=[1.0, -1.0]))
         assert np.isnan(nr.logsumexp(np.array([1.0, 2.0]), b=np.array([1.0, -1.0])))
     r, s = nr.logsumexp(np.array([1.0, 2.0]), b=np.array([0.0, 0.0]), return_sign=True)
     er, es = sp.logsumexp([1.0, 2.0], b=[0.0, 0.0], return_sign=True)
     assert r == er == -np.inf and s == es
     assert np.isnan(nr.logsumexp(np.array([1.0, np.nan]), b=np.array([1.0, 1.0])))
+
+
+def _mp_lse_b(x, b):
+    """(log|sum(b exp(x))|, sign) exactly (mpmath at 400 bits), as floats."""
+    import mpmath
+    with mpmath.workprec(400):
+        tot = mpmath.fsum(mpmath.mpf(float(w)) * mpmath.exp(mpmath.mpf(float(v)))
+                          for v, w in zip(np.ravel(x), np.ravel(b)))
+        if tot == 0:
+            return -np.inf, 0.0
+        return float(mpmath.log(abs(tot))), float(mpmath.sign(tot))
+
+
+# sums S = sum(b exp(x - max)) far below 1 (tiny or cancelling b), near 1
+# and above: the state (m, t = S - 1) lost S below 1/2 (b = 1e-20 gave -inf)
+SMALL_SUMS = {
+    "two_1e-20": (np.zeros(2), np.full(2, 1e-20)),
+    "one_1e-8": (np.zeros(1), np.full(1, 1e-8)),
+    "one_neg_1e-8": (np.zeros(1), np.full(1, -1e-8)),
+    "tiny_b_3000": (np.linspace(-3, 3, 3000), np.full(3000, 1e-300)),
+    "small_b_mixed_x": (np.linspace(-50, 5, 2100), np.geomspace(1e-30, 1e-3, 2100)),
+    "neg_small": (np.linspace(0, 1, 1500), -np.geomspace(1e-12, 1e-9, 1500)),
+    "b_0.3": (np.zeros(5), np.full(5, 0.06)),
+    "b_0.49": (np.array([0.0]), np.array([0.49])),
+    "b_0.5": (np.array([0.0]), np.array([0.5])),
+    "near_one": (np.array([0.0, -40.0]), np.array([1.0, 1.0])),
+    "huge_b": (np.array([0.0, 1.0]), np.array([1e300, 1e-300])),
+    "subnormal_b": (np.array([0.0, 700.0]), np.array([5e-324, 1e-310])),
+    "offset_x": (np.full(7, 1e5), np.full(7, 1e-15)),
+    "max_tiny_rest_big": (np.r_[0.0, np.full(1999, -1.0)], np.r_[1e-20, np.full(1999, 1.0)]),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL_SUMS))
+def test_logsumexp_b_small_sums_exact_to_rounding(name):
+    # log|S| + m within a few ulps of the exact value for every S (the sums
+    # here do not cancel, so the result is well conditioned), on every path:
+    # the whole stream (blocks), an axis (rows), strided, the ufunc's
+    # elementwise states merged (the SIMD levels give the same bits:
+    # test_two_source_kernels_same_bits_at_every_simd_level)
+    x, b = SMALL_SUMS[name]
+    want, wsign = _mp_lse_b(x, b)
+    tol = 8 * np.finfo(np.float64).eps * max(abs(want), 1.0)
+    got, sign = nr.logsumexp(x, b=b, return_sign=True)
+    assert sign == wsign and abs(got - want) <= tol, (got, sign, want, wsign)
+    got = nr.logsumexp(np.stack([x, x]), b=np.stack([b, b]), axis=1, return_sign=True)
+    np.testing.assert_array_equal(got[1], [wsign, wsign])
+    assert np.all(np.abs(got[0] - want) <= tol), (got, want)
+    got = nr.logsumexp(np.stack([x, x]).T, b=np.stack([b, b]).T, axis=0, return_sign=True)
+    assert np.all(np.abs(got[0] - want) <= tol), (got, want)
+    got = nr.logsumexp(np.repeat(x, 2)[::-2], b=np.repeat(b, 2)[::-2], return_sign=True)
+    assert got[1] == wsign and abs(got[0] - want) <= tol, (got, want)
+    m, t = nr.maxsumexpb(x, b)          # each element's state, merged in a tree
+    got = nr.logsumexp(m, b=t + 1, return_sign=True)
+    assert got[1] == wsign and abs(got[0] - want) <= 2 * tol, (got, want)
+    if wsign > 0 and want > -np.inf:    # SciPy agrees (to its own accuracy)
+        with np.errstate(all="ignore"):  # SciPy's own overflow in s / m (huge b)
+            ref = sp.logsumexp(x, b=b)
+        assert abs(ref - want) <= 1e-6 * max(abs(want), 1.0)
+
+
+def test_logsumexp_b_states_stay_normal():
+    # every state the traits make has |1 + t| >= 1/2, a zero sum (-inf, -1)
+    # or a non-finite reference: the ufunc's elementwise states and merges
+    x = np.linspace(-5, 5, 41)
+    for b in (np.geomspace(1e-20, 10, 41), -np.geomspace(1e-20, 10, 41), np.zeros(41)):
+        m, t = nr.maxsumexpb(x, b)
+        ok = (np.abs(1 + t) >= 0.5) | ((m == -np.inf) & (t == -1))
+        assert ok.all(), (m[~ok], t[~ok])
+        mm, tt = nr.reduce(nr.maxsumexpb, (x, b))
+        assert abs(1 + tt) >= 0.5 or (mm == -np.inf and tt == -1), (mm, tt)
+    # a cancelling merge moves its sum into the reference too
+    mm, tt = nr.reduce(nr.maxsumexpb, (np.zeros(2), np.array([1.0, -(1 - 2.0**-30)])))
+    assert tt == 0 and mm == pytest.approx(-30 * math.log(2), rel=1e-15)
 
 
 def test_logsumexp_b_broadcast_and_keepdims():

@@ -37,7 +37,8 @@ def _canonical(ufunc, states):
     """What a state means, independent of its representation: a moment
     state's origin K is any point (the stream's first value, a group's
     rebased running mean), so (W, K + m, M2) and (n, Kx + mx, Ky + my,
-    Mxx, Myy, Cxy); a twoprod pair by its value s + e."""
+    Mxx, Myy, Cxy); a twoprod pair by its value s + e; a maxsumexpb state
+    by (log|sum|, sign)."""
     st = [np.asarray(v, dtype=float) for v in states]
     if ufunc in (nr.wmoments, nr.nanwmoments):
         return [st[0], st[1] + st[2], st[3]]
@@ -45,6 +46,11 @@ def _canonical(ufunc, states):
         return [st[0], st[1] + st[3], st[2] + st[4], st[5], st[6], st[7]]
     if ufunc is nr.twoprod:
         return [st[0] + st[1]]
+    if ufunc is nr.maxsumexpb:
+        # (m, t): the sum exp(m) (1 + t); m is the max of the elements or,
+        # where a prefix's sum fell below half of exp(max), lower
+        with np.errstate(divide="ignore"):
+            return [st[0] + np.log(np.abs(st[1] + 1)), np.sign(st[1] + 1)]
     return st
 
 

@@ -160,6 +160,23 @@ struct ExpTab {
 };
 NR_HD double exp64_nonpos(double x) { return exp64_nonpos_v<double, unsigned long long, ExpTab>(x); }
 
+// log(x) for x >= 0, the library's (device: CUDA's), for the few states
+// that move a small sum into their reference (logsumexp.hpp MaxSumExpB).
+NR_HD double log_nonneg(double x) {
+#if defined(__CUDACC_RTC__)
+    return log(x);
+#else
+    return std::log(x);
+#endif
+}
+NR_HD long double log_nonneg(long double x) {
+#if defined(__CUDACC_RTC__)
+    return log((double)x);
+#else
+    return std::log(x);
+#endif
+}
+
 NR_HD long double exp_nonpos(long double x) {
 #if defined(__CUDACC_RTC__)
     return exp((double)x);

@@ -131,6 +131,16 @@ struct MaxSumExp {
 // 4.2e-18), and the sign is that of t + 1.  An element with b = 0 is no
 // element (scipy masks its x to -inf: an inf there does not count).  The
 // max is taken over the elements that count; NaN propagates.
+//
+// A sum far below the max's 1 (|t + 1| < 1/2: small or cancelling b) would
+// lose its digits in t = sum - 1 (b = 1e-20 gives t = -1 exactly), so every
+// state that the traits make (lift, a block, a merge) is kept normal: m is
+// a reference, the sum is exp(m) (1 + t), and where m is finite either
+// |1 + t| >= 1/2 or the sum is zero.  A smaller sum S moves into the
+// reference, (m + log|S|, 0) or (m + log|S|, -2) by its sign, so its
+// relative precision is kept; a zero sum is the empty state (-inf, -1).
+// m is then at most the max, and the result m + log(|t + 1|) is within a
+// few ulps of log|S| + max wherever the sum itself is (no cancellation).
 template <class T, class A>
 struct MaxSumExpB {
     static constexpr int nsrc = 2;
@@ -144,10 +154,29 @@ struct MaxSumExpB {
     NR_HD static acc_t lift_xb(A x, A b) {
         if (b == A(0)) return {{neg_inf<A>(), A(-1)}};
         if (x != x || b != b) return {{x + b, x + b}};
-        return {{x, b - A(1)}};
+        return of_sum(x, b, A(0));
     }
     NR_HD static acc_t step(acc_t a, in_t s) { return combine(a, lift(s)); }
-    NR_HD static acc_t combine(acc_t a, acc_t b) { return base::combine(a, b); }
+    NR_HD static acc_t combine(acc_t a, acc_t b) { return normal(base::combine(a, b)); }
+    // The state of the sum c + s times exp(mx), c the b of the elements at
+    // the max (t = (c - 1) + s, one rounding), with the sum moved into the
+    // reference where it is below 1/2 (see above).
+    NR_HD static acc_t of_sum(A mx, A c, A s) {
+        const A sum = c + s;
+        if (is_finite(mx) && sum < A(0.5) && sum > A(-0.5)) return moved(mx, sum);
+        return {{mx, (c - A(1)) + s}};
+    }
+    // A state whose |1 + t| fell below 1/2 (a merge of cancelling sums):
+    // 1 + t is exact there (Sterbenz), so nothing more is lost.
+    NR_HD static acc_t normal(acc_t a) {
+        const A t = a.v[1];
+        if (is_finite(a.v[0]) && t > A(-1.5) && t < A(-0.5)) return moved(a.v[0], A(1) + t);
+        return a;
+    }
+    NR_HD static acc_t moved(A m, A sum) {
+        if (sum == A(0)) return {{neg_inf<A>(), A(-1)}};
+        return {{m + log_nonneg(sum < A(0) ? -sum : sum), sum < A(0) ? A(-2) : A(0)}};
+    }
     NR_HD static bool initials(acc_t &a, bool empty) { return base::initials(a, empty); }
 
     // Contiguous stream: per block, pass 1 finds the max of the elements
@@ -178,7 +207,7 @@ struct MaxSumExpB {
             c += eq ? b : A(0);
             s += eq || b == A(0) ? A(0) : b * exp_nonpos(v - mx);
         }
-        return {{mx, (c - A(1)) + s}};
+        return of_sum(mx, c, s);
     }
     template <class F>
     NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
@@ -237,7 +266,7 @@ struct MaxSumExpB {
                 s += eq || b == 0.0 || d < EXP64_FLOOR ? 0.0 : b * exp64_nonpos(d);
             }
             s *= 5.421010862427522e-20;  // 2^-64
-            if (is_finite(s)) return {{mx, (c - A(1)) + s}};
+            if (is_finite(s)) return of_sum(mx, c, s);
             s = A(0);
             c = A(0);
         }
@@ -247,7 +276,7 @@ struct MaxSumExpB {
             c += eq ? b : A(0);
             s += eq || b == A(0) ? A(0) : b * exp_nonpos(v - mx);
         }
-        return {{mx, (c - A(1)) + s}};
+        return of_sum(mx, c, s);
     }
     NR_HD static acc_t block_reduce_sources(acc_t acc, const T *const *src, long long n) {
         return merge_blocks(acc, n, [src](long long k, long long m) {
