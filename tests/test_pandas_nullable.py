@@ -256,3 +256,14 @@ def test_issue_example():
     df = pd.DataFrame({"k": [0, 0, 1], "a": s})
     assert df.nr.groupby("k").minmax()[("a", "min")].tolist() == [5.0, 7.0]
     assert df.nr.minmax()["a"].tolist() == [5.0, 7.0]
+
+
+def test_fsum_of_integers_is_floating_point():
+    """fsum of a nullable integer column is Float64, as float64 for a NumPy
+    integer column: before, the float64 sum was rounded into Int64, an
+    integer off by 2 past 2**53 (pandas' exact sum: 2**62 + 2)."""
+    s = pd.Series(pd.array([2**62 + 1, 1, None], dtype="Int64"))
+    got = s.nr.fsum()
+    assert got.dtype == pd.Float64Dtype()
+    assert got.iloc[0] == float(s.sum()) == 2.0**62
+    assert s.dropna().astype(np.int64).nr.fsum().dtype == np.float64
