@@ -26,11 +26,19 @@ functions on each column (the same ufuncs, no group codes).
 NaN handling is pandas' ``skipna=True`` default: NaN (NaT) is left out; a
 group without values gives NaN (``fsum``: 0, as ``sum``; ``argminmax``: the
 ValueError pandas' ``idxmin`` raises), as does the variance of a group of
-at most ``ddof`` values.  Nullable dtypes (``Float64``,
-``Int64``, ``boolean``) are reduced with their mask as ``where`` and give
-nullable results with ``<NA>``.  A column that is not numeric (strings,
-objects) raises a TypeError naming it; datetime and timedelta columns are
-reduced by ``minmax`` and ``argminmax`` only.
+at most ``ddof`` values.  Nullable dtypes (``Float32``/``Float64``,
+``Int8`` .. ``UInt64``, ``boolean``) are reduced with their mask as
+``where`` by every method (``<NA>`` left out, as pandas' ``skipna``) and
+give nullable results with ``<NA>`` where pandas has it, in pandas' dtypes
+(``df.min()``: the column's; ``df.mean()``: ``Float32`` of ``Float32``,
+else ``Float64``; ``fsum``: ``Float32``/``Float64`` of floats, ``Float64``
+of integers and booleans, as float64 for NumPy integer columns).  An empty
+column gives pandas' empty reductions (NaN or ``<NA>``, a sum of 0,
+``logsumexp`` -inf; ``argminmax``: pandas' ValueError).  Duplicate column
+names are kept, each column reduced (columns are taken by position).  A
+column that is not numeric (strings, objects) raises a TypeError naming
+it; datetime and timedelta columns are reduced by ``minmax`` and
+``argminmax`` only.
 """
 
 from __future__ import annotations
@@ -56,10 +64,14 @@ def _column(name, values, method):
     dtype = values.dtype
     if isinstance(values, (pd.arrays.IntegerArray, pd.arrays.FloatingArray,
                            pd.arrays.BooleanArray)):
-        # a masked (nullable) array: Float64, Int64, boolean
+        # a masked (nullable) array: Float32/64, (U)Int8..64, boolean.  The
+        # mask is the one rule every method follows (``valid``: its where,
+        # count and filler); the data under it is never a value: NaN for
+        # floats (a path that read it would skip or propagate it, not count
+        # it), 0 for integers and booleans (which no path reads unmasked)
         npdt = dtype.numpy_dtype
         valid = ~np.asarray(values.isna())
-        data = values.to_numpy(dtype=npdt, na_value=npdt.type(0))
+        data = values.to_numpy(dtype=npdt, na_value=np.nan if npdt.kind == "f" else npdt.type(0))
         if npdt.kind == "f":
             valid &= ~np.isnan(data)
         return data, valid, dtype
@@ -123,6 +135,10 @@ def _reduce_block(method, data, valid, ids, g, ddof):
     elif valid is False:
         valid = None
     whole = ids is None
+    if whole and data.size == 0:
+        # an empty column: as one value masked out (pandas' empty
+        # reductions: NaN / <NA>, a sum of 0, logsumexp -inf)
+        data, valid = np.zeros(1, data.dtype), np.zeros(1, bool)
 
     def one(res):  # a whole-array result as the one group's
         return [np.reshape(r, (1,)) for r in res] if isinstance(res, tuple) \
@@ -138,12 +154,13 @@ def _reduce_block(method, data, valid, ids, g, ddof):
         count = np.array([np.count_nonzero(valid)], np.float64) if whole else \
             np.bincount(ids, weights=valid, minlength=g)
     if method == "minmax":
-        if data.dtype.kind == "f":  # NaN-skipping; a group of NaNs only gives NaN
-            return ufunc_outs(_core.fminfmax), count
+        # floats: NaN-skipping (a group of NaNs only gives NaN); a mask
+        # (nullable <NA>, NaT) as where, with the extremes' identities (a
+        # group without values is set apart by its count of 0)
+        ufunc = _core.fminfmax if data.dtype.kind == "f" else _core.minimummaximum
         if valid is None:
-            return ufunc_outs(_core.minimummaximum), count
-        return ufunc_outs(_core.minimummaximum, initial=_minmax_initial(data.dtype),
-                          where=valid), count
+            return ufunc_outs(ufunc), count
+        return ufunc_outs(ufunc, initial=_minmax_initial(data.dtype), where=valid), count
     if method in ("meanvar", "meanstd"):
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -190,21 +207,22 @@ def _row_of(data):
 def _row_runs(prepared, method):
     """Runs of at least two float columns without masks whose data are
     consecutive rows of one C-contiguous 2-d array (pandas' consolidated
-    block: the columns of ``DataFrame({...})``): (their names, the (rows,
-    n) view, no copy), for one grouped pass over them all."""
+    block: the columns of ``DataFrame({...})``): (their positions in
+    ``prepared``, the (rows, n) view, no copy), for one grouped pass over
+    them all."""
     if method not in ("minmax", "meanvar", "meanstd"):
         return []
     runs, cur = [], None
-    for name, data, valid, nullable in prepared:
+    for pos, (_, data, valid, nullable) in enumerate(prepared):
         at = _row_of(data) if valid is None and nullable is None and \
             data.dtype.kind == "f" else None
         if at is not None and cur is not None and at[0] is cur[1] and at[1] == cur[3]:
-            cur[0].append(name)
+            cur[0].append(pos)
             cur[3] += 1
         else:
             if cur is not None and len(cur[0]) > 1:
                 runs.append((cur[0], cur[1][cur[2]:cur[3]]))
-            cur = None if at is None else [[name], at[0], at[1], at[1] + 1]
+            cur = None if at is None else [[pos], at[0], at[1], at[1] + 1]
     if cur is not None and len(cur[0]) > 1:
         runs.append((cur[0], cur[1][cur[2]:cur[3]]))
     return runs
@@ -267,29 +285,25 @@ def _argminmax_column(name, data, valid, ids, g, index):
     return [np.asarray(index[imin]), np.asarray(index[imax])]
 
 
-def _nullable_result(arr, count, dtype, method, stat):
-    """A masked array for a nullable column's result (NA where a group had
-    no values or the statistic is NaN)."""
+_NULLABLE_KINDS = {"f": "Float", "i": "Int", "u": "UInt"}
+
+
+def _nullable_result(arr, count, stat):
+    """A nullable column's result: the kernels' result (of the column's
+    NumPy data: min/max its dtype, mean/var/std Float32 of Float32 data,
+    else Float64, as pandas gives them; ``fsum`` Float32/Float64 of floats,
+    Float64 of integers and booleans) as the nullable dtype of that kind,
+    <NA> where the group had no values (``sum``/``logsumexp``: 0 / -inf,
+    the empty sum's) or the statistic is NaN (pandas' NaN of a masked
+    array is <NA>)."""
     mask = np.isnan(arr) if arr.dtype.kind == "f" else np.zeros(arr.shape, bool)
-    if count is not None:
+    if count is not None and stat not in ("sum", "logsumexp"):
         mask |= count == 0
-    if stat in ("min", "max"):
-        return pd.array(np.where(mask, 0, arr).astype(dtype.numpy_dtype), dtype=dtype).copy() \
-            if not mask.any() else _masked(arr.astype(dtype.numpy_dtype), mask, dtype)
-    if stat == "sum":
-        out_dt = pd.Float64Dtype() if arr.dtype.kind == "f" and dtype.numpy_dtype.kind == "f" \
-            else pd.Int64Dtype() if dtype.numpy_dtype.kind in "iub" else pd.Float64Dtype()
-        if out_dt == pd.Int64Dtype():
-            return _masked(np.round(arr).astype(np.int64), np.zeros(arr.shape, bool), out_dt)
-        return _masked(arr.astype(np.float64), np.zeros(arr.shape, bool), out_dt)
-    return _masked(arr.astype(np.float64), mask, pd.Float64Dtype())
-
-
-def _masked(values, mask, dtype):
-    arr = pd.array(values, dtype=dtype)
-    if mask.any():
-        arr[mask] = pd.NA
-    return arr
+    kind = arr.dtype.kind
+    dtype = pd.BooleanDtype() if kind == "b" else \
+        pd.api.types.pandas_dtype(f"{_NULLABLE_KINDS[kind]}{8 * arr.dtype.itemsize}")
+    values = np.where(mask, arr.dtype.type(0), arr) if mask.any() else arr
+    return dtype.construct_array_type()(values, mask)
 
 
 def _fix_empty(arr, count, stat):
@@ -446,21 +460,33 @@ class _Grouped:
         return (codes, values.size, index, np.arange(values.size), _Exclude(by))
 
     def _columns(self, gb):
+        """(the selection, [(name, values) of every column to reduce]):
+        columns taken by position, so that duplicate names are each their
+        own column, as pandas keeps them."""
         obj = self._obj
         if isinstance(obj, pd.Series):
             return None, [(obj.name, obj.array)]
+
+        def at(key):  # every column named ``key``
+            loc = obj.columns.get_loc(key)
+            pos = [loc] if isinstance(loc, (int, np.integer)) else \
+                np.arange(obj.shape[1])[loc]
+            return [(key, obj.iloc[:, int(i)].array) for i in pos]
+
         if self._selection is not None:
             sel = self._selection
             if isinstance(sel, (list, tuple)):
-                return list(sel), [(c, obj[c].array) for c in sel]
-            return sel, [(sel, obj[sel].array)]
+                return list(sel), [c for key in sel for c in at(key)]
+            return sel, at(sel)
         exclude = set(getattr(gb, "exclusions", ()))
         keys = self._by if isinstance(self._by, list) else [self._by]
         exclude |= {k for k in keys if isinstance(k, str) and k in obj.columns}
-        cols = [c for c in obj.columns if c not in exclude]
-        return cols, [(c, obj[c].array) for c in cols]
+        return None, [(c, obj.iloc[:, i].array) for i, c in enumerate(obj.columns)
+                      if c not in exclude]
 
-    def _run(self, method, ddof=1):
+    def _results(self, method, ddof):
+        """(the selection, the columns' names, per column the list of its
+        statistics' arrays over the observed groups)."""
         codes, g, rindex, observed, gb = self._groups()
         sel, cols = self._columns(gb)
         keep = None
@@ -483,13 +509,13 @@ class _Grouped:
                 data = data[keep]
                 valid = None if valid is None else valid[keep]
             prepared.append((name, data, valid, nullable))
-        results = {}
+        results = []
         if method == "argminmax" and observed.size != len(rindex):
             raise ValueError("Can't get idxmin of an empty group due to unobserved "
                              "categories. Specify observed=True in groupby instead.")
         if method == "argminmax":
             for name, data, valid, nullable in prepared:
-                results[name] = _argminmax_column(name, data, valid, ids, g, index)
+                results.append(_argminmax_column(name, data, valid, ids, g, index))
         else:
             # one pass of a grouped kernel per column, or per run of float
             # columns that lie as consecutive rows of one block
@@ -497,28 +523,29 @@ class _Grouped:
             if keep is None and ids is not None:
                 for run in _row_runs(prepared, method):
                     rows.update(zip(run[0], _reduce_rows(method, run[1], ids, g, ddof)))
-            for name, data, valid, nullable in prepared:
-                outs, count = rows.pop(name) if name in rows else \
+            for pos, (name, data, valid, nullable) in enumerate(prepared):
+                outs, count = rows.pop(pos) if pos in rows else \
                     _reduce_block(method, data, valid, ids, g, ddof)
-                res = []
-                for o, stat in zip(outs, stats):
-                    if nullable is not None:
-                        res.append(_nullable_result(o, count, nullable, method, stat))
-                    else:
-                        res.append(_fix_empty(o, count, stat))
-                results[name] = res
+                results.append([_fix_empty(o, count, stat) if nullable is None
+                                else _nullable_result(o, count, stat)
+                                for o, stat in zip(outs, stats)])
+        return sel, [name for name, _ in cols], results
+
+    def _run(self, method, ddof=1):
+        sel, names, results = self._results(method, ddof)
+        _, _, rindex, observed, _ = self._plan
+        stats = _STATS[method]
         obs_index = rindex[observed]
-        out = {}
-        for name, _ in cols:
-            for stat, arr in zip(stats, results[name]):
-                out[(name, stat)] = pd.Series(arr, index=obs_index, copy=False)
-        if isinstance(self._obj, pd.Series) or (sel is not None and not isinstance(sel, list)):
-            frame = pd.DataFrame({stat: out[(cols[0][0], stat)] for stat in stats},
-                                 index=obs_index)
+        arrays = [arr for res in results for arr in res]
+        if isinstance(self._obj, pd.Series) or \
+                (sel is not None and not isinstance(sel, list) and len(names) == 1):
+            frame = pd.DataFrame(dict(zip(stats, arrays)), index=obs_index)
         else:
-            frame = pd.DataFrame(out, index=obs_index)
-            frame.columns = pd.MultiIndex.from_tuples(list(out), names=[None, None]) \
-                if out else pd.MultiIndex.from_tuples([], names=[None, None])
+            # by position: duplicate column names stay apart, as in pandas
+            frame = pd.DataFrame(dict(enumerate(arrays)), index=obs_index)
+            frame.columns = pd.MultiIndex.from_tuples(
+                [(name, stat) for name in names for stat in stats], names=[None, None]) \
+                if arrays else pd.MultiIndex.from_tuples([], names=[None, None])
         if observed.size != len(rindex):
             frame = frame.reindex(rindex)
             if method == "fsum":
@@ -571,23 +598,24 @@ class _Accessor:
     def _whole(self, method, ddof=1):
         obj = self._obj
         n = len(obj)
-        if n == 0:
-            raise ValueError(f"numreduce: {method} of an empty {type(obj).__name__}")
+        if n == 0 and method == "argminmax":
+            raise ValueError("attempt to get argmin of an empty sequence")  # pandas' idxmin
         grouped = _Grouped(obj, None, {})
         # one group of every row: no codes (the whole-array functions), but
         # for argminmax (positions by the grouped kernel)
         codes = np.zeros(n, np.intp) if method == "argminmax" else None
         grouped._plan = (codes, 1, pd.Index([0]), np.array([0]), None)
-        frame = grouped._run(method, ddof)
-        stats = _STATS[method]
+        _, names, results = grouped._results(method, ddof)
+        stats = pd.Index(list(_STATS[method]))
+        # each column's statistics as one array (a nullable column's in its
+        # nullable dtype, as obj.agg([...]) gives them)
+        columns = [np.concatenate(res) if isinstance(res[0], np.ndarray)
+                   else type(res[0])._concat_same_type(res) for res in results]
         if isinstance(obj, pd.Series):
-            out = frame.iloc[0]
-            out.name = obj.name
-            out.index = pd.Index(list(stats))
-            return out
-        return pd.DataFrame({c: [frame[(c, s)].iloc[0] for s in stats]
-                             for c in frame.columns.get_level_values(0).unique()},
-                            index=list(stats))
+            return pd.Series(columns[0], index=stats, name=obj.name)
+        frame = pd.DataFrame(dict(enumerate(columns)), index=stats)
+        frame.columns = obj.columns.copy() if len(names) == obj.shape[1] else names
+        return frame
 
     def minmax(self):
         """``obj.agg(["min", "max"])`` in one pass per column."""

@@ -333,11 +333,19 @@ _XR_METHODS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"),
                "meanstd": ("mean", "std"), "fsum": ("sum",), "logsumexp": None}
 
 
-def _check_dtype(var, kernel):
-    kinds = "biufmM" if kernel is _group_minmax else "biuf"
+def _label(var, in_dataset):
+    """How an error names what it refuses: a Dataset's data variable by its
+    name, a DataArray by its name where it has one."""
+    if in_dataset:
+        return f"data variable {var.name!r}"
+    return "the DataArray" if var.name is None else f"DataArray {var.name!r}"
+
+
+def _check_dtype(var, method, in_dataset):
+    kinds = "biufmM" if method == "minmax" else "biuf"
     if var.dtype.kind not in kinds:
-        raise TypeError(f"numreduce: variable {var.name!r} of dtype {var.dtype} cannot be "
-                        f"reduced by {kernel.__name__[len('_group_'):]} (needs bool, "
+        raise TypeError(f"numreduce: {_label(var, in_dataset)} of dtype {var.dtype} cannot be "
+                        f"reduced by {method} (needs bool, "
                         "integer or real floating point data"
                         + (", or datetimes)" if kinds == "biufmM" else ")"))
 
@@ -360,10 +368,10 @@ class _GroupedReductions:
                 f"{self._template.sizes[self._template.dims[0]]} groups>")
 
     def _reduce_var(self, var, kernel, nout, skipna, keep_attrs, fill, kw):
+        """(``var``'s dtype checked by _run, for every variable first)"""
         from ._args import is_dask_array
         dim, codes, template = self._dim, self._codes, self._template
         (rdim,) = template.dims
-        _check_dtype(var, kernel)
         counts = np.bincount(codes[codes >= 0], minlength=template.size)
         present = counts > 0
         ax = var.get_axis_num(dim)
@@ -426,6 +434,7 @@ class _GroupedReductions:
             if self._dim not in obj.dims:
                 raise ValueError(f"numreduce: dimension {self._dim!r} not found in the "
                                  f"object's dimensions {tuple(obj.dims)}")
+            _check_dtype(obj, method, False)
             res = self._reduce_var(obj, kernel, nout, skipna, keep_attrs, fill, kw)
             return res if nout > 1 else res[0]
         ds = obj
@@ -433,7 +442,7 @@ class _GroupedReductions:
         without = [k for k, v in ds.data_vars.items() if self._dim not in v.dims]
         for name, var in ds.data_vars.items():  # every variable checked before any work
             if name not in without:
-                _check_dtype(var, kernel)
+                _check_dtype(var, method, True)
         for name, var in ds.data_vars.items():
             if name in without:
                 continue

@@ -97,6 +97,21 @@ def test_float32_dtype_kept():
     np.testing.assert_allclose(got.to_numpy(float), ref.to_numpy(float), rtol=1e-5)
 
 
+def test_float32_grouped_mean_dtype():
+    """A float32 column's grouped mean is float32 whatever the rows' order:
+    pandas' grouped kernels' dtype (rows in any order, or with NaN); pandas
+    3.1's ufunc.reduceat shortcut (sorted keys, no NaN) gives float64, so
+    that its dtype depends on the order of the rows (docs/grouped.md)."""
+    df = pd.DataFrame({"k": [0, 0, 1, 1], "z": np.array([1, 2, 3, 5], np.float32)})
+    shuffled = df.iloc[[0, 2, 1, 3]]
+    ref = agg(shuffled.groupby("k"), ["mean", "var", "std"])
+    for d in (df, shuffled):
+        got = d.nr.groupby("k").meanvar()
+        assert list(got.dtypes) == [np.float32, np.float32] == list(ref.dtypes)[:2]
+        np.testing.assert_allclose(got.to_numpy(float), ref.to_numpy(float)[:, :2], rtol=1e-6)
+        assert list(d.nr.meanvar().dtypes) == list(d.agg(["mean", "var"]).dtypes)
+
+
 def test_series():
     df = frame()
     s = df["x"]
@@ -369,7 +384,7 @@ def test_block_columns_bitwise_as_one_by_one(threads):
     df.loc[3, "c"] = np.nan
     cols = [(c, np.asarray(df[c].array), None, None) for c in "abcde"]
     runs = nrp._row_runs(cols, "meanvar")
-    assert [names for names, _ in runs] == [list("abcde")]  # one block: the path is taken
+    assert [pos for pos, _ in runs] == [[0, 1, 2, 3, 4]]  # one block: the path is taken
     old = numreduce.set_num_threads(threads)
     try:
         for m, kw, stats in (("minmax", {}, ["min", "max"]), ("meanvar", {}, ["mean", "var"]),
@@ -387,3 +402,55 @@ def test_block_columns_bitwise_as_one_by_one(threads):
             pd.testing.assert_frame_equal(got, ref, check_exact=False, rtol=1e-9)
     finally:
         numreduce.set_num_threads(old)
+
+
+@pytest.mark.parametrize("method", sorted(numreduce.pandas._STATS))
+def test_duplicate_column_names(method):
+    """Columns of the same name are each reduced, as pandas keeps them
+    (issue 36: ``df.nr`` raised AttributeError 'DataFrame' object has no
+    attribute 'array'): whole-column, grouped, and selections of the
+    duplicated name; against pandas' agg (its statistics' names) and the
+    same frame with unique names."""
+    df = frame(n=60).drop(columns=["j", "u"])  # k, x, y, z
+    if method == "argminmax":
+        df = df.fillna(0.0)  # pandas' idxmin/idxmax: a group of NaN only raises
+    df.columns = ["k", "a", "b", "a"]
+    uniq = df.set_axis(["k", "a", "b", "a2"], axis=1)
+    stats = list(numreduce.pandas._STATS[method])
+    pd_stats = {"fsum": ["sum"]}.get(method, stats)
+
+    def rename(res):  # the unique names' result under the duplicate names
+        res = res.copy()
+        if isinstance(res.columns, pd.MultiIndex):
+            res.columns = pd.MultiIndex.from_tuples(
+                [("a" if c == "a2" else c, s) for c, s in res.columns], names=[None, None])
+        else:
+            res.columns = ["a" if c == "a2" else c for c in res.columns]
+        return res
+
+    def like_pandas(got, pgb, whole=False):
+        if method == "logsumexp":  # pandas has none
+            return
+        ref = agg(pgb, pd_stats)
+        if isinstance(ref.columns, pd.MultiIndex):
+            ref.columns = pd.MultiIndex.from_tuples(
+                [(c, stats[i % len(stats)]) for i, (c, _) in enumerate(ref.columns)],
+                names=[None, None])
+        else:
+            ref.index = stats
+        # dtypes: fsum gives float64 sums of the integer column (pandas' sum
+        # int64); pandas' whole-column agg casts the columns of one name to
+        # their common dtype (float32 "a" to float64; the grouped agg does
+        # not): the dtypes are checked against the unique names' above
+        pd.testing.assert_frame_equal(got, ref, check_exact=False, rtol=1e-5,
+                                      check_dtype=method != "fsum" and not whole)
+
+    whole = getattr(df.nr, method)()
+    pd.testing.assert_frame_equal(whole, rename(getattr(uniq.nr, method)()))
+    like_pandas(whole, df, whole=True)
+    for sel, usel in ((None, None), ("a", ["a", "a2"]), (["a", "b"], ["a", "a2", "b"])):
+        gb, ugb = df.nr.groupby("k"), uniq.nr.groupby("k")
+        got = getattr(gb if sel is None else gb[sel], method)()
+        pd.testing.assert_frame_equal(
+            got, rename(getattr(ugb if usel is None else ugb[usel], method)()))
+        like_pandas(got, df.groupby("k") if sel is None else df.groupby("k")[sel])

@@ -238,6 +238,26 @@ def test_errors():
         ds.nr.groupby("time.month").meanvar()
 
 
+@pytest.mark.parametrize("method", ["minmax", "meanvar", "meanstd", "fsum", "logsumexp"])
+@pytest.mark.parametrize("name", [None, "tas", 0])
+def test_error_names_what_it_refuses(method, name):
+    """A dtype error names the DataArray by its name, an unnamed one as
+    "the DataArray" (issue 36: "variable None"), a Dataset's variable as a
+    data variable; complex data and strings."""
+    arr = make().rename(name)
+    label = "the DataArray" if name is None else f"DataArray {name!r}"
+    for data in (arr + 1j, arr.copy(data=np.full(arr.shape, "a"))):
+        for obj in (data.nr.groupby("time.month"), data.nr.resample(time="1MS")):
+            with pytest.raises(TypeError) as e:
+                getattr(obj, method)()
+            assert f"numreduce: {label} of dtype {data.dtype} cannot be reduced by " \
+                f"{method}" in str(e.value)
+            assert "None" not in str(e.value)
+    ds = xr.Dataset({"tas": make(), "w": make() + 1j})
+    with pytest.raises(TypeError, match="numreduce: data variable 'w' of dtype complex128"):
+        getattr(ds.nr.groupby("time.month"), method)()
+
+
 def test_repr():
     assert "12 groups" in repr(make(n=366).nr.groupby("time.month"))
 
