@@ -1249,9 +1249,12 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     sources: ``f`` runs once on the whole broadcast sources on the device
     and the reduction's CuPy form reduces that image -- exactly
     ``reduction(f(*arrays))``, with one full-size device temporary (CuPy
-    has no cheap way to feed blocks of a map to a reduction).  Complex
-    ``logsumexp`` and the ``weights=`` / ``b=`` forms are not available
-    through ``mapreduce`` (TypeError).
+    has no cheap way to feed blocks of a map to a reduction).  Every
+    reduction and keyword behaves the same at every size: ``weights=`` /
+    ``b=`` / ``return_sign=`` read each block of the other operand beside
+    the block of the image (operands that broadcast the image further make
+    ``f`` run on the broadcast sources); complex ``logsumexp`` (several
+    array passes) computes ``f(*arrays)`` whole, as on CuPy.
 
     Examples
     --------
