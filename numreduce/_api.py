@@ -729,9 +729,16 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
     ``mean = sum(w x) / sum(w)``, ``var = sum(w (x - mean)**2) / (sum(w) -
     ddof)`` -- integer weights give the result of ``np.repeat(a, w)``, the
     mean is ``np.average(a, weights=w)``'s.  A negative weight is a
-    ValueError; a slice whose weights sum to 0 is empty (NaN, NumPy's
-    warning).  Real data only (TypeError for complex); NumPy, Dask and CuPy
-    arrays (the data and the weights of one kind).
+    ValueError (``np.average`` allows it: these are frequency weights); a
+    slice whose weights sum to 0 is empty (NaN, NumPy's warning).  A slice
+    whose weights sum to inf -- an inf weight, or finite weights whose sum
+    overflows float64 -- is NaN with ``np.average``'s "invalid value
+    encountered in divide" warning (it follows ``np.seterr``); one whose
+    weights sum to less than 2**-969 (about 1e-292) is NaN with a
+    RuntimeWarning (the weights' products with the data would be subnormal:
+    scale the weights).  The same on every path (axes, ``where=``, grouped,
+    Dask, CuPy, ``mapreduce``).  Real data only (TypeError for complex);
+    NumPy, Dask and CuPy arrays (the data and the weights of one kind).
 
     ``out=(mean_out, var_out)`` (either may be None) receives the results,
     cast as ``np.mean``/``np.var`` cast into ``out``; ``correction=`` is

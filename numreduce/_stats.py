@@ -332,10 +332,32 @@ def _dtype_of(v):
     return dt if isinstance(dt, np.dtype) else np.asarray(v).dtype
 
 
+# A weight sum below this (2**-969, about 1e-292: DBL_MIN * 2**53) leaves the
+# weights' products with data of unit scale subnormal: digits lost.
+_W_TINY = 2.0 ** -969
+
+
 def finish_wmeanvar(mean_dt, var_dt, ddof, std, nan, xp, states):
     """(mean, var or std) of weighted moments (W, K, m, M2): the moments'
-    finish with the weight sum W as the count and K + m as the mean."""
+    finish with the weight sum W as the count and K + m as the mean.
+
+    The weights at the edges, one rule for every path: a slice whose weight
+    sum is inf (an inf weight, or finite weights whose sum overflows
+    float64: the traits' state is then (W, 0, NaN, NaN)) is NaN with
+    np.average's warning (its inf / inf); a slice whose positive weight sum
+    is below 2**-969 is NaN with a RuntimeWarning saying why (its products
+    w (x - K) were subnormal: a finite value would carry lost digits)."""
     W, K, m, M2 = states
+    if bool(xp.isinf(W).any()):
+        invalid_operation("invalid value encountered in divide")
+    tiny = (W > 0) & (W < _W_TINY)
+    if bool(tiny.any()):
+        warnings.warn("weights summing to less than 2**-969 (about 1e-292): their products "
+                      "with the data are subnormal and lose digits, so the mean and variance "
+                      "are NaN; multiply the weights by a power of two (the mean does not "
+                      "change)", RuntimeWarning, stacklevel=4)
+        m = xp.where(tiny, np.nan, m)
+        M2 = xp.where(tiny, np.nan, M2)
     return finish_meanvar(mean_dt, var_dt, ddof, std, nan, True, xp, [(W, K + m, M2)])
 
 
