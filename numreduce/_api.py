@@ -741,7 +741,11 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
     NumPy, Dask and CuPy arrays (the data and the weights of one kind).
 
     ``out=(mean_out, var_out)`` (either may be None) receives the results,
-    cast as ``np.mean``/``np.var`` cast into ``out``; ``correction=`` is
+    cast as ``np.mean``/``np.var`` cast into ``out``: unsafely, except
+    ``meanstd``'s std, which ``np.std`` writes with same_kind casting (an
+    integer, bool or object std out is a TypeError), and ``nanmeanvar`` of
+    float or complex data, whose outs must be float or complex (TypeError,
+    as ``np.nanvar``); checked before any work.  ``correction=`` is
     NumPy 2.0's alias of ``ddof`` (both given: ValueError, as ``np.var``).
     The parameters are ``np.var``'s, in its order, plus ``weights``.
 
