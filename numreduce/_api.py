@@ -729,12 +729,23 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
     ``mean = sum(w x) / sum(w)``, ``var = sum(w (x - mean)**2) / (sum(w) -
     ddof)`` -- integer weights give the result of ``np.repeat(a, w)``, the
     mean is ``np.average(a, weights=w)``'s.  A negative weight is a
-    ValueError; a slice whose weights sum to 0 is empty (NaN, NumPy's
-    warning).  Real data only (TypeError for complex); NumPy, Dask and CuPy
-    arrays (the data and the weights of one kind).
+    ValueError (``np.average`` allows it: these are frequency weights); a
+    slice whose weights sum to 0 is empty (NaN, NumPy's warning).  A slice
+    whose weights sum to inf -- an inf weight, or finite weights whose sum
+    overflows float64 -- is NaN with ``np.average``'s "invalid value
+    encountered in divide" warning (it follows ``np.seterr``); one whose
+    weights sum to less than 2**-969 (about 1e-292) is NaN with a
+    RuntimeWarning (the weights' products with the data would be subnormal:
+    scale the weights).  The same on every path (axes, ``where=``, grouped,
+    Dask, CuPy, ``mapreduce``).  Real data only (TypeError for complex);
+    NumPy, Dask and CuPy arrays (the data and the weights of one kind).
 
     ``out=(mean_out, var_out)`` (either may be None) receives the results,
-    cast as ``np.mean``/``np.var`` cast into ``out``; ``correction=`` is
+    cast as ``np.mean``/``np.var`` cast into ``out``: unsafely, except
+    ``meanstd``'s std, which ``np.std`` writes with same_kind casting (an
+    integer, bool or object std out is a TypeError), and ``nanmeanvar`` of
+    float or complex data, whose outs must be float or complex (TypeError,
+    as ``np.nanvar``); checked before any work.  ``correction=`` is
     NumPy 2.0's alias of ``ddof`` (both given: ValueError, as ``np.var``).
     The parameters are ``np.var``'s, in its order, plus ``weights``.
 
@@ -1249,9 +1260,12 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     sources: ``f`` runs once on the whole broadcast sources on the device
     and the reduction's CuPy form reduces that image -- exactly
     ``reduction(f(*arrays))``, with one full-size device temporary (CuPy
-    has no cheap way to feed blocks of a map to a reduction).  Complex
-    ``logsumexp`` and the ``weights=`` / ``b=`` forms are not available
-    through ``mapreduce`` (TypeError).
+    has no cheap way to feed blocks of a map to a reduction).  Every
+    reduction and keyword behaves the same at every size: ``weights=`` /
+    ``b=`` / ``return_sign=`` read each block of the other operand beside
+    the block of the image (operands that broadcast the image further make
+    ``f`` run on the broadcast sources); complex ``logsumexp`` (several
+    array passes) computes ``f(*arrays)`` whole, as on CuPy.
 
     Examples
     --------

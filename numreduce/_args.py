@@ -239,7 +239,7 @@ def check_outs(outs, shape, name: str, array=None, shares=None) -> None:
         given.append((i, o))
 
 
-def check_out_dtypes(outs, descrs, name: str) -> None:
+def check_out_dtypes(outs, descrs, name: str, casting=None, inexact=False) -> None:
     """Results are cast into ``out`` unsafely, as every ufunc.reduce, but
     only between numbers (bool, integer, float, complex) or into object
     arrays, within datetime64 or timedelta64, and between timedelta64 and
@@ -247,11 +247,32 @@ def check_out_dtypes(outs, descrs, name: str) -> None:
     a result of another kind (a float result into ``<U5``, datetimes into
     float) is a TypeError, where NumPy finds no loop either
     (``UFuncTypeError``).
-    ``descrs``: the loop's output descriptors, one per entry of ``outs``."""
+    ``descrs``: the loop's output descriptors, one per entry of ``outs``.
+
+    Stricter where the NumPy function mirrored is stricter (every check
+    here, before any work):
+
+    - ``casting``: one entry per out, None (the rule above) or
+      ``"same_kind"``: np.std's out, which its final ``sqrt`` writes with
+      the ufuncs' same_kind casting (a float std into an integer, bool or
+      object out is np.std's ``UFuncTypeError``);
+    - ``inexact``: np.nanmean / np.nanvar of float or complex data, whose
+      outs must be float or complex ("If a is inexact, then out must be
+      inexact", NumPy's TypeError)."""
     for i, (o, d) in enumerate(zip(outs, descrs)):
         if o is None:
             continue
         k, ok = d.kind, o.dtype.kind
+        if inexact and ok not in "fc":
+            raise TypeError(f"{name}: If a is inexact, then out must be inexact (out[{i}] has "
+                            f"dtype {o.dtype}, as np.nanvar / np.nanmean)")
+        rule = None if casting is None else casting[i]
+        if rule is not None:
+            if ok == "O" or not np.can_cast(d, o.dtype, casting=rule):
+                raise TypeError(f"{name}: cannot cast the result of dtype {d} into out[{i}] of "
+                                f"dtype {o.dtype} with casting rule {rule!r} (as NumPy: "
+                                "np.std's out)")
+            continue
         if (ok == "O" or (k in "biufc" and ok in "biufc") or (k == ok and k in "mM")
                 or (k + ok) in ("mi", "im")):  # timedelta <-> signed integer ticks
             continue

@@ -33,7 +33,7 @@ import numpy as np
 
 from . import _core, _host
 from ._args import is_cupy_array, is_dask_array
-from ._dtypes import has_initials, merge_descrs
+from ._dtypes import has_initials, merge_descrs, sources_plan
 
 __all__ = ["BLOCK", "Mapped", "MappedBackend", "image"]
 
@@ -128,6 +128,7 @@ class Mapped:
         self._buf = None
         self.first = self._eval(self._first_slices, None)
         self.dtype = self.first.dtype
+        self.cast = self.dtype  # the loop's dtype, where other sources join it (``sources``)
         if isinstance(f, np.ufunc) and f.nout == 1:
             # A one-output ufunc writes every later block into one buffer of
             # the first (largest) block's shape: the same values as a new
@@ -171,17 +172,57 @@ class MappedBackend:
             return x
         return _host.asarray(x, what, label, qualname)
 
-    def _refuse(self, what):
-        raise TypeError(f"{self.qualname}: {what} of a mapped array is not supported "
-                        "(materialise f(...) and call the function on it)")
-
     def sources(self, arrays, names, label="", qualname=""):
-        self._refuse(f"{label} with {names[1]}")
+        """The sources of a reduction of several arrays whose first is the
+        image (meanvar's ``weights=``, logsumexp's ``b=``): the image as a
+        ``Mapped`` of the broadcast shape of them all, then the other
+        operands broadcast to it (views) -- every one in the loop's dtype
+        (``_host.sources_plan``, the image's dtype standing for the image).
+        ``reduce`` then feeds each block of the image with the same block
+        of the others: what the one-block path gives, at every size."""
+        x, rest = arrays[0], arrays[1:]
+        if not isinstance(x, Mapped):
+            return _host.sources(arrays, names, label, qualname)
+        for r in rest:
+            if isinstance(r, Mapped) or is_dask_array(r) or is_cupy_array(r):
+                raise TypeError(f"{qualname or label}: {names[1]} of a mapped array must be a "
+                                f"NumPy array, got {type(r).__name__}")
+        others = [np.asarray(r) for r in rest]
+        probe = np.broadcast_to(np.empty((), x.dtype), x.shape)  # the image's dtype and shape
+        dt, shape = sources_plan(qualname or label, names, [probe, *others])
+        if shape != x.shape:  # weights that broadcast the image further
+            x = Mapped(x.f, [np.broadcast_to(s, shape) for s in x.sources], shape, x.label)
+        x.cast = dt
+        return [x, *(np.broadcast_to(o.astype(dt, copy=False), shape) for o in others)]
+
+    def nonnegative(self, w, message):
+        return _host.nonnegative(w, message)  # the weights are NumPy arrays (``sources``)
 
     def array_code(self, a):
-        self._refuse("the complex form of logsumexp")
+        """The image as one ndarray, for array code (complex logsumexp's
+        several passes): the one-block path's array, at every size -- a
+        full-size temporary, as on CuPy."""
+        if not isinstance(a, Mapped):
+            return a
+        return image(a.f, a.sources, a.shape, a.dtype, a.label)
 
     # -- the block loop -----------------------------------------------------
+
+    @staticmethod
+    def _joint(x):
+        """(the Mapped image, its blocks' iterator) of the operand ``x``: the
+        image, or the tuple (image, other sources...) of a reduction of
+        several arrays (``sources``), whose blocks are the tuples (the
+        image's block in the loop's dtype, the others' same block)."""
+        if isinstance(x, Mapped):
+            return x, x.blocks
+        img, others = x[0], x[1:]
+
+        def blocks():
+            for sl, b in img.blocks():
+                yield sl, (b.astype(img.cast, copy=False), *(o[sl] for o in others))
+
+        return img, blocks
 
     def _run(self, x, axes, mask, block_states):
         """The states (a list of tuples of arrays, in the keepdims shape) of
@@ -189,13 +230,14 @@ class MappedBackend:
         of each block, merged into the states of the block's place (a
         block is the first of its place where it starts every reduced axis
         at 0: it is written there, the later ones merge in C order)."""
+        x, blocks = self._joint(x)
         shape = x.shape
         kshape = tuple(1 if i in axes else n for i, n in enumerate(shape))
         if mask is not None:
             mask = np.broadcast_to(mask, shape)
         acc = None
         descrs = {}  # each part's merge loop, resolved once
-        for sl, img in x.blocks():
+        for sl, img in blocks():
             first = all((sl[i].start or 0) == 0 for i in axes)
             st = block_states(img, None if mask is None else mask[sl], first)
             place = tuple(slice(0, 1) if i in axes else s for i, s in enumerate(sl))
@@ -226,7 +268,7 @@ class MappedBackend:
         of each place starts from ``initial``; the later ones from the
         loop's initials where it has them, else (min/max: idempotent) from
         ``initial`` again or from their own first element."""
-        if not isinstance(x, Mapped):
+        if not (isinstance(x, Mapped) or (isinstance(x, tuple) and isinstance(x[0], Mapped))):
             return _host.reduce(ufunc, x, axes, keepdims, descrs, outs, mode, initials, mask,
                                 finish, scalars, label, qualname, dtypes)
         hit = fused(ufunc, x, descrs) if mode == 0 else None  # (an initial is not mapped)

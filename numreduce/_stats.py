@@ -289,14 +289,19 @@ def correction_arg(name, ddof, correction):
     return ddof_arg(name, correction)
 
 
-def _meanvar_outs(be, name, out, shape, axes, keepdims, mean_dt, var_dt):
+def _meanvar_outs(be, name, out, shape, axes, keepdims, mean_dt, var_dt, std=False,
+                  inexact=False):
     """``out=(mean_out, var_out)`` (None entries allowed), checked before
-    any work: the result's shape, a cast the results can make."""
+    any work: the result's shape, a cast the results can make -- np.mean's
+    and np.var's (unsafe), np.std's (``std``: same_kind), np.nanmean's and
+    np.nanvar's (``inexact``: float or complex data need float or complex
+    outs)."""
     if out is None:
         return (None, None)
     outs = out_pair(out, name)
     be.check_outs(outs, reduced_shape(shape, axes, keepdims), name)
-    check_out_dtypes(outs, (mean_dt, var_dt), name)
+    check_out_dtypes(outs, (mean_dt, var_dt), name,
+                     casting=(None, "same_kind") if std else None, inexact=inexact)
     return outs
 
 
@@ -315,7 +320,8 @@ def _meanvar(be, qualname, name, a, axis, dtype, ddof, keepdims, where, std, nan
     # case as ufunc.reduce has).
     axes = normalize_axes(axis, a.ndim, scalar_rule=False)
     keepdims = keepdims_flag(keepdims)
-    outs = _meanvar_outs(be, name, out, a.shape, axes, keepdims, mean_dt, var_dt)
+    outs = _meanvar_outs(be, name, out, a.shape, axes, keepdims, mean_dt, var_dt, std,
+                         nan and a.dtype.kind in "fc")
     mask = be.where(where, a.shape, name, qualname)
     nan_dof = nan and a.dtype.kind in "fc"  # np.nanvar is np.var for other data
     res = be.reduce_parts(ufunc, a, axes, keepdims,
@@ -332,10 +338,32 @@ def _dtype_of(v):
     return dt if isinstance(dt, np.dtype) else np.asarray(v).dtype
 
 
+# A weight sum below this (2**-969, about 1e-292: DBL_MIN * 2**53) leaves the
+# weights' products with data of unit scale subnormal: digits lost.
+_W_TINY = 2.0 ** -969
+
+
 def finish_wmeanvar(mean_dt, var_dt, ddof, std, nan, xp, states):
     """(mean, var or std) of weighted moments (W, K, m, M2): the moments'
-    finish with the weight sum W as the count and K + m as the mean."""
+    finish with the weight sum W as the count and K + m as the mean.
+
+    The weights at the edges, one rule for every path: a slice whose weight
+    sum is inf (an inf weight, or finite weights whose sum overflows
+    float64: the traits' state is then (W, 0, NaN, NaN)) is NaN with
+    np.average's warning (its inf / inf); a slice whose positive weight sum
+    is below 2**-969 is NaN with a RuntimeWarning saying why (its products
+    w (x - K) were subnormal: a finite value would carry lost digits)."""
     W, K, m, M2 = states
+    if bool(xp.isinf(W).any()):
+        invalid_operation("invalid value encountered in divide")
+    tiny = (W > 0) & (W < _W_TINY)
+    if bool(tiny.any()):
+        warnings.warn("weights summing to less than 2**-969 (about 1e-292): their products "
+                      "with the data are subnormal and lose digits, so the mean and variance "
+                      "are NaN; multiply the weights by a power of two (the mean does not "
+                      "change)", RuntimeWarning, stacklevel=4)
+        m = xp.where(tiny, np.nan, m)
+        M2 = xp.where(tiny, np.nan, M2)
     return finish_meanvar(mean_dt, var_dt, ddof, std, nan, True, xp, [(W, K + m, M2)])
 
 
@@ -350,7 +378,8 @@ def _weighted_meanvar(be, qualname, name, a, weights, axis, dtype, ddof, keepdim
     mean_dt, var_dt = meanvar_dtypes(name, in_dt, dtype, nan)
     axes = normalize_axes(axis, x.ndim, scalar_rule=False)
     keepdims = keepdims_flag(keepdims)
-    outs = _meanvar_outs(be, name, out, x.shape, axes, keepdims, mean_dt, var_dt)
+    outs = _meanvar_outs(be, name, out, x.shape, axes, keepdims, mean_dt, var_dt, std,
+                         nan and _dtype_of(a).kind in "fc")
     w = be.nonnegative(w, f"{qualname}: weights must be non-negative (frequency weights)")
     ufunc = _core.nanwmoments if nan else _core.wmoments
     res = methods.reduce(be, qualname, ufunc, (x, w), axes, None, Ellipsis, keepdims, NoValue,

@@ -235,8 +235,11 @@ def test_errors_before_any_work():
         nr.mapreduce(np.abs, nr.minmax, x, axis=2)
     with pytest.raises(TypeError):
         nr.mapreduce(np.abs, nr.minmax, x, ddof=1)  # minmax takes no ddof
-    with pytest.raises(TypeError, match="weights"):
-        nr.mapreduce(np.abs, nr.meanvar, x, weights=x)
+    # weights= is supported at every size now (issue 36): as the image's
+    np.testing.assert_allclose(nr.mapreduce(np.abs, nr.meanvar, x, weights=x),
+                               nr.meanvar(np.abs(x), weights=x))
+    with pytest.raises(ValueError, match="non-negative"):
+        nr.mapreduce(np.abs, nr.meanvar, x, weights=-x)
     out = (np.full(300, 7.0), np.full(300, 7.0))
     with pytest.raises(TypeError, match="dtype"):
         calls = iter([np.float64, np.float32] * 10)

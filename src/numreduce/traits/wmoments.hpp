@@ -15,8 +15,13 @@
 // SKIP_NAN an element whose x is NaN is dropped with its weight.  A
 // negative weight is the caller's error (the user functions raise before
 // any work).  inf/NaN data give a non-finite mean (K = 0, m the plain sum)
-// and a NaN M2, as np.average / np.var give.  Accumulates in A (float64 for
-// float32 sources).
+// and a NaN M2, as np.average / np.var give.  A weight sum W that is not
+// finite -- an inf or NaN weight, or finite weights whose sum overflows --
+// makes the state (W, 0, NaN, NaN) on every path (lift, step, chunk,
+// combine, scatter): no mean is left that a finite W no longer weighs (as
+// np.average's sum(w x) / sum(w) is inf / inf); the user functions finish
+// it as NaN with NumPy's warning.  Accumulates in A (float64 for float32
+// sources).
 #pragma once
 #include "common.hpp"
 
@@ -45,6 +50,7 @@ struct WMoments {
         if (b.v[0] == A(0)) return a;
         if (a.v[0] == A(0)) return b;
         const A W = a.v[0] + b.v[0];
+        if (!is_finite(W)) return unweighable(W);
         if (!is_finite(a.v[2]) || !is_finite(b.v[2])) {
             return {{W, A(0), (a.v[1] + a.v[2]) + (b.v[1] + b.v[2]), (a.v[2] - a.v[2]) + (b.v[2] - b.v[2])}};
         }
@@ -178,8 +184,14 @@ struct WMoments {
     }
 
   private:
+    // the state of a weight sum W that is not finite (see the top)
+    NR_HD static acc_t unweighable(A W) {
+        const A nan = (W - W) + (W - W);  // inf - inf, or NaN
+        return {{W, A(0), nan, nan}};
+    }
     NR_HD static acc_t lift_xw(xw_t e) {
         if (skip(e.x, e.w)) return {{A(0), A(0), A(0), A(0)}};
+        if (!is_finite(e.w)) return unweighable(e.w);
         if (!is_finite(e.x)) return {{e.w, A(0), e.x, e.x - e.x}};
         return {{e.w, e.x, A(0), A(0)}};
     }
@@ -189,6 +201,7 @@ struct WMoments {
         if (skip(x, w)) return a;
         if (a.v[0] == A(0)) return lift_xw(e);
         const A W = a.v[0] + w;
+        if (!is_finite(W)) return unweighable(W);
         if (!is_finite(x) || !is_finite(a.v[2])) {
             // inf/NaN: the mean is the plain sum, M2 NaN (np.average, np.var)
             return {{W, A(0), (a.v[1] + a.v[2]) + x, (x - x) + (a.v[2] - a.v[2])}};
