@@ -29,9 +29,11 @@ from ._args import (bad_group_id, check_group_ids, check_where, empty_group_erro
                     num_groups as host_num_groups,
                     where_mask)
 from ._config import dask_task
-from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
+from ._dask_graph import (align, align_to, build, outputs, pack, reduction, scan_chain, struct,
+                          unpack)
 from ._dtypes import (MULTI_SOURCE, has_identity, has_initials, mask_initials, merge_descrs,
-                      resolve, seed_values, sources_plan, stream_dtype)
+                      resolve, seed_values, sources_dtype, sources_plan,
+                      stream_dtype)
 
 __all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
            "merge_pair", "nonnegative", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
@@ -50,8 +52,9 @@ def sources(arrays, names, label="", qualname=""):
     """Several source arrays of one reduction (x and its weights, x and y):
     Dask arrays (NumPy operands become one-chunk Dask arrays) broadcast
     together in the loop's dtype (``sources_dtype``), every one in the
-    chunks of the first Dask source, so their blocks line up.  ValueError
-    where they do not broadcast; TypeError for a CuPy operand or a dtype
+    chunks of the first Dask source, so their blocks line up (with unknown
+    chunk sizes: ``_dask_graph.align``, Dask's rules, each block checked).
+    ValueError where they do not broadcast or cannot be lined up; TypeError for a CuPy operand or a dtype
     that is not real."""
     import dask.array as da
 
@@ -59,6 +62,11 @@ def sources(arrays, names, label="", qualname=""):
         if is_cupy_array(x):
             raise TypeError(f"{qualname or label}: do not mix CuPy and Dask arrays")
     arrs = [x if is_dask_array(x) else da.asarray(np.asarray(x)) for x in arrays]
+    if not all(_known(a.shape) for a in arrs):
+        # unknown chunk sizes (x[x > 0]): lined up as Dask's elementwise
+        # operations line them up, each block checked as it is computed
+        dt = sources_dtype(qualname or label, *(a.dtype for a in arrs))
+        return align([a.astype(dt) for a in arrs], names, qualname or label)
     dt, shape = sources_plan(qualname or label, names, arrs)
     arrs = [da.broadcast_to(a.astype(dt), shape) for a in arrs]
     lead = next(a for a, x in zip(arrs, arrays) if is_dask_array(x))
@@ -555,6 +563,33 @@ def scan_output(values, ax, rdt, out, include_initial, initial):
 # has num_groups entries there (output_size)
 # ---------------------------------------------------------------------------
 
+def _in_blocks(a, x, label, what, new=False):
+    """An auxiliary array of a reduction over ``x`` (the group ids or the
+    positions along the axis (``new``: length 1 on the other axes), a where
+    mask) broadcast to ``x``'s shape in ``x``'s blocks; with unknown chunk
+    sizes through ``_dask_graph.align_to`` (each block checked)."""
+    import dask.array as da
+
+    a = da.asanyarray(a)
+    if not (_known(x.shape) and _known(a.shape)):
+        return align_to(x, a, label, what)
+    if new:
+        return da.broadcast_to(a, x.shape, chunks=x.chunks)
+    return da.broadcast_to(a, x.shape).rechunk(x.chunks)
+
+
+@dask_task
+def _signed_block(mask, v):
+    return np.where(mask, v, -1 - v)
+
+
+def _signed(mask, v):
+    """``v`` (ids or positions, in the blocks of ``mask``) where the mask
+    selects, ``-1 - v`` where it does not: the mask in the sign."""
+    return mask.map_blocks(_signed_block, v, dtype=v.dtype,
+                           meta=np.empty((0,) * v.ndim, v.dtype))
+
+
 def group_ids(gids, num_groups, n, label, qualname=""):
     """(group ids, num_groups): a dask ``group_ids`` (its dtype and shape
     checked now, its values per block) needs ``num_groups``; NumPy ids are
@@ -655,7 +690,6 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
     initials, or the fill values of a ufunc without them, with their counts
     to find empty groups), merged blockwise; ``parts`` and ``finish``: a
     grouped statistic's."""
-    import dask.array as da
 
     ref = _ufunc_ref(ufunc)
     has_init = has_initials(ufunc, descrs[0]) if parts is None else \
@@ -685,10 +719,9 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
     # not reshape, which Dask mishandles with empty chunks)
     ids_d = _ids_along(ids, x.chunks[ax])
     ids_b = ids_d[tuple(slice(None) if i == ax else None for i in range(x.ndim))]
-    ids_b = da.broadcast_to(ids_b, x.shape, chunks=x.chunks)
+    ids_b = _in_blocks(ids_b, x, label, "the group ids", new=True)
     if mask is not None:
-        wb = da.broadcast_to(da.asanyarray(mask), x.shape).rechunk(x.chunks)
-        ids_b = da.where(wb, ids_b, -1 - ids_b)
+        ids_b = _signed(_in_blocks(mask, x, label, "the where mask"), ids_b)
     dtypes = tuple(dtypes)
     res = reduction(label, x, (ax,), True, struct(dtypes),
                      functools.partial(_group_state, ref, g, descrs, mode, initials,
@@ -860,17 +893,19 @@ def segments(ufunc, x, ax, starts, stops, descrs, outs, mode=0, seeds=None, init
         empty_state = tuple(np.zeros((), dt) for dt in dtypes)  # never used
     n = x.shape[ax]
     if n == 0:  # no element: every segment is empty (the checks allowed it)
+        if not _known(x.shape):
+            raise ValueError(f"{qualname}: the array has unknown chunk sizes (the result's "
+                             "shape needs them); call x.compute_chunk_sizes() first")
         shape = x.shape[:ax] + (starts.shape[0],) + x.shape[ax + 1:]
         chunks = x.chunks[:ax] + ((starts.shape[0],),) + x.chunks[ax + 1:]
         return tuple(da.broadcast_to(np.asarray(e, dtype=dt), shape, chunks=chunks)
                      for e, dt in zip(empty_state, dtypes))
     # positions along the axis (the block offsets), the where mask in their sign
     pos = da.arange(n, chunks=(x.chunks[ax],), dtype=np.int64)
-    pos = da.broadcast_to(pos[tuple(slice(None) if i == ax else None for i in range(x.ndim))],
-                          x.shape, chunks=x.chunks)
+    pos = _in_blocks(pos[tuple(slice(None) if i == ax else None for i in range(x.ndim))], x,
+                     label, "the positions", new=True)
     if mask is not None:
-        wb = da.broadcast_to(da.asanyarray(mask), x.shape).rechunk(x.chunks)
-        pos = da.where(wb, pos, -1 - pos)
+        pos = _signed(_in_blocks(mask, x, label, "the where mask"), pos)
     ref = _ufunc_ref(ufunc)
     res = reduction(kind, x, (ax,), True, struct(dtypes),
                      functools.partial(_seg_state, ref, starts, stops, descrs, block_mode,

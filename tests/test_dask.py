@@ -265,6 +265,126 @@ def test_unknown_chunk_sizes():
 
 
 
+def _unknown(a, chunks):
+    """``a`` as a dask array whose chunk sizes Dask does not know (a boolean
+    selection keeping every row), and its row selection's own array."""
+    x = da.from_array(a, chunks=chunks)
+    y = x[(x if x.ndim == 1 else x[:, 0]) > -np.inf]
+    assert all(math.isnan(n) for n in y.chunks[0])
+    return y
+
+
+_SOURCES = [  # several sources (issue 36 class 4): (name, call, NumPy reference)
+    ("covariance", lambda x, y: nr.covariance(x, y), lambda x, y: np.cov(x, y)[0, 1]),
+    ("correlation", lambda x, y: nr.correlation(x, y), lambda x, y: np.corrcoef(x, y)[0, 1]),
+    ("sumprod", lambda x, y: nr.sumprod(x, y), lambda x, y: np.sum(x * y)),
+    ("meanvar weights", lambda x, y: nr.meanvar(x, weights=y),
+     lambda x, y: (np.average(x, weights=y), np.cov(x, aweights=y, ddof=0))),
+    ("nanmeanvar weights", lambda x, y: nr.nanmeanvar(x, weights=y),
+     lambda x, y: (np.average(x, weights=y), np.cov(x, aweights=y, ddof=0))),
+    ("logsumexp b", lambda x, y: nr.logsumexp(x, b=y),
+     lambda x, y: np.log(np.sum(y * np.exp(x)))),
+    ("logsumexp sign", lambda x, y: nr.logsumexp(x, return_sign=True),
+     lambda x, y: (np.log(np.sum(np.exp(x))), 1.0)),
+    ("sumprod scalar", lambda x, y: nr.sumprod(x, 2.0), lambda x, y: 2 * np.sum(x)),
+    ("fsum where", lambda x, y: nr.fsum(x, where=y > 0.7), lambda x, y: np.sum(x[y > 0.7])),
+    ("meanvar where", lambda x, y: nr.meanvar(x, where=y > 0.7),
+     lambda x, y: (np.mean(x[y > 0.7]), np.var(x[y > 0.7]))),
+]
+
+
+@pytest.mark.parametrize("name, call, ref", _SOURCES, ids=[c[0] for c in _SOURCES])
+def test_several_sources_unknown_chunks(name, call, ref):
+    """Several sources of unknown chunk sizes (x[x > 0], issue 36 class 4):
+    the functions work where Dask's own elementwise operations would (the
+    sources of one chunk structure, a scalar), with the NumPy result; they
+    raised an internal TypeError (broadcasting NaN shapes), fsum(where=) a
+    misleading 'Weights with shape (nan,)'."""
+    rng = np.random.default_rng(36)
+    a, b = rng.standard_normal(40) + 5, rng.random(40) + 0.5
+    keep = a > 4.5
+    x = da.from_array(a, chunks=7)
+    u, v = x[x > 4.5], da.from_array(b, chunks=7)[x > 4.5]
+    assert all(math.isnan(n) for n in u.chunks[0])
+    got = dask.compute(call(u, v), **SYNC)[0]
+    want = ref(a[keep], b[keep])
+    for g, r in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_allclose(g, r, rtol=1e-12)
+    # and the NumPy path's result on the same values
+    host = call(a[keep], b[keep])
+    for g, h in zip(got if isinstance(got, tuple) else (got,),
+                    host if isinstance(host, tuple) else (host,)):
+        np.testing.assert_allclose(g, h, rtol=1e-14)
+
+
+def test_several_sources_unknown_chunks_2d():
+    """Unknown chunk sizes along one axis of 2-d sources, a (1, n) operand
+    broadcast along it; grouped and segment reductions along the known axis
+    of an array with unknown rows (they raised the internal TypeError)."""
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((30, 4)) + 3, rng.random((30, 4)) + 0.5
+    keep = a[:, 0] > 2.5
+    x = da.from_array(a, chunks=(7, 2))
+    u, v = x[x[:, 0] > 2.5], da.from_array(b, chunks=(7, 2))[x[:, 0] > 2.5]
+    row = b[:1]  # a (1, 4) NumPy operand: broadcast along the unknown axis
+    for got, want in [
+        (nr.correlation(u, v, axis=0), nr.correlation(a[keep], b[keep], axis=0)),
+        (nr.logsumexp(u, b=v, axis=1), nr.logsumexp(a[keep], b=b[keep], axis=1)),
+        (nr.meanvar(u, weights=row, axis=0)[1],
+         nr.meanvar(a[keep], weights=np.broadcast_to(row, a[keep].shape), axis=0)[1]),
+        (nr.group_meanvar(u, [0, 1, 0, 1], axis=1)[1],
+         nr.group_meanvar(a[keep], [0, 1, 0, 1], axis=1)[1]),
+        (nr.group_minmax(u, [0, 1, 0, 1], axis=1, where=v > 0.6, initial=0.0)[0],
+         nr.group_minmax(a[keep], [0, 1, 0, 1], axis=1, where=b[keep] > 0.6, initial=0.0)[0]),
+        (nr.reduceat(nr.minimummaximum, u, [0, 2], axis=1)[1],
+         nr.reduceat(nr.minimummaximum, a[keep], [0, 2], axis=1)[1]),
+    ]:
+        np.testing.assert_allclose(got.compute(**SYNC), want, rtol=1e-13)
+
+
+def test_several_sources_unknown_chunks_refused():
+    """Where Dask cannot line the blocks up, Dask's advice (ValueError naming
+    compute_chunk_sizes()): at graph-build time for another chunk structure
+    or a known length against an unknown one; at compute time where blocks
+    of unknown size turn out to differ in length (Dask's own u * v
+    broadcasts such blocks silently)."""
+    a = np.arange(-10.0, 30.0)
+    x = da.from_array(a, chunks=7)
+    u, v = x[x > 0], x[x > 3]
+    w = da.from_array(a, chunks=5)[da.from_array(a, chunks=5) > 0]
+    for f in (nr.covariance, nr.correlation, nr.sumprod,
+              lambda p, q: nr.meanvar(p, weights=q), lambda p, q: nr.logsumexp(p, b=q),
+              lambda p, q: nr.fsum(p, where=q > 3)):
+        with pytest.raises(ValueError, match=r"compute_chunk_sizes\(\)"):
+            f(u, w)  # another chunk structure
+        with pytest.raises(ValueError, match=r"compute_chunk_sizes\(\)"):
+            f(u, a[a > 0])  # 29 elements against an unknown number
+        with pytest.raises(ValueError, match=r"compute_chunk_sizes\(\)"):
+            f(x, v)  # the other way round
+        res = f(u, v)  # the same structure: built, checked per block
+        with pytest.raises(ValueError, match=r"different lengths.*compute_chunk_sizes\(\)"):
+            dask.compute(res, **SYNC)
+    with pytest.raises(ValueError, match=r"compute_chunk_sizes\(\)"):
+        nr.minmax(u, where=a > 0, initial=0.0)
+
+
+def test_argminmax_bad_dtype_at_build_time():
+    """argminmax of strings, bytes or objects raises the NumPy path's
+    TypeError when the graph is built, as every other dtype error does (it
+    came at compute time)."""
+    for a in (np.array(["a", "b", "c"]), np.array([b"a", b"b"]),
+              np.array([1, "a"], dtype=object)):
+        x, calls = _counting_source(a, 1)
+        for f in (nr.argminmax, nr.nanargminmax):
+            for kw in ({}, {"axis": 0}):
+                with pytest.raises(TypeError, match="unsupported dtype"):
+                    f(x, **kw)
+                with pytest.raises(TypeError, match="unsupported dtype"):
+                    f(a, **kw)  # the NumPy path's error
+        assert calls == []
+
+
 @pytest.mark.parametrize("f, np_pair", [
     (nr.argminmax, (np.argmin, np.argmax)),
     (nr.nanargminmax, (np.nanargmin, np.nanargmax)),
