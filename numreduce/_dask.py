@@ -252,9 +252,91 @@ def _merge_ufunc(ref, a, b):
 
 @dask_task
 def _merge_parts(ref, a, b):
-    """merge of states made of one state per part (complex data)."""
+    """merge of states made of one state per part (complex data); a part in
+    a frame (``_framed``: one array more than the ufunc's outputs, the
+    shift K) merges in its frame (``_merge_framed``)."""
     ufunc = _ufunc(ref)
-    return tuple(merge_pair(ufunc, pa, pb) for pa, pb in zip(a, b))
+    return tuple(_merge_framed(ufunc, pa, pb) if len(pa) > ufunc.nout else
+                 merge_pair(ufunc, pa, pb) for pa, pb in zip(a, b))
+
+
+# ---------------------------------------------------------------------------
+# the moments in a frame: a block's (count, mean, M2) carries its mean
+# rounded at the data's magnitude, and Chan's merge of two blocks compares
+# their means, so that rounding (1e8 + N(0, 1): an ulp of 1e8) would enter
+# every merge (2e-10 relative, where the NumPy path gives 1e-16).  Each
+# block's state is taken about a shift K instead -- its own mean, as the
+# NumPy path's _ends takes the rows' -- (count, mean - K, M2, K), and two
+# states merge in the frame of the first (the second's mean moved by the
+# difference of the shifts, exact where they are close); the finish puts
+# the mean back (K + m).  Only where the states keep the data's own
+# precision (float64, long double, integer data; float32 data have
+# float64 states).
+# ---------------------------------------------------------------------------
+
+def _frames(ufunc, dt) -> bool:
+    """Whether the states of ``ufunc`` over a part of dtype ``dt`` are taken
+    in a frame: the moments' (their mean is output 1) of float64, long
+    double or integer data."""
+    return ufunc in (_core.moments, _core.nanmoments) and (
+        dt.kind in "iu" or (dt.kind == "f" and dt.itemsize >= 8))
+
+
+def _framed(p, reduce_one, spread):
+    """The state of part ``p`` in a frame: ``reduce_one(a)`` (a's (count,
+    mean, M2) with the reduced axes kept) of ``p`` itself gives the shift K
+    (its mean where finite, else 0), then of ``p - spread(K)`` (K broadcast
+    to ``p``) the moments about K: (count, mean - K, M2, K).  Where those
+    are not finite (``p - K`` overflowed), the plain state with K = 0."""
+    s0 = tuple(reduce_one(p))
+    dt = s0[1].dtype
+    ok = np.isfinite(s0[1]) & (s0[0] > 0)
+    K = np.where(ok, s0[1], np.zeros((), dt)).astype(dt, copy=False)
+    if not K.any():
+        return (*s0, K)
+    with np.errstate(all="ignore"):
+        y = np.subtract(p, spread(K), dtype=dt)
+    s1 = tuple(reduce_one(y))
+    bad = ~(np.isfinite(s1[1]) & np.isfinite(s1[2]))
+    if bad.any():  # inf/NaN data (the same state), or x - K overflowed
+        s1 = tuple(np.where(bad, a0, a1) for a0, a1 in zip(s0, s1))
+        K = np.where(bad, np.zeros((), dt), K)
+    return (*s1, K)
+
+
+def _merge_framed(ufunc, a, b):
+    """Two framed states (count, m, M2, K) merged in the frame of ``a`` (of
+    ``b`` where ``a`` is empty): b's mean moved by K_b - K_a, then the
+    ufunc's merge; where the difference of the shifts overflows, in the
+    frame 0."""
+    (na, ma, m2a, ka), (nb, mb, m2b, kb) = a, b
+    K = np.where(na > 0, ka, kb)
+    with np.errstate(all="ignore"):
+        da_, db_ = ka - K, kb - K
+    ok = np.isfinite(da_) & np.isfinite(db_)
+    if not ok.all():
+        K = np.where(ok, K, np.zeros((), K.dtype))
+        da_, db_ = np.where(ok, da_, ka), np.where(ok, db_, kb)
+    with np.errstate(all="ignore"):
+        ma = np.where(na > 0, ma + da_, ma)
+        mb = np.where(nb > 0, mb + db_, mb)
+    n, m, m2 = merge_pair(ufunc, (na, ma, m2a), (nb, mb, m2b))
+    return n, m, m2, np.broadcast_to(K, np.shape(m))
+
+
+def _unframe(states, nout):
+    """The parts' states with every framed one's mean put back (K + m)."""
+    out = []
+    for st in states:
+        if len(st) > nout:
+            n, m, m2, K = st
+            st = (n, np.asarray(m + K, dtype=np.asarray(m).dtype), m2)
+        out.append(tuple(st))
+    return out
+
+
+def _whole(xp, a):
+    return [a]
 
 
 def _seeds_once(qualname, ufunc, mode, initials, descrs, has_init):
@@ -333,16 +415,23 @@ def _reduce_finish(uname, dtypes, finish, ref, seeds, states):
 @dask_task
 def _parts_state(ref, parts, dtype, accurate, block, w, axes):
     ufunc = _ufunc(ref)
-    if accurate:
-        states = _host.reduce_parts(ufunc, block, axes, True, parts, mask=w, accurate=True)
+    if accurate:  # the moments' blocked two-pass layout, in a frame (_framed)
+        states = []
+        for p in parts(np, block):
+            def one(a, p=p):
+                return _host.reduce_parts(ufunc, a, axes, True, _whole, mask=w,
+                                          accurate=True)[0]
+            states.append(_framed(p, one, lambda K: K) if _frames(ufunc, p.dtype)
+                          else one(p))
     else:
         states = [_keep_reduce(ufunc, p, axes, mask=w, dtype=dtype) for p in parts(np, block)]
     return {"empty": False, "s": tuple(tuple(s) for s in states)}
 
 
 @dask_task
-def _parts_finish(finish, states):
-    return finish(np, states)  # (np is not passed in the graph: modules do not pickle)
+def _parts_finish(nout, finish, states):
+    # (np is not passed in the graph: modules do not pickle)
+    return finish(np, _unframe(states, nout))
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
@@ -374,7 +463,7 @@ def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask
     return build(label, x, axes, keepdims, dtypes,
                  functools.partial(_parts_state, ref, parts, dtype, accurate),
                  functools.partial(_merge_parts, ref),
-                 functools.partial(_parts_finish, finish), mask)
+                 functools.partial(_parts_finish, ufunc.nout, finish), mask)
 
 
 # ---------------------------------------------------------------------------
@@ -645,8 +734,15 @@ def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, mas
         states = (_host.group_reduce(ufunc, block, axis, ids, g, descrs, (None,) * ufunc.nout,
                                      mode, initials, mask, seeded, label),)
     else:
-        states = tuple(_host.group_reduce_parts(ufunc, block, axis, ids, g, parts, None, None,
-                                                mode, initials, mask, seeded, dtype, label))
+        def one(a):
+            return _host.group_reduce_parts(ufunc, a, axis, ids, g, _whole, None, None, mode,
+                                            initials, mask, seeded, dtype, label)[0]
+
+        def spread(K):  # each element's group's shift
+            return np.take(K, ids, axis=axis)
+
+        states = tuple(_framed(p, one, spread) if _frames(ufunc, p.dtype) else tuple(one(p))
+                       for p in parts(np, block))
     return {"empty": False, "s": (states, counts)}
 
 
@@ -665,7 +761,7 @@ def _group_finish(label, check_empty, finish, ref, seeds, dtypes, states):
         raise empty_group_error(label, int(np.flatnonzero(counts == 0)[0]))
     if seeds is not None:  # the user's initial, merged once into every group
         parts = (_merge_seeds(_ufunc(ref), seeds, parts[0]), *parts[1:])
-    res = parts[0] if finish is None else finish(np, list(parts))
+    res = parts[0] if finish is None else finish(np, _unframe(parts, _ufunc(ref).nout))
     return tuple(np.asarray(r, dtype=dt) for r, dt in zip(res, dtypes))
 
 
