@@ -29,9 +29,11 @@ from ._args import (bad_group_id, check_group_ids, check_where, empty_group_erro
                     num_groups as host_num_groups,
                     where_mask)
 from ._config import dask_task
-from ._dask_graph import build, outputs, pack, reduction, scan_chain, struct, unpack
+from ._dask_graph import (align, align_to, build, outputs, pack, reduction, scan_chain, struct,
+                          unpack)
 from ._dtypes import (MULTI_SOURCE, has_identity, has_initials, mask_initials, merge_descrs,
-                      resolve, seed_values, sources_plan, stream_dtype)
+                      resolve, seed_values, sources_dtype, sources_plan,
+                      stream_dtype)
 
 __all__ = ["arg_reduce", "asarray", "at", "group_arg", "group_reduce", "group_reduce_parts",
            "merge_pair", "nonnegative", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts",
@@ -50,8 +52,9 @@ def sources(arrays, names, label="", qualname=""):
     """Several source arrays of one reduction (x and its weights, x and y):
     Dask arrays (NumPy operands become one-chunk Dask arrays) broadcast
     together in the loop's dtype (``sources_dtype``), every one in the
-    chunks of the first Dask source, so their blocks line up.  ValueError
-    where they do not broadcast; TypeError for a CuPy operand or a dtype
+    chunks of the first Dask source, so their blocks line up (with unknown
+    chunk sizes: ``_dask_graph.align``, Dask's rules, each block checked).
+    ValueError where they do not broadcast or cannot be lined up; TypeError for a CuPy operand or a dtype
     that is not real."""
     import dask.array as da
 
@@ -59,6 +62,11 @@ def sources(arrays, names, label="", qualname=""):
         if is_cupy_array(x):
             raise TypeError(f"{qualname or label}: do not mix CuPy and Dask arrays")
     arrs = [x if is_dask_array(x) else da.asarray(np.asarray(x)) for x in arrays]
+    if not all(_known(a.shape) for a in arrs):
+        # unknown chunk sizes (x[x > 0]): lined up as Dask's elementwise
+        # operations line them up, each block checked as it is computed
+        dt = sources_dtype(qualname or label, *(a.dtype for a in arrs))
+        return align([a.astype(dt) for a in arrs], names, qualname or label)
     dt, shape = sources_plan(qualname or label, names, arrs)
     arrs = [da.broadcast_to(a.astype(dt), shape) for a in arrs]
     lead = next(a for a, x in zip(arrs, arrays) if is_dask_array(x))
@@ -244,9 +252,91 @@ def _merge_ufunc(ref, a, b):
 
 @dask_task
 def _merge_parts(ref, a, b):
-    """merge of states made of one state per part (complex data)."""
+    """merge of states made of one state per part (complex data); a part in
+    a frame (``_framed``: one array more than the ufunc's outputs, the
+    shift K) merges in its frame (``_merge_framed``)."""
     ufunc = _ufunc(ref)
-    return tuple(merge_pair(ufunc, pa, pb) for pa, pb in zip(a, b))
+    return tuple(_merge_framed(ufunc, pa, pb) if len(pa) > ufunc.nout else
+                 merge_pair(ufunc, pa, pb) for pa, pb in zip(a, b))
+
+
+# ---------------------------------------------------------------------------
+# the moments in a frame: a block's (count, mean, M2) carries its mean
+# rounded at the data's magnitude, and Chan's merge of two blocks compares
+# their means, so that rounding (1e8 + N(0, 1): an ulp of 1e8) would enter
+# every merge (2e-10 relative, where the NumPy path gives 1e-16).  Each
+# block's state is taken about a shift K instead -- its own mean, as the
+# NumPy path's _ends takes the rows' -- (count, mean - K, M2, K), and two
+# states merge in the frame of the first (the second's mean moved by the
+# difference of the shifts, exact where they are close); the finish puts
+# the mean back (K + m).  Only where the states keep the data's own
+# precision (float64, long double, integer data; float32 data have
+# float64 states).
+# ---------------------------------------------------------------------------
+
+def _frames(ufunc, dt) -> bool:
+    """Whether the states of ``ufunc`` over a part of dtype ``dt`` are taken
+    in a frame: the moments' (their mean is output 1) of float64, long
+    double or integer data."""
+    return ufunc in (_core.moments, _core.nanmoments) and (
+        dt.kind in "iu" or (dt.kind == "f" and dt.itemsize >= 8))
+
+
+def _framed(p, reduce_one, spread):
+    """The state of part ``p`` in a frame: ``reduce_one(a)`` (a's (count,
+    mean, M2) with the reduced axes kept) of ``p`` itself gives the shift K
+    (its mean where finite, else 0), then of ``p - spread(K)`` (K broadcast
+    to ``p``) the moments about K: (count, mean - K, M2, K).  Where those
+    are not finite (``p - K`` overflowed), the plain state with K = 0."""
+    s0 = tuple(reduce_one(p))
+    dt = s0[1].dtype
+    ok = np.isfinite(s0[1]) & (s0[0] > 0)
+    K = np.where(ok, s0[1], np.zeros((), dt)).astype(dt, copy=False)
+    if not K.any():
+        return (*s0, K)
+    with np.errstate(all="ignore"):
+        y = np.subtract(p, spread(K), dtype=dt)
+    s1 = tuple(reduce_one(y))
+    bad = ~(np.isfinite(s1[1]) & np.isfinite(s1[2]))
+    if bad.any():  # inf/NaN data (the same state), or x - K overflowed
+        s1 = tuple(np.where(bad, a0, a1) for a0, a1 in zip(s0, s1))
+        K = np.where(bad, np.zeros((), dt), K)
+    return (*s1, K)
+
+
+def _merge_framed(ufunc, a, b):
+    """Two framed states (count, m, M2, K) merged in the frame of ``a`` (of
+    ``b`` where ``a`` is empty): b's mean moved by K_b - K_a, then the
+    ufunc's merge; where the difference of the shifts overflows, in the
+    frame 0."""
+    (na, ma, m2a, ka), (nb, mb, m2b, kb) = a, b
+    K = np.where(na > 0, ka, kb)
+    with np.errstate(all="ignore"):
+        da_, db_ = ka - K, kb - K
+    ok = np.isfinite(da_) & np.isfinite(db_)
+    if not ok.all():
+        K = np.where(ok, K, np.zeros((), K.dtype))
+        da_, db_ = np.where(ok, da_, ka), np.where(ok, db_, kb)
+    with np.errstate(all="ignore"):
+        ma = np.where(na > 0, ma + da_, ma)
+        mb = np.where(nb > 0, mb + db_, mb)
+    n, m, m2 = merge_pair(ufunc, (na, ma, m2a), (nb, mb, m2b))
+    return n, m, m2, np.broadcast_to(K, np.shape(m))
+
+
+def _unframe(states, nout):
+    """The parts' states with every framed one's mean put back (K + m)."""
+    out = []
+    for st in states:
+        if len(st) > nout:
+            n, m, m2, K = st
+            st = (n, np.asarray(m + K, dtype=np.asarray(m).dtype), m2)
+        out.append(tuple(st))
+    return out
+
+
+def _whole(xp, a):
+    return [a]
 
 
 def _seeds_once(qualname, ufunc, mode, initials, descrs, has_init):
@@ -325,16 +415,23 @@ def _reduce_finish(uname, dtypes, finish, ref, seeds, states):
 @dask_task
 def _parts_state(ref, parts, dtype, accurate, block, w, axes):
     ufunc = _ufunc(ref)
-    if accurate:
-        states = _host.reduce_parts(ufunc, block, axes, True, parts, mask=w, accurate=True)
+    if accurate:  # the moments' blocked two-pass layout, in a frame (_framed)
+        states = []
+        for p in parts(np, block):
+            def one(a, p=p):
+                return _host.reduce_parts(ufunc, a, axes, True, _whole, mask=w,
+                                          accurate=True)[0]
+            states.append(_framed(p, one, lambda K: K) if _frames(ufunc, p.dtype)
+                          else one(p))
     else:
         states = [_keep_reduce(ufunc, p, axes, mask=w, dtype=dtype) for p in parts(np, block)]
     return {"empty": False, "s": tuple(tuple(s) for s in states)}
 
 
 @dask_task
-def _parts_finish(finish, states):
-    return finish(np, states)  # (np is not passed in the graph: modules do not pickle)
+def _parts_finish(nout, finish, states):
+    # (np is not passed in the graph: modules do not pickle)
+    return finish(np, _unframe(states, nout))
 
 
 def reduce(ufunc, x, axes, keepdims, descrs, outs, mode=0, initials=None, mask=None,
@@ -366,7 +463,7 @@ def reduce_parts(ufunc, x, axes, keepdims, parts, finish=None, dtypes=None, mask
     return build(label, x, axes, keepdims, dtypes,
                  functools.partial(_parts_state, ref, parts, dtype, accurate),
                  functools.partial(_merge_parts, ref),
-                 functools.partial(_parts_finish, finish), mask)
+                 functools.partial(_parts_finish, ufunc.nout, finish), mask)
 
 
 # ---------------------------------------------------------------------------
@@ -555,6 +652,33 @@ def scan_output(values, ax, rdt, out, include_initial, initial):
 # has num_groups entries there (output_size)
 # ---------------------------------------------------------------------------
 
+def _in_blocks(a, x, label, what, new=False):
+    """An auxiliary array of a reduction over ``x`` (the group ids or the
+    positions along the axis (``new``: length 1 on the other axes), a where
+    mask) broadcast to ``x``'s shape in ``x``'s blocks; with unknown chunk
+    sizes through ``_dask_graph.align_to`` (each block checked)."""
+    import dask.array as da
+
+    a = da.asanyarray(a)
+    if not (_known(x.shape) and _known(a.shape)):
+        return align_to(x, a, label, what)
+    if new:
+        return da.broadcast_to(a, x.shape, chunks=x.chunks)
+    return da.broadcast_to(a, x.shape).rechunk(x.chunks)
+
+
+@dask_task
+def _signed_block(mask, v):
+    return np.where(mask, v, -1 - v)
+
+
+def _signed(mask, v):
+    """``v`` (ids or positions, in the blocks of ``mask``) where the mask
+    selects, ``-1 - v`` where it does not: the mask in the sign."""
+    return mask.map_blocks(_signed_block, v, dtype=v.dtype,
+                           meta=np.empty((0,) * v.ndim, v.dtype))
+
+
 def group_ids(gids, num_groups, n, label, qualname=""):
     """(group ids, num_groups): a dask ``group_ids`` (its dtype and shape
     checked now, its values per block) needs ``num_groups``; NumPy ids are
@@ -610,8 +734,15 @@ def _group_state(ref, g, descrs, mode, initials, seeded, fill, parts, dtype, mas
         states = (_host.group_reduce(ufunc, block, axis, ids, g, descrs, (None,) * ufunc.nout,
                                      mode, initials, mask, seeded, label),)
     else:
-        states = tuple(_host.group_reduce_parts(ufunc, block, axis, ids, g, parts, None, None,
-                                                mode, initials, mask, seeded, dtype, label))
+        def one(a):
+            return _host.group_reduce_parts(ufunc, a, axis, ids, g, _whole, None, None, mode,
+                                            initials, mask, seeded, dtype, label)[0]
+
+        def spread(K):  # each element's group's shift
+            return np.take(K, ids, axis=axis)
+
+        states = tuple(_framed(p, one, spread) if _frames(ufunc, p.dtype) else tuple(one(p))
+                       for p in parts(np, block))
     return {"empty": False, "s": (states, counts)}
 
 
@@ -630,7 +761,7 @@ def _group_finish(label, check_empty, finish, ref, seeds, dtypes, states):
         raise empty_group_error(label, int(np.flatnonzero(counts == 0)[0]))
     if seeds is not None:  # the user's initial, merged once into every group
         parts = (_merge_seeds(_ufunc(ref), seeds, parts[0]), *parts[1:])
-    res = parts[0] if finish is None else finish(np, list(parts))
+    res = parts[0] if finish is None else finish(np, _unframe(parts, _ufunc(ref).nout))
     return tuple(np.asarray(r, dtype=dt) for r, dt in zip(res, dtypes))
 
 
@@ -655,7 +786,6 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
     initials, or the fill values of a ufunc without them, with their counts
     to find empty groups), merged blockwise; ``parts`` and ``finish``: a
     grouped statistic's."""
-    import dask.array as da
 
     ref = _ufunc_ref(ufunc)
     has_init = has_initials(ufunc, descrs[0]) if parts is None else \
@@ -685,10 +815,9 @@ def _grouped(ufunc, x, ax, ids, g, descrs, parts, finish, dtypes, mode, initials
     # not reshape, which Dask mishandles with empty chunks)
     ids_d = _ids_along(ids, x.chunks[ax])
     ids_b = ids_d[tuple(slice(None) if i == ax else None for i in range(x.ndim))]
-    ids_b = da.broadcast_to(ids_b, x.shape, chunks=x.chunks)
+    ids_b = _in_blocks(ids_b, x, label, "the group ids", new=True)
     if mask is not None:
-        wb = da.broadcast_to(da.asanyarray(mask), x.shape).rechunk(x.chunks)
-        ids_b = da.where(wb, ids_b, -1 - ids_b)
+        ids_b = _signed(_in_blocks(mask, x, label, "the where mask"), ids_b)
     dtypes = tuple(dtypes)
     res = reduction(label, x, (ax,), True, struct(dtypes),
                      functools.partial(_group_state, ref, g, descrs, mode, initials,
@@ -860,17 +989,19 @@ def segments(ufunc, x, ax, starts, stops, descrs, outs, mode=0, seeds=None, init
         empty_state = tuple(np.zeros((), dt) for dt in dtypes)  # never used
     n = x.shape[ax]
     if n == 0:  # no element: every segment is empty (the checks allowed it)
+        if not _known(x.shape):
+            raise ValueError(f"{qualname}: the array has unknown chunk sizes (the result's "
+                             "shape needs them); call x.compute_chunk_sizes() first")
         shape = x.shape[:ax] + (starts.shape[0],) + x.shape[ax + 1:]
         chunks = x.chunks[:ax] + ((starts.shape[0],),) + x.chunks[ax + 1:]
         return tuple(da.broadcast_to(np.asarray(e, dtype=dt), shape, chunks=chunks)
                      for e, dt in zip(empty_state, dtypes))
     # positions along the axis (the block offsets), the where mask in their sign
     pos = da.arange(n, chunks=(x.chunks[ax],), dtype=np.int64)
-    pos = da.broadcast_to(pos[tuple(slice(None) if i == ax else None for i in range(x.ndim))],
-                          x.shape, chunks=x.chunks)
+    pos = _in_blocks(pos[tuple(slice(None) if i == ax else None for i in range(x.ndim))], x,
+                     label, "the positions", new=True)
     if mask is not None:
-        wb = da.broadcast_to(da.asanyarray(mask), x.shape).rechunk(x.chunks)
-        pos = da.where(wb, pos, -1 - pos)
+        pos = _signed(_in_blocks(mask, x, label, "the where mask"), pos)
     ref = _ufunc_ref(ufunc)
     res = reduction(kind, x, (ax,), True, struct(dtypes),
                      functools.partial(_seg_state, ref, starts, stops, descrs, block_mode,

@@ -18,10 +18,107 @@ Layer: backends (imports nothing of numreduce; docs/architecture.md).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
-__all__ = ["build", "outputs", "pack", "reduction", "scan_chain", "struct", "unpack"]
+__all__ = ["align", "build", "known", "outputs", "pack", "reduction", "scan_chain", "struct",
+           "unpack"]
+
+
+def known(chunks) -> bool:
+    """Whether Dask knows every size in ``chunks`` (a shape, or one axis's
+    chunks): no NaN."""
+    return not any(math.isnan(n) for n in chunks)
+
+
+def _same_chunks(a, b) -> bool:
+    """One axis's chunks alike, NaN (an unknown size) equal to NaN."""
+    return len(a) == len(b) and all(p == q or (math.isnan(p) and math.isnan(q))
+                                    for p, q in zip(a, b))
+
+
+def unknown_sizes(label, what):
+    """Dask's own advice where arrays of unknown chunk sizes cannot be lined
+    up (its ValueError for ``u * v`` of different chunk structures)."""
+    return ValueError(f"{label}: {what}, and Dask does not know the chunk sizes, so the "
+                      "arrays cannot be lined up block by block. A possible solution: "
+                      "x.compute_chunk_sizes() on each array first")
+
+
+def align(arrays, names, label):
+    """Dask arrays, some with unknown chunk sizes (``x[x > 0]``), broadcast
+    together in blocks that line up, as Dask's elementwise operations line
+    them up: along an axis of unknown sizes, every array that has the axis
+    with more than one element must have the same chunk structure (the same
+    number of chunks, the same known sizes); the others have it of length 1
+    (broadcast).  Otherwise ValueError with Dask's advice (compute the chunk
+    sizes), at graph-build time.  Known axes are rechunked as the first
+    array that has them in full.  Where Dask only assumes that blocks of
+    unknown size line up, each block of the result checks it when computed
+    (a ValueError where two blocks differ in length, where Dask's ``u * v``
+    would broadcast them silently).  ``names``: the arrays' names for the
+    messages."""
+    import dask.array as da
+
+    ndim = max(a.ndim for a in arrays)
+    arrs = [a[(None,) * (ndim - a.ndim) + (Ellipsis,)] if a.ndim < ndim else a for a in arrays]
+    unknown = tuple(tuple(d for d in range(ndim) if not known(a.chunks[d])) for a in arrs)
+    rechunk = [{} for _ in arrs]
+    for d in range(ndim):
+        unk = [k for k in range(len(arrs)) if d in unknown[k]]
+        if unk:
+            lead = arrs[unk[0]].chunks[d]
+            for k, a in enumerate(arrs):
+                if k in unk and not _same_chunks(a.chunks[d], lead):
+                    raise unknown_sizes(label, f"{names[unk[0]]} and {names[k]} have different "
+                                        f"chunks along axis {d - ndim} ({lead} and "
+                                        f"{a.chunks[d]})")
+                if k not in unk and a.shape[d] != 1:
+                    raise unknown_sizes(label, f"{names[k]} has {a.shape[d]} elements along "
+                                        f"axis {d - ndim} where {names[unk[0]]} has an unknown "
+                                        "number")
+            continue
+        lens = {a.shape[d] for a in arrs} - {1}
+        if len(lens) > 1:
+            shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrays))
+            raise ValueError(f"{label}: the arrays do not broadcast together: {shapes}")
+        if lens:
+            lead = next(a.chunks[d] for a in arrs if a.shape[d] != 1)
+            for k, a in enumerate(arrs):
+                if a.shape[d] != 1 and a.chunks[d] != lead:
+                    rechunk[k][d] = lead
+    arrs = [a.rechunk(r) if r else a for a, r in zip(arrs, rechunk)]
+    ind = tuple(range(ndim))
+    args = [v for a in arrs for v in (a, ind)]
+    return [da.blockwise(_aligned_block, ind, *args, k=k, unknown=unknown, label=label,
+                         dtype=a.dtype, meta=np.empty((0,) * ndim, a.dtype),
+                         token=f"numreduce-align{k}")
+            for k, a in enumerate(arrs)]
+
+
+def align_to(x, w, label, what="the mask"):
+    """``w`` (an auxiliary array of a reduction: the where mask) broadcast to
+    ``x`` in ``x``'s blocks (``align``), where either has unknown chunk
+    sizes; ValueError where ``w`` would broadcast ``x`` instead."""
+    lead = x.ndim - w.ndim
+    if lead < 0 or any(x.shape[lead + d] == 1 and w.shape[d] != 1 for d in range(w.ndim)):
+        raise ValueError(f"{label}: {what} of shape {w.shape} does not broadcast to the "
+                         f"array's shape {x.shape}")
+    return align([x, w], ("the array", what), label)[1]
+
+
+def _aligned_block(*blocks, k=0, unknown=(), label=""):
+    """Block ``k`` of ``align``'s arrays broadcast to the blocks' shape,
+    after checking that the blocks of unknown size have one length."""
+    shapes = [np.shape(b) for b in blocks]
+    for d in sorted({d for u in unknown for d in u}):
+        lens = {s[d] for s, u in zip(shapes, unknown) if d in u}
+        if len(lens) > 1:
+            raise unknown_sizes(label, f"blocks of the arrays have different lengths "
+                                f"({', '.join(map(str, sorted(lens)))}) along axis "
+                                f"{d - len(shapes[0])}")
+    return np.broadcast_to(blocks[k], np.broadcast_shapes(*shapes))
 
 
 def _flatten(parts):
@@ -143,12 +240,15 @@ def reduction(name, x, axes, keepdims, out_dt, block_state, merge_states, finish
     args = [x, inds]
     if w is not None:
         wgt = da.asanyarray(w)
-        try:
-            wgt = da.broadcast_to(wgt, x.shape)
-        except ValueError:
-            raise ValueError(f"Weights with shape {wgt.shape} are not broadcastable to x with "
-                             f"shape {x.shape}") from None
-        if wgt.chunks != x.chunks:
+        if not (known(x.shape) and known(wgt.shape)):
+            wgt = align_to(x, wgt, name)  # in x's blocks, checked as they are computed
+        else:
+            try:
+                wgt = da.broadcast_to(wgt, x.shape)
+            except ValueError:
+                raise ValueError(f"Weights with shape {wgt.shape} are not broadcastable to x "
+                                 f"with shape {x.shape}") from None
+        if wgt.chunks != x.chunks and known(x.shape):
             # x's own chunks, empty ones included (blockwise's unification
             # of different chunkings drops empty chunks, and the tree step
             # then meets states it did not make)

@@ -19,7 +19,7 @@ import numpy as np
 from . import _core
 from ._args import check_out_dtypes, dtype_arg
 
-__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "at_descrs", "cumfsum_dtypes", "fsum_dtypes",
+__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "arg_dtype", "at_descrs", "cumfsum_dtypes", "fsum_dtypes",
            "has_identity", "has_initials", "logcumsumexp_dtype", "logsumexp_dtype",
            "mask_initials", "meanvar_dtypes", "merge_descrs", "moments_ufunc", "multi_output",
            "pieces_start", "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values",
@@ -218,6 +218,15 @@ def pieces_start(ufunc, descrs, mode, masked, name, segments=None, prefix=False)
 # ---------------------------------------------------------------------------
 # the user functions' result dtypes
 # ---------------------------------------------------------------------------
+
+def arg_dtype(name, in_dtype):
+    """argminmax's data: booleans, numbers, datetimes and timedeltas (the
+    engine's argminmax loops); TypeError for any other dtype (strings,
+    objects, records), before any work on every backend (the engine's own
+    message)."""
+    if in_dtype.kind not in "biufcmM":
+        raise TypeError(f"{name}: unsupported dtype {in_dtype!r}")
+
 
 def real_dtype(dt):
     """The real type of a float or complex dtype (its ``finfo`` dtype)."""

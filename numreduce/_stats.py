@@ -29,8 +29,8 @@ from . import _methods as methods
 from ._args import (NoValue, axis_index, check_index_outs, check_out_dtypes, ddof_arg,
                     include_initial_arg, is_given, keepdims_flag, normalize_axes, out_pair,
                     reduced_shape, scan_axis)
-from ._dtypes import (cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype, logsumexp_dtype,
-                      meanvar_dtypes, moments_ufunc, real_dtype, resolve, resolve_outs,
+from ._dtypes import (arg_dtype, cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype,
+                      logsumexp_dtype, meanvar_dtypes, moments_ufunc, real_dtype, resolve, resolve_outs,
                       sum_dtype)
 
 __all__ = ["argminmax", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax",
@@ -242,6 +242,7 @@ def _argminmax(be, qualname, name, a, axis, keepdims, out, nan):
     if (out is None and axis is None and keepdims is False and be.quick_arg is not None
             and a.ndim == 1 and a.size):
         return be.quick_arg(a, skip)  # the common call, without the bookkeeping below
+    arg_dtype(qualname, a.dtype)  # (the quick path's engine raises the same)
     keepdims = keepdims_flag(keepdims)
     zero_d = a.ndim == 0
     if zero_d:
