@@ -359,3 +359,47 @@ def test_reference_summary_names_every_public_name():
     summary = text[text.index("## Summary"):text.index("## User functions")]
     linked = set(re.findall(r"\[`(\w+)`\]\(#numreduce\.\1\)", summary))
     assert linked == set(nr.__all__), sorted(set(nr.__all__) ^ linked)
+
+
+_NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                 "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
+
+
+def test_pages_state_the_package_facts_it_has():
+    """The figures a page states about the package are the package's: the C
+    API version (api.md, extending.md) and the number of ufuncs
+    (extending.md: 'numreduce's N ufuncs')."""
+    version = f"({nr.C_API_VERSION[0]}, {nr.C_API_VERSION[1]})"
+    api = (DOCS / "api.md").read_text(encoding="utf-8")
+    m = re.search(r"`nr::import_numreduce\(\)` checks \(currently `(\(\d+, \d+\))`\)", api)
+    assert m and m[1] == version, (m and m[1], version)
+    ext = (DOCS / "extending.md").read_text(encoding="utf-8")
+    assert f">>> nr.C_API_VERSION\n{version}\n" in ext
+    n = sum(isinstance(getattr(nr, name), np.ufunc) for name in nr.__all__)
+    m = re.search(r"numreduce's (\w+) ufuncs", ext)
+    assert m and m[1] == _NUMBER_WORDS[n], (m and m[1], n)
+
+
+def test_math_is_code_not_emphasis():
+    """`2**51` outside a code span is Markdown emphasis: the accuracy page
+    showed [-2**51, 2**51) in bold.  Powers are written as code."""
+    found = []
+    for page in PAGES:
+        fence = False
+        for k, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                fence = not fence
+            elif not fence and not line.startswith((".. ", "   ")):
+                outside = line.split("`")[::2]
+                found += [f"{page.name}:{k}" for seg in outside if re.search(r"\w\*\*\w", seg)]
+    assert not found, found
+
+
+def test_links_have_titles_not_file_names():
+    """A link reads as a title ('see the GPU page'), not a file name
+    ('see gpu.md')."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        found += [f"{page.name}: {m[0]}" for m in re.finditer(r"\[[\w./-]+\.(md|py|hpp|cpp)\]\(", text)]
+    assert not found, found
