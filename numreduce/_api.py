@@ -409,15 +409,13 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     where : array_like of bool, optional
         Elements to include (broadcast to ``array``'s shape).
 
-    An empty group (no element, or none selected by ``where``) gets the
-    ufunc's initials (``moments``: (0, 0, 0)) or ``initial``; where there are
-    none (``minimummaximum`` without ``initial``) it is a ``ValueError``,
-    before anything is written.
-
     Returns
     -------
     tuple of ndarray
-        One array per output.
+        One array per output.  An empty group (no element, or none selected
+        by ``where``) gets the ufunc's initials (``moments``: (0, 0, 0)) or
+        ``initial``; where there are none (``minimummaximum`` without
+        ``initial``) it is a ``ValueError``, before anything is written.
 
     Raises
     ------
@@ -454,7 +452,8 @@ def at(ufunc, outs, indices, values):
     ``values[j]`` through the reduction's step, so repeated indices
     accumulate: for ``minimummaximum`` this is ``np.minimum.at(lo, idx, v);
     np.maximum.at(hi, idx, v)`` in one pass, for ``moments`` a running
-    (count, mean, M2) per slot.
+    (count, mean, M2) per slot.  Every check runs before anything is
+    written.
 
     Parameters
     ----------
@@ -473,8 +472,6 @@ def at(ufunc, outs, indices, values):
         Cast, with the accumulators, to the loop dtype of
         ``np.result_type(values, *outs)``; the results are cast back
         (``same_kind``).
-
-    Every check runs before anything is written.
 
     Returns
     -------
@@ -534,7 +531,8 @@ def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
 
     Returns
     -------
-    (min, max) : NumPy scalars for a full reduction, else arrays.
+    (min, max) : tuple
+        NumPy scalars for a full reduction, else arrays.
 
     Raises
     ------
@@ -1230,10 +1228,11 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
 
     Returns
     -------
-    What ``reduction(f(*arrays), axis=axis, keepdims=keepdims, **options)``
-    returns: exactly for the order reductions (min/max and their indices),
-    within the reduction's stated accuracy for the others (the blocks' states
-    are merged as its threads' are).
+    result
+        What ``reduction(f(*arrays), axis=axis, keepdims=keepdims,
+        **options)`` returns: exactly for the order reductions (min/max and
+        their indices), within the reduction's stated accuracy for the
+        others (the blocks' states are merged as its threads' are).
 
     Raises
     ------

@@ -52,6 +52,7 @@ __all__ = list(TRAITS) + list(SOURCE_TRAITS) + ["minmax", "nanminmax", "argminma
 
 
 def is_cupy_array(x) -> bool:
+    """Whether ``x`` is a CuPy array (``cupy.ndarray``)."""
     return isinstance(x, _cupy.xp.ndarray)
 
 

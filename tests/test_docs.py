@@ -19,7 +19,8 @@ import pytest
 import numreduce as nr
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
-PAGES = sorted(DOCS.glob("*.md"))
+# the top-level pages and the user guide's (docs/guide/)
+PAGES = sorted(DOCS.glob("*.md")) + sorted((DOCS / "guide").glob("*.md"))
 _BLOCK = re.compile(r"^(?P<before>[^\n]*)\n```python\n(?P<code>.*?)^```", re.S | re.M)
 
 
@@ -27,7 +28,8 @@ def _blocks():
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         for k, m in enumerate(_BLOCK.finditer(text)):
-            yield pytest.param(page, k, m["before"], m["code"], id=f"{page.name}-{k}")
+            yield pytest.param(page, k, m["before"], m["code"],
+                               id=f"{page.relative_to(DOCS)}-{k}")
 
 
 BLOCKS = list(_blocks())
@@ -140,14 +142,26 @@ def test_stored_benchmark_run_loads():
     assert doc["command"].startswith("python -m numreduce bench")
 
 
+def _toctree_entries(page):
+    """The documents a page's toctrees list, as paths relative to docs/."""
+    text = page.read_text(encoding="utf-8")
+    base = page.parent.relative_to(DOCS)
+    out = set()
+    for tree in re.findall(r"```\{toctree\}\n(.*?)```", text, re.S):
+        out |= {(base / line.strip()).as_posix() for line in tree.splitlines()
+                if line.strip() and not line.startswith(":")}
+    return out
+
+
 def test_index_toctree_lists_every_page():
-    text = (DOCS / "index.md").read_text(encoding="utf-8")
-    tree = re.search(r"```\{toctree\}\n(.*?)```", text, re.S)
-    assert tree, "docs/index.md has no toctree"
-    listed = {line.strip() for line in tree[1].splitlines()
-              if line.strip() and not line.startswith(":")}
-    pages = {p.stem for p in PAGES} - {"index"}
-    assert pages == listed, f"toctree {sorted(listed)} != pages {sorted(pages)}"
+    """Every page is in a toctree: the front page's, the user guide's
+    (docs/guide/index.md) or the Development section's (development.md)."""
+    top = _toctree_entries(DOCS / "index.md")
+    assert {"guide/index", "reference", "semantics", "development"} <= top
+    listed = (top | _toctree_entries(DOCS / "guide" / "index.md")
+              | _toctree_entries(DOCS / "development.md"))
+    pages = {p.relative_to(DOCS).with_suffix("").as_posix() for p in PAGES} - {"index"}
+    assert pages == listed, f"toctrees {sorted(listed)} != pages {sorted(pages)}"
 
 
 # Words of the development process, not of the user's world: issue numbers,
@@ -166,6 +180,53 @@ def test_pages_have_no_process_words(page):
     for k, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
         for m in _PROCESS_WORDS.finditer(line):
             found.append(f"{page.name}:{k}: {m[0]!r} in {line.strip()[:80]!r}")
+    assert not found, "\n".join(found)
+
+
+# Words of the development history and of the project's acceptance
+# criteria, which a user page does not need: what a number was before a
+# change, the machine a developer ran on, targets met or missed.
+_HISTORY_PHRASES = re.compile(
+    r"\d(\.\d+)?x?\s+before\)|\bit gave\b[^.]*\bbefore\b|\bnow \d[\d.]* ?(us|ms|s)\b|"
+    r"\bvirtual machine\b|\bthis (2-core )?machine\b|\bmachine was shared\b|"
+    r"\bshared (2-core )?machine\b|\bborrowed\b|\bminute slot\b|"
+    r"\btargets? (met|missed)\b|\bmeets? (its|their) targets?\b|"
+    r"\bmiss(es)? (its|their|the) targets?\b|\| *target *\||\| *met *\||\bMISS\b|"
+    r"\bnot measured: no GPU\b|\bnot run: no GPU\b", re.I)
+# Contributor pages (the Development section of the site) may speak of the
+# project's machines and history.
+DEVELOPMENT_PAGES = {"architecture.md"}
+
+
+def _history_phrases(name, text):
+    return [f"{name}:{k}: {m[0]!r} in {line.strip()[:90]!r}"
+            for k, line in enumerate(text.splitlines(), 1)
+            for m in _HISTORY_PHRASES.finditer(line)]
+
+
+def test_user_pages_have_no_development_history(tmp_path):
+    """User pages (and the benchmark tables generated into them) give
+    results and the conditions they were measured in, not what a number was
+    before a change, the developers' machines or the acceptance targets."""
+    assert _history_phrases("x", "1.3x-1.5x before)") and _history_phrases("x", "| met |")
+    found = []
+    for page in PAGES:
+        if page.name not in DEVELOPMENT_PAGES:
+            found += _history_phrases(page.name, page.read_text(encoding="utf-8"))
+    sys.path.insert(0, str(DOCS))
+    try:
+        import _benchdocs
+    finally:
+        sys.path.pop(0)
+    doc = _benchdocs.load()
+    for name, text in [("bench-tables.md", _benchdocs.tables(doc)),
+                       ("bench-layouts.md", _benchdocs.layouts_table(
+                           _benchdocs.load(DOCS / "_data" / "bench-layouts.json"))),
+                       ("bench-headline.md", _benchdocs.headline(doc)),
+                       ("bench-xarray.md", _benchdocs.accessor_table(doc, "xr ")),
+                       ("bench-pandas.md", _benchdocs.accessor_table(doc, "pd "))]:
+        found += _history_phrases(name, text)
+        found += [f"{name}: 'target'"] if "target" in text.lower() else []
     assert not found, "\n".join(found)
 
 
@@ -226,10 +287,10 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
         assert f'id="numreduce.{name}"' in page
     assert "Parameters" in page  # numpydoc rendered the sections
     # the stored benchmark run, plotted at build time from docs/_data
-    for png in ("bench-speedups.png", "bench-time.png"):
+    for png in ("bench-area-0.png", "bench-time.png", "bench-headline.png"):
         assert (tmp_path / "html" / "_images" / png).stat().st_size > 1000
     bench = (tmp_path / "html" / "benchmarks.html").read_text(encoding="utf-8")
-    assert "logsumexp" in bench and "target" in bench  # the included tables
+    assert "logsumexp" in bench and "compared with" in bench  # the included tables
     index = re.sub(r"<[^>]+>", "", (tmp_path / "html" / "index.html").read_text(encoding="utf-8"))
     assert "pip install numreduce" in index and "nr.minmax(a)" in index
 
@@ -298,3 +359,47 @@ def test_reference_summary_names_every_public_name():
     summary = text[text.index("## Summary"):text.index("## User functions")]
     linked = set(re.findall(r"\[`(\w+)`\]\(#numreduce\.\1\)", summary))
     assert linked == set(nr.__all__), sorted(set(nr.__all__) ^ linked)
+
+
+_NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                 "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
+
+
+def test_pages_state_the_package_facts_it_has():
+    """The figures a page states about the package are the package's: the C
+    API version (api.md, extending.md) and the number of ufuncs
+    (extending.md: 'numreduce's N ufuncs')."""
+    version = f"({nr.C_API_VERSION[0]}, {nr.C_API_VERSION[1]})"
+    api = (DOCS / "api.md").read_text(encoding="utf-8")
+    m = re.search(r"`nr::import_numreduce\(\)` checks \(currently `(\(\d+, \d+\))`\)", api)
+    assert m and m[1] == version, (m and m[1], version)
+    ext = (DOCS / "extending.md").read_text(encoding="utf-8")
+    assert f">>> nr.C_API_VERSION\n{version}\n" in ext
+    n = sum(isinstance(getattr(nr, name), np.ufunc) for name in nr.__all__)
+    m = re.search(r"numreduce's (\w+) ufuncs", ext)
+    assert m and m[1] == _NUMBER_WORDS[n], (m and m[1], n)
+
+
+def test_math_is_code_not_emphasis():
+    """`2**51` outside a code span is Markdown emphasis: the accuracy page
+    showed [-2**51, 2**51) in bold.  Powers are written as code."""
+    found = []
+    for page in PAGES:
+        fence = False
+        for k, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                fence = not fence
+            elif not fence and not line.startswith((".. ", "   ")):
+                outside = line.split("`")[::2]
+                found += [f"{page.name}:{k}" for seg in outside if re.search(r"\w\*\*\w", seg)]
+    assert not found, found
+
+
+def test_links_have_titles_not_file_names():
+    """A link reads as a title ('see the GPU page'), not a file name
+    ('see gpu.md')."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        found += [f"{page.name}: {m[0]}" for m in re.finditer(r"\[[\w./-]+\.(md|py|hpp|cpp)\]\(", text)]
+    assert not found, found
