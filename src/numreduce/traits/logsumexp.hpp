@@ -156,19 +156,33 @@ struct MaxSumExpB {
         if (x != x || b != b) return {{x + b, x + b}};
         return of_sum(x, b, A(0));
     }
-    NR_HD static acc_t step(acc_t a, in_t s) { return combine(a, lift(s)); }
-    NR_HD static acc_t combine(acc_t a, acc_t b) { return normal(base::combine(a, b)); }
+    // One element into a state (the walks of columns, scans, groups): no
+    // log unless the sum itself falls below 1/2 (lift's small-b move would
+    // take one per element): a larger x takes the old sum down by e and
+    // adds b, a smaller or equal one adds b exp(x - m); then normal().
+    NR_HD_ALWAYS static acc_t step(acc_t a, in_t s) {
+        const A x = to_real<A>(s.v[0]), b = to_real<A>(s.v[1]), m = a.v[0], t = a.v[1];
+        if (b == A(0)) return a;
+        if (x != x || b != b || m != m || !is_finite(x)) return combine(a, lift_xb(x, b));
+        if (x > m) {
+            const A e = exp_nonpos(m - x);
+            return of_sum(x, b, t * e + e);  // sum (1 + t) e + b, t' = (b - 1) + (1 + t) e
+        }
+        const A tb = t + (x == m ? b : b * exp_nonpos(x - m));
+        return normal({{m, tb}});
+    }
+    NR_HD_ALWAYS static acc_t combine(acc_t a, acc_t b) { return normal(base::combine(a, b)); }
     // The state of the sum c + s times exp(mx), c the b of the elements at
     // the max (t = (c - 1) + s, one rounding), with the sum moved into the
     // reference where it is below 1/2 (see above).
-    NR_HD static acc_t of_sum(A mx, A c, A s) {
+    NR_HD_ALWAYS static acc_t of_sum(A mx, A c, A s) {
         const A sum = c + s;
         if (is_finite(mx) && sum < A(0.5) && sum > A(-0.5)) return moved(mx, sum);
         return {{mx, (c - A(1)) + s}};
     }
     // A state whose |1 + t| fell below 1/2 (a merge of cancelling sums):
     // 1 + t is exact there (Sterbenz), so nothing more is lost.
-    NR_HD static acc_t normal(acc_t a) {
+    NR_HD_ALWAYS static acc_t normal(acc_t a) {
         const A t = a.v[1];
         if (is_finite(a.v[0]) && t > A(-1.5) && t < A(-0.5)) return moved(a.v[0], A(1) + t);
         return a;
