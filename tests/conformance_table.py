@@ -196,6 +196,12 @@ def r_meanvar(x, w=None, ddof=0, std=False, nan=False):
         w = None if w is None else np.asarray(w, dtype=float)[keep]
     if w is None:
         m, v = np.mean(x), np.var(x, ddof=ddof)
+    elif np.sum(w) == 0:
+        # np.average raises ZeroDivisionError here; numreduce's weighted
+        # meanvar family gives an empty or zero-weight slice NaN with
+        # np.mean's empty-slice warning, as its unweighted form (a grouped or
+        # axis reduction must not fail for one slice): docs/differences.md
+        m = v = np.nan
     else:
         m = np.average(x, weights=w)
         v = np.average((x - m) ** 2, weights=w)
@@ -344,6 +350,11 @@ def _r_comoments(x, y):
     if np.size(x) == 0:  # the identity state
         return (0.0,) * 6
     mx, my = np.mean(x), np.mean(y)
+    if not (np.isfinite(mx) and np.isfinite(my)):
+        # comoments' documented rule (traits/comoments.hpp, the ufunc's
+        # docstring): a pair with a NaN or inf makes every co-moment NaN --
+        # the state describes pairs, not each operand apart
+        return (float(np.size(x)), mx, my, np.nan, np.nan, np.nan)
     return (float(np.size(x)), mx, my, np.sum((x - mx) ** 2), np.sum((y - my) ** 2),
             np.sum((x - mx) * (y - my)))
 
