@@ -201,7 +201,6 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
             return _array_function(public, qualname, every, args, kwargs)
         _no_ufuncs(qualname, every)
         return _several(impl, qualname, array, arguments, ops, masked, True)
-    relevant += tuple(v for _, v in ops[1:])
     if is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
         # before NEP 18, whose dask implementation would compute the array
@@ -209,6 +208,10 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
         return stat(_dask, qualname, **arguments)
     if any(is_cupy_array(x) for x in relevant):  # CuPy arrays: the GPU backend
         return stat(_cupy_backend(qualname, relevant), qualname, **arguments)
+    # the other operands take part in NEP 18 and the __array_ufunc__ = None
+    # rule; Dask and CuPy arrays among them go to the backend of the first
+    # operand, whose `sources` refuses a mix naming the argument
+    relevant += tuple(v for _, v in ops[1:] if not (is_dask_array(v) or is_cupy_array(v)))
     if nep18 and any(_overrides(x) for x in relevant):
         return _array_function(public, qualname, relevant, args, kwargs)
     _no_ufuncs(qualname, relevant)
@@ -281,7 +284,8 @@ def _several(impl, qualname, array, arguments, ops, masked, sources):
         if isinstance(v, _MaskedArray):
             v, mask = _split(v)
             names.append(name)
-        elif isinstance(v, _ndarray) and type(v) is not _ndarray and (i or sources):
+        elif (isinstance(v, _ndarray) and type(v) is not _ndarray and (i or sources)
+              and not is_cupy_array(v)):  # (CuPy: the backend refuses a mix, naming it)
             _refuse_subclass(qualname, v, f"{name!r} is ")
             v = v.view(_ndarray)
         datas.append(v)
