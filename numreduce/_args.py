@@ -473,11 +473,22 @@ def group_ids(ids, n: int, name: str):
     return ids, np.ascontiguousarray(ids, dtype=np.intp)
 
 
+_INTP_MAX = int(np.iinfo(np.intp).max)
+
+
 def num_groups(num_groups, ids, name: str) -> int:
     """``num_groups``: an integer >= 0, or None for ``max(ids) + 1`` (``ids``
     an array with ``.size`` and ``.max()``, or None where it must be given)."""
     if num_groups is None:
-        return int(ids.max()) + 1 if ids.size else 0
+        if not ids.size:
+            return 0
+        top = int(ids.max())
+        if top >= _INTP_MAX:
+            # max + 1 groups are more than an array can have: the first id
+            # beyond (a uint64 id past the intp range), as for a given num_groups
+            host = ids.get() if hasattr(ids, "get") else np.asarray(ids)  # CuPy ids: .get()
+            raise bad_group_id(host, _INTP_MAX, name)
+        return top + 1
     if isinstance(num_groups, (bool, np.bool_)):
         raise TypeError(f"{name}: 'num_groups' must be an integer or None, not a bool")
     try:
@@ -493,6 +504,9 @@ def num_groups(num_groups, ids, name: str) -> int:
 def bad_group_id(ids, g: int, name: str):
     """The IndexError for the first id outside [0, g) (host ids)."""
     k = int(np.flatnonzero((ids < 0) | (ids >= g))[0])
+    if g == _INTP_MAX:
+        return IndexError(f"{name}: group_ids[{k}] = {ids[k]} is outside [0, {g}), the group "
+                          "ids an array can hold (num_groups=None: max(group_ids) + 1 groups)")
     return IndexError(f"{name}: group_ids[{k}] = {ids[k]} is outside [0, num_groups) = "
                       f"[0, {g})")
 

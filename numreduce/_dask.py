@@ -689,10 +689,10 @@ def group_ids(gids, num_groups, n, label, qualname=""):
             raise ValueError(f"{qualname}: num_groups is required when group_ids is a dask "
                              "array (the result's length must be known to build the graph)")
         return gids, host_num_groups(num_groups, None, label)
-    _, ids_p = host_ids(gids, n, label)
-    g = host_num_groups(num_groups, ids_p, label)
-    if ids_p.size and (ids_p.min() < 0 or ids_p.max() >= g):
-        raise bad_group_id(ids_p, g, label)
+    given, ids_p = host_ids(gids, n, label)
+    g = host_num_groups(num_groups, given, label)  # (the ids as given: uint64 beyond intp)
+    if given.size and (given.min() < 0 or given.max() >= g):
+        raise bad_group_id(given, g, label)
     return ids_p, g
 
 

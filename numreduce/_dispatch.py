@@ -31,6 +31,12 @@ anything else (lists, scalars, pandas)         ``np.asarray``; an object-dtype
                                                result is a ``TypeError``
 ============================================  =================================
 
+The other data operands (``weights=``, ``b=``, ``y``, the sources of a tuple
+given to a ufunc of several sources) get the same policy (``_several``): a
+mask on any operand counts (an element takes part only where no operand
+masks it), a subclass is refused or read as its base array as the first
+operand is, and duck arrays among them take part in NEP 18.
+
 The wrapped function's ``_implementation`` is the policy without the NEP 18
 step, which ``ndarray.__array_function__`` calls when a subclass defers to it
 (``super().__array_function__``), as for NumPy's own functions.
@@ -138,6 +144,11 @@ def _make_entry(fname, stat, qualname, sig, head, tail, array, policy, passthrou
     if prev is P.POSITIONAL_ONLY and header:
         header.append("/")
     fast = f"type({array}) is _ndarray" + (" and out is None" if "out" in params else "")
+    # the other data operands (weights=, b=, y): None, a plain ndarray or a
+    # Python scalar stay on the direct call; anything else (a masked array,
+    # a subclass, a duck array, a list) goes through the policy
+    ns["_plain_types"] = _PLAIN_TYPES
+    fast += "".join(f" and type({n}) in _plain_types" for n in _OPERANDS if n in params)
     if passthrough is not None:
         fast = f"({fast}) or _passthrough({head[0]})"
     call = ", ".join(call)
@@ -148,6 +159,15 @@ def _make_entry(fname, stat, qualname, sig, head, tail, array, policy, passthrou
            f"                   {{{', '.join(f'{n!r}: {n}' for n in tail)}}})\n")
     exec(src, ns)  # noqa: S102 - generated from the function's own signature
     return ns[fname]
+
+
+# The data operands other than the first, by parameter name: one policy for
+# each (docs/semantics.md, "Array types"): ``weights`` (meanvar, meanstd,
+# nanmeanvar, group_meanvar), ``b`` (logsumexp), ``y`` (covariance,
+# correlation, sumprod); with the sources of a tuple (a reduction of several
+# arrays: reduce, accumulate, reduceat, segmented_reduce, reduce_by_group, at).
+_OPERANDS = ("weights", "b", "y")
+_PLAIN_TYPES = frozenset({type(None), _ndarray, float, int, bool})
 
 
 def _overrides(x) -> bool:
@@ -165,6 +185,7 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
     outs = tuple(out) if type(out) is tuple else ()
     relevant = (a,) + tuple(o for o in outs if o is not None)
     relevant += _cupy_operands(arguments)  # CuPy accumulators, ids, masks (else nothing)
+    ops = _data_operands(arguments, array, a)
 
     if arguments.get("ufunc") in MULTI_SOURCE and isinstance(a, (tuple, list)):
         # reduce of K sources: Dask where any source is a Dask array, CuPy
@@ -176,7 +197,10 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
         every = tuple(a) + relevant[1:]
         if any(is_cupy_array(x) for x in every):
             return stat(_cupy_backend(qualname, every), qualname, **arguments)
-        return impl(**arguments)
+        if nep18 and any(_overrides(x) for x in every):
+            return _array_function(public, qualname, every, args, kwargs)
+        _no_ufuncs(qualname, every)
+        return _several(impl, qualname, array, arguments, ops, masked, True)
     if is_dask_array(a):
         # dask.array: lazy, one pass per chunk (numreduce/_dask.py); checked
         # before NEP 18, whose dask implementation would compute the array
@@ -184,12 +208,20 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
         return stat(_dask, qualname, **arguments)
     if any(is_cupy_array(x) for x in relevant):  # CuPy arrays: the GPU backend
         return stat(_cupy_backend(qualname, relevant), qualname, **arguments)
+    # the other operands take part in NEP 18 and the __array_ufunc__ = None
+    # rule; Dask and CuPy arrays among them go to the backend of the first
+    # operand, whose `sources` refuses a mix naming the argument
+    relevant += tuple(v for _, v in ops[1:] if not (is_dask_array(v) or is_cupy_array(v)))
     if nep18 and any(_overrides(x) for x in relevant):
         return _array_function(public, qualname, relevant, args, kwargs)
-    for x in relevant:
-        if getattr(type(x), "__array_ufunc__", _ND_ARRAY_UFUNC) is None:
-            raise TypeError(f"{qualname}: operand of type {type(x).__name__!r} does not "
-                            "support ufuncs (__array_ufunc__=None)")
+    _no_ufuncs(qualname, relevant)
+    if len(ops) > 1:
+        # several data operands: a mask on any of them counts, each is a
+        # plain array for the function (the first keeps its own policy below)
+        done = _several(impl, qualname, array, arguments, ops, masked, False)
+        if done is not _UNMASKED:
+            return done
+        a = arguments[array]
     if type(a) is _ndarray:
         return impl(**arguments)
     if isinstance(a, _MaskedArray):
@@ -209,6 +241,90 @@ def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep1
             "s.dt.tz_convert(None).to_numpy())")
     arguments[array] = arr
     return impl(**arguments)
+
+
+def _no_ufuncs(qualname, relevant):
+    for x in relevant:
+        if getattr(type(x), "__array_ufunc__", _ND_ARRAY_UFUNC) is None:
+            raise TypeError(f"{qualname}: operand of type {type(x).__name__!r} does not "
+                            "support ufuncs (__array_ufunc__=None)")
+
+
+def _data_operands(arguments, array, a):
+    """[(name, value)] of the data operands: the first (``array``, or each
+    source of a tuple given to a ufunc of several sources), then the other
+    ones given (``_OPERANDS``)."""
+    if isinstance(a, (tuple, list)) and arguments.get("ufunc") in MULTI_SOURCE:
+        return [(f"{array}[{i}]", x) for i, x in enumerate(a)]
+    return [(array, a)] + [(n, arguments[n]) for n in _OPERANDS
+                           if arguments.get(n) is not None]
+
+
+_UNMASKED = object()
+
+
+def _several(impl, qualname, array, arguments, ops, masked, sources):
+    """The policy for several data operands (``ops``, the first operand's
+    first; ``sources``: the sources of one tuple argument).  Each is one of
+    the array types the first operand may be: a plain ndarray subclass is
+    its base array, ``np.matrix`` and subclasses overriding
+    ``__array_ufunc__`` are a TypeError naming the argument.  A mask on any
+    operand counts (np.ma's rule for np.ma.average's weights, np.ma.cov's
+    y): an element takes part only where no operand masks it.  The function's
+    masked handler then runs with that common mask on the first operand, the
+    other operands' plain data filled with 0 where it is masked (a weight or
+    a ``b`` of 0 drops the element; the where-handlers do not read it);
+    a handler that refuses masked arrays refuses, naming the masked
+    operands.  Without any mask: the other operands become plain arrays in
+    ``arguments`` and ``_UNMASKED`` is returned (the first operand's own
+    policy follows), or the function runs (``sources``)."""
+    datas, masks, names = [], [], []
+    for i, (name, v) in enumerate(ops):
+        mask = None
+        if isinstance(v, _MaskedArray):
+            v, mask = _split(v)
+            names.append(name)
+        elif (isinstance(v, _ndarray) and type(v) is not _ndarray and (i or sources)
+              and not is_cupy_array(v)):  # (CuPy: the backend refuses a mix, naming it)
+            _refuse_subclass(qualname, v, f"{name!r} is ")
+            v = v.view(_ndarray)
+        datas.append(v)
+        masks.append(mask)
+    if not names:
+        if sources:
+            arguments[array] = type(arguments[array])(datas)
+            return impl(**arguments)
+        for (name, _), v in zip(ops[1:], datas[1:]):
+            arguments[name] = v
+        return _UNMASKED
+    if getattr(masked, "refuses", False):
+        return masked(impl, qualname, array, arguments, None, names=names)
+    arrays = [np.asarray(d) for d in datas]
+    try:
+        shape = np.broadcast_shapes(*(x.shape for x in arrays))
+    except ValueError:
+        shape = None
+    if shape is None or arrays[0].dtype == object:
+        # the function's own error (operands that do not broadcast, an
+        # unsupported dtype), raised on the plain data
+        if sources:
+            arguments[array] = type(arguments[array])(datas)
+        else:
+            arguments.update((name, d) for (name, _), d in zip(ops, datas))
+        impl(**arguments)
+        raise TypeError(f"{qualname}: masked operands of shapes "
+                        f"{', '.join(str(x.shape) for x in arrays)} are not supported")
+    common = np.zeros(shape, dtype=bool)
+    for mk in masks:
+        if mk is not None:
+            common |= mk
+    arrays = [np.broadcast_to(x, shape) for x in arrays]
+    m = np.ma.MaskedArray(arrays[0], mask=common)
+    if sources:
+        return masked(impl, qualname, array, arguments, m, data=tuple(arrays))
+    for (name, _), x in zip(ops[1:], arrays[1:]):
+        arguments[name] = np.where(common, np.zeros((), x.dtype), x)
+    return masked(impl, qualname, array, arguments, m, data=arrays[0])
 
 
 def _array_function(public, qualname, relevant, args, kwargs):
@@ -239,15 +355,23 @@ def _array_function(public, qualname, relevant, args, kwargs):
 # ndarray subclasses
 # ---------------------------------------------------------------------------
 
-def _subclass(impl, qualname, array, arguments, a, wrap_scalars):
+def _refuse_subclass(qualname, a, which=""):
+    """TypeError for the subclasses computed on their plain data would be
+    wrong for; ``which``: the operand's name, for the others than the first."""
     if isinstance(a, np.matrix):
-        raise TypeError(f"{qualname}: np.matrix is not supported (its reductions keep two "
+        what = f"{which}an np.matrix, which is" if which else "np.matrix is"
+        raise TypeError(f"{qualname}: {what} not supported (its reductions keep two "
                         "dimensions); pass np.asarray(m)")
     if getattr(type(a), "__array_ufunc__", _ND_ARRAY_UFUNC) is not _ND_ARRAY_UFUNC:
+        what = f"{which}a {type(a).__name__}, which" if which else type(a).__name__
         raise TypeError(
-            f"{qualname}: {type(a).__name__} overrides __array_ufunc__, so a result computed "
-            "on its plain data could be wrong for it (units, for example); pass "
-            "np.asarray(x) (or its plain values) explicitly")
+            f"{qualname}: {what} overrides __array_ufunc__, so a result computed on its plain "
+            "data could be wrong for it (units, for example); pass np.asarray(x) (or its "
+            "plain values) explicitly")
+
+
+def _subclass(impl, qualname, array, arguments, a, wrap_scalars):
+    _refuse_subclass(qualname, a)
     arguments[array] = a.view(_ndarray)
     results = impl(**arguments)
     if not isinstance(results, tuple):  # logsumexp, fsum
@@ -375,19 +499,20 @@ def masked_where(ufunc=None):
     ``_dtypes.mask_initials``; every output is masked where no element was left.
     ``ufunc=None`` takes the `ufunc` argument (reduce)."""
 
-    def handler(impl, qualname, array, arguments, m):
+    def handler(impl, qualname, array, arguments, m, data=None):
         u = arguments["ufunc"] if ufunc is None else ufunc
-        data, mask = _split(m)
+        plain, mask = _split(m)
+        data = plain if data is None else data  # (the sources of a tuple)
         keep = _keep(mask, arguments["where"], qualname)
         arguments[array] = data
         user_where = arguments["where"]
         arguments["where"] = keep
-        if not is_given(arguments["initial"]) and data.size == 0:
+        if not is_given(arguments["initial"]) and plain.size == 0:
             # np.ma.min of an empty array raises as np.min does: nothing to
             # mask, so the function's own rules (no initial: ValueError)
             arguments["where"] = True if user_where is True else keep
         elif not is_given(arguments["initial"]):
-            dt = data.dtype if arguments.get("dtype") is None else np.dtype(arguments["dtype"])
+            dt = plain.dtype if arguments.get("dtype") is None else np.dtype(arguments["dtype"])
             initials = mask_initials(u, dt)
             if initials is not None:
                 arguments["initial"] = initials
@@ -411,10 +536,10 @@ def masked_moments(nan):
     was left (nanmeanvar: NaN with a warning where ddof >= the count of
     non-NaN values)."""
 
-    def handler(impl, qualname, array, arguments, m):
-        data, mask = _split(m)
+    def handler(impl, qualname, array, arguments, m, data=None):
+        plain, mask = _split(m)
         keep = _keep(mask, arguments["where"], qualname)
-        arguments[array] = data
+        arguments[array] = plain if data is None else data
         arguments["where"] = keep
         results, caught = _quiet(impl, arguments)  # validates axis, ddof, dtype
         axis, keepdims = arguments["axis"], bool(arguments["keepdims"])
@@ -433,7 +558,7 @@ def masked_fill(fill, float_ints=False):
     are masked where every element was masked.  ``float_ints``: bool and
     integer data are converted to float64 first (logsumexp's result dtype)."""
 
-    def handler(impl, qualname, array, arguments, m):
+    def handler(impl, qualname, array, arguments, m, data=None):
         _, mask = _split(m)
         if float_ints and m.dtype.kind in "biu":
             m = m.astype(np.float64)
@@ -462,7 +587,7 @@ def masked_arg(nan):
     raises "All-NaN slice encountered" where every unmasked element of a
     slice is NaN, as np.nanargmin does on masked arrays."""
 
-    def handler(impl, qualname, array, arguments, m):
+    def handler(impl, qualname, array, arguments, m, data=None):
         data, mask = _split(m)
         if not mask.any():
             arguments[array] = data
@@ -493,10 +618,12 @@ def masked_refuse(hint):
     """Handler for functions that have no masked semantics yet (accumulate,
     cumminmax): a clear TypeError rather than the hidden data."""
 
-    def handler(impl, qualname, array, arguments, m):
-        raise TypeError(f"{qualname}: masked arrays are not supported (the mask would be "
-                        f"ignored); {hint}")
+    def handler(impl, qualname, array, arguments, m, data=None, names=None):
+        which = ", ".join(names or (array,))
+        raise TypeError(f"{qualname}: masked arrays are not supported (the mask of {which} "
+                        f"would be ignored); {hint}")
 
+    handler.refuses = True
     return handler
 
 

@@ -356,7 +356,15 @@ def stream_dtype(arr):
 def sources_plan(label, names, arrays):
     """(loop dtype, broadcast shape) of several source arrays (anything with
     ``dtype`` and ``shape``): ``sources_dtype``, and ValueError naming the
-    shapes where they do not broadcast together."""
+    shapes where they do not broadcast together.  A dtype that is not real
+    is a TypeError naming the array and the operands that make the
+    reduction real-only (``weights``, ``b``, ``return_sign``, ``y``...)."""
+    for i, (n, a) in enumerate(zip(names, arrays)):
+        if a.dtype.kind not in "biuf":
+            # the first source: real only because of the others; another: itself
+            why = f" with {' and '.join(map(str, names[1:]))}" if i == 0 and names[1:] else ""
+            raise TypeError(f"{label}: unsupported dtype {a.dtype} of {n} (real numbers "
+                            f"only{why})")
     dt = sources_dtype(label, *(a.dtype for a in arrays))
     try:
         return dt, np.broadcast_shapes(*(a.shape for a in arrays))

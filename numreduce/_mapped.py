@@ -102,7 +102,17 @@ def image(f, blocks, shape, dtype=None, label="mapreduce", out=None):
     given): ValueError for another shape, TypeError for another dtype or a
     result that is not an array of numbers.  ``out``: where ``f`` is a
     one-output ufunc, the array it writes into (``f(*blocks, out=out)``)."""
-    r = f(*blocks) if out is None else f(*blocks, out=out)
+    try:
+        r = f(*blocks) if out is None else f(*blocks, out=out)
+    except ValueError as e:
+        # NumPy's bare "output array is read-only" / "assignment destination
+        # is read-only": the blocks are read-only views of the sources
+        if "read-only" in str(e) and any(isinstance(b, np.ndarray) and not b.flags.writeable
+                                         for b in blocks):
+            raise ValueError(f"{label}: f must not write into its input (the blocks it gets "
+                             "are read-only views of the sources); return a new array, e.g. "
+                             f"np.add(x, 1) instead of np.add(x, 1, out=x) ({e})") from e
+        raise
     if is_dask_array(r) or is_cupy_array(r) or isinstance(r, np.ma.MaskedArray):
         raise TypeError(f"{label}: f must return a NumPy array, got {type(r).__name__}")
     r = np.asarray(r)

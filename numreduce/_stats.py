@@ -507,9 +507,11 @@ def finish_logsumexp_b(rdt, return_sign, xp, states):
 
 def logsumexp(be, qualname, a, axis=None, b=None, keepdims=False, return_sign=False):
     if b is not None or return_sign:
+        names = ("a", "b")
         if b is None:
             b = _dtype_of(a).type(1)  # a scalar: every backend takes it beside its arrays
-        x, w = be.sources((a, b), ("a", "b"), "logsumexp", qualname)
+            names = ("a", "return_sign=True")  # (what makes it real-only, in messages)
+        x, w = be.sources((a, b), names, "logsumexp", qualname)
         axes = normalize_axes(axis, x.ndim)
         keepdims = keepdims_flag(keepdims)
         rdt = logsumexp_dtype(x.dtype)

@@ -242,6 +242,36 @@ PyObject *first_values_view(PyArrayObject *operand, const bool *axis_flags, cons
     return view;
 }
 
+// The state of each element of `first` (the first element of every
+// reduced run), lift(x) through the entry's scan loop over runs of one
+// element, copied into the outputs `dst` (of descrs `descrs`).  0, or -1
+// with an exception.
+int lift_into(const LoopEntry *entry, PyArray_Descr *stream, PyArrayObject *first,
+              PyArray_Descr **descrs, PyArrayObject **dst, int nout) {
+    Py_INCREF(stream);
+    PyArrayObject *x = (PyArrayObject *)PyArray_FromArray(
+        first, stream, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST);
+    if (x == nullptr) return -1;
+    PyObject *lifted[NPY_MAXARGS] = {};
+    char *optr[NPY_MAXARGS];
+    int r = 0;
+    for (int i = 0; i < nout && r == 0; i++) {
+        Py_INCREF(descrs[i]);
+        lifted[i] = PyArray_NewFromDescr(&PyArray_Type, descrs[i], PyArray_NDIM(x),
+                                         PyArray_DIMS(x), nullptr, nullptr, 0, nullptr);
+        if (lifted[i] == nullptr) r = -1;
+        else optr[i] = PyArray_BYTES((PyArrayObject *)lifted[i]);
+    }
+    const npy_intp count = PyArray_SIZE(x);
+    if (r == 0 && count > 0) entry->scan(PyArray_BYTES(x), optr, count, 1, 1);
+    for (int i = 0; i < nout && r == 0; i++) {
+        r = PyArray_CopyInto(dst[i], (PyArrayObject *)lifted[i]);
+    }
+    for (int i = 0; i < nout; i++) Py_XDECREF(lifted[i]);
+    Py_DECREF(x);
+    return r < 0 ? -1 : 0;
+}
+
 }  // namespace
 
 // _reduce(ufunc, operand, outs, where, axes, initial_mode, initials, descrs)
@@ -454,14 +484,24 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         }
         PyObject *first = first_values_view(operand, axis_flags, name);
         if (first == nullptr) return nullptr;
-        for (int i = 0; i < nout; i++) {
-            if (PyArray_CopyInto(iter_ops[i], (PyArrayObject *)first) < 0) {
-                Py_DECREF(first);
-                return nullptr;
+        skip_first = PyArray_SIZE((PyArrayObject *)first);
+        // Every output starts from the first element's state, lift(x) --
+        // what "no initial" means for a reduction whose lift is not x in
+        // every output (moments: (1, x, 0), not (x, x, x)); for min/max it
+        // is NumPy's copy of the first element.  The scan loop over runs of
+        // one element computes it (the traits' initials stepped with x where
+        // they have them, as the segment and group loops start).
+        int r = nsrc == 1 ? lift_into(entry, stream, (PyArrayObject *)first, iter_descrs,
+                                      iter_ops, nout)
+                          : -2;
+        if (r == -2) {  // K sources without initials: the first source's values, as before
+            r = 0;
+            for (int i = 0; i < nout && r == 0; i++) {
+                r = PyArray_CopyInto(iter_ops[i], (PyArrayObject *)first);
             }
         }
-        skip_first = PyArray_SIZE((PyArrayObject *)first);
         Py_DECREF(first);
+        if (r < 0) return nullptr;
     }
 
     if (!NpyIter_Reset(iter, nullptr)) return nullptr;

@@ -109,14 +109,17 @@ def test_reduce_where_initial_out_and_empty():
     assert math.copysign(1.0, s) == math.copysign(1.0, want)
 
 
-def test_initial_none_copies_the_raw_first_element():
-    """NumPy's rule for initial=None (docs/extending.md, section 1): every
-    output starts from the first element itself, not from lift(x), so the sum
-    of squares of [-3, 4] comes out as -3 + 16; the default uses the traits'
-    initials."""
+def test_initial_none_starts_from_the_lifted_first_element():
+    """initial=None (docs/extending.md, section 1): every output starts from
+    the first element's state lift(x) -- (x, x * x) -- not the raw element
+    (which gave -3 + 16 for the squares); empty reductions are refused."""
     a = np.array([-3.0, 4.0])
-    assert nr.reduce(sumsq, a, initial=None) == (1.0, 13.0)
+    assert nr.reduce(sumsq, a, initial=None) == (1.0, 25.0)
     assert nr.reduce(sumsq, a) == (1.0, 25.0)
+    b = np.array([[-3.0, 1.0], [4.0, -2.0]])
+    assert nr.reduce(sumsq, b, axis=0, initial=None)[1].tolist() == [25.0, 5.0]
+    with pytest.raises(ValueError):
+        nr.reduce(sumsq, np.empty(0), initial=None)
 
 
 def test_reduce_strided_and_reversed_views():
