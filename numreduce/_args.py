@@ -22,7 +22,8 @@ from numpy.lib.array_utils import normalize_axis_index
 __all__ = ["NoValue", "axis_index", "bad_group_id", "check_group_ids", "check_index_outs",
            "check_out_dtypes", "check_outs", "check_where", "ddof_arg", "dtype_arg",
            "empty_group_error", "finish_outs", "group_ids", "include_initial_arg",
-           "inplace_outs", "is_cupy_array", "is_dask_array", "is_given", "keepdims_flag", "normalize_axes", "num_groups",
+           "inplace_outs", "is_cupy_array", "is_dask_array", "is_given", "keepdims_flag", "masked_ids",
+           "normalize_axes", "num_groups",
            "one_axis", "out_pair", "parse_initial", "parse_out", "reduceat_bounds", "reduced_shape",
            "scan_axis", "slice_offsets", "where_mask", "work_outs"]
 
@@ -464,8 +465,20 @@ def check_group_ids(dtype, shape, n: int, name: str) -> None:
                          f"reduced axis ({n}), got shape {shape}")
 
 
+def masked_ids(ids, name: str, what: str) -> None:
+    """A TypeError for an ``np.ma`` array of ids or indices with masked
+    entries: np.asarray would read the data under the mask as real ids."""
+    if isinstance(ids, np.ma.MaskedArray) and np.ma.getmaskarray(ids).any():
+        raise TypeError(f"{name}: {what!r} is a masked array with masked entries, whose "
+                        "values would be read as real ones; drop those elements (e.g. "
+                        "where= on the data, or compress both) and pass plain ids")
+
+
 def group_ids(ids, n: int, name: str):
-    """Host group ids -> (original ids array, intp ids): 1-d integers of length n."""
+    """Host group ids -> (original ids array, intp ids): 1-d integers of length n.
+    A masked array of ids with masked entries is refused (its data under the
+    mask would be read as groups)."""
+    masked_ids(ids, name, "group_ids")
     ids = np.asarray(ids)
     if ids.size == 0 and ids.dtype.kind == "f":
         ids = ids.astype(np.intp)  # [] (NumPy indexes with an empty list too)

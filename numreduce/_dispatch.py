@@ -27,6 +27,10 @@ plain ``ndarray`` subclass                     computed on the base array, the
                                                ``__array_wrap__`` (as ``np.min``)
 ``np.matrix``, subclasses overriding           ``TypeError``
 ``__array_ufunc__``
+pandas nullable data (``Float64``, ``Int64``,  an ``np.ma.MaskedArray`` of its
+``boolean`` ... arrays, Series and Index)      values with ``<NA>`` masked
+                                               (``<NA>`` is skipped, as
+                                               pandas and np.min skip it)
 anything else (lists, scalars, pandas)         ``np.asarray``; an object-dtype
                                                result is a ``TypeError``
 ============================================  =================================
@@ -175,11 +179,47 @@ def _overrides(x) -> bool:
     return f is not None and f is not _ND_ARRAY_FUNCTION
 
 
+def _nullable(x):
+    """A pandas nullable array (or a Series / Index of one: ``Float64``,
+    ``Int8`` .. ``UInt64``, ``boolean``) as an ``np.ma.MaskedArray`` of its
+    values with ``<NA>`` masked (its plain values where it has no
+    ``<NA>``); anything else as it is.  np.asarray would
+    turn ``<NA>`` into NaN (propagated) or fail; pandas' own reductions and
+    NumPy's np.min / np.sum on the same object skip it, and a masked array
+    is numreduce's way to skip it."""
+    if not type(x).__module__.startswith("pandas"):
+        return x
+    arr = getattr(x, "array", x)  # Series / Index -> their ExtensionArray
+    dt = getattr(arr, "dtype", None)
+    np_dt = getattr(dt, "numpy_dtype", None)
+    if np_dt is None or not hasattr(arr, "isna") or getattr(dt, "na_value", None) is not _PD_NA():
+        return x
+    mask = np.asarray(arr.isna(), dtype=bool)
+    fill = np_dt.type(0) if np_dt.kind != "b" else False
+    data = arr.to_numpy(dtype=np_dt, na_value=fill)
+    return np.ma.MaskedArray(data, mask=mask) if mask.any() else data
+
+
+@functools.cache
+def _PD_NA():
+    import pandas as pd  # only reached for a pandas object: pandas is imported
+    return pd.NA
+
+
 def _policy(stat, impl, sig, array, qualname, masked, wrap_scalars, public, nep18, args,
             kwargs):
     bound = sig.bind(*args, **kwargs)  # a wrong call raises TypeError here, as impl would
     bound.apply_defaults()
     arguments = bound.arguments
+    # pandas nullable data on any data operand: masked arrays (<NA> skipped)
+    first = arguments[array]
+    if arguments.get("ufunc") in MULTI_SOURCE and isinstance(first, (tuple, list)):
+        arguments[array] = type(first)(_nullable(x) for x in first)
+    else:
+        arguments[array] = _nullable(first)
+    for n in _OPERANDS:
+        if arguments.get(n) is not None:
+            arguments[n] = _nullable(arguments[n])
     a = arguments[array]
     out = arguments.get("out")
     outs = tuple(out) if type(out) is tuple else ()
@@ -785,9 +825,16 @@ def mapreduce(f, reduction, arrays, axis, keepdims, options, qualname="numreduce
                             "sources to one array")
     if not arrays:
         raise TypeError(f"{qualname}: at least one source array is needed")
-    for x in arrays:
+    # a mask (np.ma, or pandas' <NA>) on a source or on weights= / b= would
+    # be ignored by f's image: refused, naming the operand
+    arrays = tuple(_nullable(x) for x in arrays)
+    options = {n: (_nullable(v) if n in _OPERANDS else v) for n, v in options.items()}
+    named = [(f"source {i}", x) for i, x in enumerate(arrays)]
+    named += [(n, options[n]) for n in _OPERANDS if options.get(n) is not None]
+    for what, x in named:
         if isinstance(x, np.ma.MaskedArray):
-            raise TypeError(f"{qualname}: masked arrays are not supported as sources (pass "
+            raise TypeError(f"{qualname}: masked arrays (np.ma, or pandas data with <NA>) are "
+                            f"not supported as {what} (pass the plain data, e.g. "
                             "np.ma.getdata(m), and where=~m.mask where the reduction takes it)")
     if any(is_cupy_array(x) for x in arrays):
         return _cupy_mapreduce(f, stat, reduction, arrays, axis, keepdims, dict(options),

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, normalize_axes,
+from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, masked_ids,
+                    normalize_axes,
                     one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
 from ._dtypes import (MULTI_OUTPUT, MULTI_SOURCE, merge_descrs, pieces_start, reduce_start,
                       resolve_outs, seed_values, stream_dtype)
@@ -257,6 +258,7 @@ def at(be, qualname, ufunc, outs, indices, values):
     if nout is None:
         return be.foreign(qualname, "at", ufunc, outs, indices, values)
     name = f"at({ufunc.__name__})"
+    masked_ids(indices, name, "indices")
     outs = inplace_outs(outs, nout, name)
     nsrc = MULTI_SOURCE.get(ufunc)
     if nsrc is not None:  # K sources: the list of the K values, broadcast together

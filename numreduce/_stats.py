@@ -353,7 +353,10 @@ def finish_wmeanvar(mean_dt, var_dt, ddof, std, nan, xp, states):
     float64: the traits' state is then (W, 0, NaN, NaN)) is NaN with
     np.average's warning (its inf / inf); a slice whose positive weight sum
     is below 2**-969 is NaN with a RuntimeWarning saying why (its products
-    w (x - K) were subnormal: a finite value would carry lost digits)."""
+    w (x - K) were subnormal: a finite value would carry lost digits); a
+    variance whose weighted squared deviations overflow beside a finite
+    weight sum above 1 is NaN with a RuntimeWarning (the true M2 / W may be
+    finite)."""
     W, K, m, M2 = states
     if bool(xp.isinf(W).any()):
         invalid_operation("invalid value encountered in divide")
@@ -365,6 +368,15 @@ def finish_wmeanvar(mean_dt, var_dt, ddof, std, nan, xp, states):
                       "change)", RuntimeWarning, stacklevel=4)
         m = xp.where(tiny, np.nan, m)
         M2 = xp.where(tiny, np.nan, M2)
+    # weighted squared deviations past float64 beside a finite weight sum
+    # W > 1: the variance M2 / W may be finite (weights of 1e300 around a
+    # spread of 2 give M2 = inf but var 4), so inf would be a wrong value
+    over = xp.isinf(M2) & xp.isfinite(W) & (W > 1) & xp.isfinite(K + m)
+    if bool(over.any()):
+        warnings.warn("the weighted squared deviations overflow float64, so the variance is "
+                      "NaN; divide the weights by a power of two (the mean and variance do "
+                      "not change)", RuntimeWarning, stacklevel=4)
+        M2 = xp.where(over, np.nan, M2)
     return finish_meanvar(mean_dt, var_dt, ddof, std, nan, True, xp, [(W, K + m, M2)])
 
 

@@ -202,6 +202,21 @@ def r_meanvar(x, w=None, ddof=0, std=False, nan=False):
         # np.mean's empty-slice warning, as its unweighted form (a grouped or
         # axis reduction must not fail for one slice): docs/differences.md
         m = v = np.nan
+    elif np.sum(w) < 2.0**-969 or not np.isfinite(np.sum(np.asarray(w, dtype=float))):
+        # weights summing below 2**-969: NaN with a RuntimeWarning (their
+        # products with the data are subnormal; np.average loses digits
+        # silently); an inf weight or a weight sum past float64: NaN with
+        # np.average's warning (docs/differences.md, meanvar's docstring)
+        m = v = np.nan
+    elif (ex := ex_meanvar(x, w, ddof, std)) is not None:
+        # finite weight sum: the exact value (np.average's w * x may
+        # overflow); where the weighted squared deviations overflow float64
+        # and W > 1 (the variance may be finite), NaN with a warning
+        # (docs/differences.md)
+        ms = ex_moments(x, w)
+        if ms[0] > 1 and ms[2] >= Fraction(2) ** 1024:
+            return ex[0], np.nan
+        return ex
     else:
         m = np.average(x, weights=w)
         v = np.average((x - m) ** 2, weights=w)
@@ -302,10 +317,9 @@ def _merge(*ops):
 
 
 def _at(x, ids):
-    ids_a = np.asarray(ids) if not hasattr(ids, "compute") else ids
     g = 3
     outs = (np.full(g, np.inf), np.full(g, -np.inf))
-    nr.at(nr.minimummaximum, outs, ids_a, x)
+    nr.at(nr.minimummaximum, outs, ids, x)  # the ids as given (masked, Dask ...)
     return outs
 
 
@@ -337,8 +351,15 @@ def _r_wstate(x, w, nan=False):
         x, w = x[keep], w[keep]
     if x.size == 0:  # the identity state
         return 0.0, 0.0, 0.0
+    W = np.sum(w)
+    if not np.isfinite(W):
+        # wmoments' rule (traits/wmoments.hpp): an inf weight sum makes the
+        # state (W, 0, NaN, NaN)
+        return W, np.nan, np.nan
+    if (ex := _ex_wstate(x, w)) is not None:
+        return ex  # the exact state (np.average's w * x may overflow)
     m = np.average(x, weights=w)
-    return np.sum(w), m, np.sum(w * (x - m) ** 2)
+    return W, m, np.sum(w * (x - m) ** 2)
 
 
 def _ex_wstate(x, w):

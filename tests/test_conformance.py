@@ -82,101 +82,14 @@ SENTINEL = {"f": 7.25, "c": 7.25, "i": 7, "u": 7, "b": True}
 # branches: cell id -> class.  Delete an entry when its fix merges (strict).
 KNOWN: dict[str, int] = {
     # class 1
-    "logsumexp_b-tiny-b": 1,
-    "logsumexp_b_sign-tiny-b": 1,
-    "mapreduce_logsumexp_b-huge-b": 1,
-    "mapreduce_logsumexp_b-tiny-b": 1,
-    "reduce_maxsumexpb-tiny-b": 1,
     # class 2
-    "pandas_frame_minmax-nullable-x": 2,
-    "pandas_frame_minmax-nullable-y": 2,
-    "pandas_groupby_minmax-nullable-x": 2,
-    "pandas_series_minmax-nullable-x": 2,
     # class 3
-    "at_minimummaximum-masked-ids": 3,
-    "correlation-masked-y": 3,
-    "covariance-masked-y": 3,
-    "group_argminmax-masked-ids": 3,
-    "group_fsum-masked-ids": 3,
-    "group_logsumexp-masked-ids": 3,
-    "group_meanvar-masked-ids": 3,
-    "group_meanvar_w-masked-ids": 3,
-    "group_meanvar_w-masked-w": 3,
-    "group_minmax-masked-ids": 3,
-    "logsumexp_b-masked-b": 3,
-    "logsumexp_b_sign-masked-b": 3,
-    "mapreduce_logsumexp_b-masked-b": 3,
-    "mapreduce_meanvar_w-masked-w": 3,
-    "meanstd_w-masked-w": 3,
-    "meanvar_w-masked-w": 3,
-    "nanmeanvar_w-masked-w": 3,
-    "reduce_by_group_minimummaximum-masked-ids": 3,
-    "reduce_by_group_wmoments-masked-ids": 3,
-    "reduce_by_group_wmoments-masked-w": 3,
-    "reduce_by_group_wmoments-masked-x": 3,
-    "reduce_comoments-masked-x": 3,
-    "reduce_comoments-masked-y": 3,
-    "reduce_maxsumexpb-masked-b": 3,
-    "reduce_maxsumexpb-masked-x": 3,
-    "reduce_nanwmoments-masked-w": 3,
-    "reduce_nanwmoments-masked-x": 3,
-    "reduce_twoprod-masked-x": 3,
-    "reduce_twoprod-masked-y": 3,
-    "reduce_wmoments-masked-w": 3,
-    "reduce_wmoments-masked-x": 3,
-    "sumprod-masked-y": 3,
     # class 4
-    "correlation-dask_unknown_all-all": 4,
-    "covariance-dask_unknown_all-all": 4,
-    "group_meanvar_w-dask_unknown_all-all": 4,
-    "logsumexp_b-dask_unknown_all-all": 4,
-    "logsumexp_b_sign-dask_unknown_all-all": 4,
-    "logsumexp_sign-dask_unknown-x": 4,
-    "mapreduce_logsumexp_b-dask_unknown_all-all": 4,
-    "mapreduce_logsumexp_sign-dask_unknown-x": 4,
-    "mapreduce_meanvar_w-dask_unknown_all-all": 4,
-    "meanstd_w-dask_unknown_all-all": 4,
-    "meanvar_w-dask_unknown_all-all": 4,
-    "nanmeanvar_w-dask_unknown_all-all": 4,
-    "reduce_by_group_wmoments-dask_unknown_all-all": 4,
-    "reduce_comoments-dask_unknown_all-all": 4,
-    "reduce_maxsumexpb-dask_unknown_all-all": 4,
-    "reduce_nanwmoments-dask_unknown_all-all": 4,
-    "reduce_twoprod-dask_unknown_all-all": 4,
-    "reduce_wmoments-dask_unknown_all-all": 4,
-    "sumprod-dask_unknown_all-all": 4,
     # class 5
-    "group_meanvar_w-huge-w": 5,
-    "mapreduce_meanvar_w-huge-w": 5,
-    "meanstd_w-huge-w": 5,
-    "meanvar_w-huge-w": 5,
-    "nanmeanvar_w-huge-w": 5,
-    "reduce_by_group_wmoments-huge-w": 5,
-    "reduce_nanwmoments-huge-w": 5,
-    "reduce_wmoments-huge-w": 5,
     # class 6
-    "meanstd-out_bool-all": 6,
-    "meanstd-out_int64-all": 6,
-    "nanmeanvar-out_bool-all": 6,
-    "nanmeanvar-out_int64-all": 6,
     # class 7
-    "mapreduce_logsumexp_b-large-all": 7,
-    "mapreduce_logsumexp_sign-large-all": 7,
-    "mapreduce_meanvar_w-large-all": 7,
     # class 8
-    "group_argminmax-ids_big-ids": 8,
-    "group_fsum-ids_big-ids": 8,
-    "group_logsumexp-ids_big-ids": 8,
-    "group_meanvar-ids_big-ids": 8,
-    "group_meanvar_w-ids_big-ids": 8,
-    "group_minmax-ids_big-ids": 8,
-    "reduce_by_group_minimummaximum-ids_big-ids": 8,
-    "reduce_by_group_wmoments-ids_big-ids": 8,
     # class 9
-    "pandas_frame_fsum-dupcols-all": 9,
-    "pandas_frame_meanstd-dupcols-all": 9,
-    "pandas_frame_meanvar-dupcols-all": 9,
-    "pandas_frame_minmax-dupcols-all": 9,
 }
 # Cells failing for a reason outside those classes (new bugs, reported with
 # the table): cell id -> reason (NEW_REASONS).  Strict too.
@@ -187,66 +100,6 @@ NEW_REASONS = {
            "ror; pandas gives NaN (sum: 0)"),
 }
 NEW: dict[str, str] = {
-    "accumulate_minimummaximum-nullable-x": "N1",
-    "argminmax-nullable-x": "N1",
-    "at_minimummaximum-nullable-x": "N1",
-    "correlation-nullable-x": "N1",
-    "correlation-nullable-y": "N1",
-    "covariance-nullable-x": "N1",
-    "covariance-nullable-y": "N1",
-    "cumfsum-nullable-x": "N1",
-    "cummeanvar-nullable-x": "N1",
-    "cumminmax-nullable-x": "N1",
-    "fsum-nullable-x": "N1",
-    "group_argminmax-nullable-x": "N1",
-    "group_fsum-nullable-x": "N1",
-    "group_logsumexp-nullable-x": "N1",
-    "group_meanvar-nullable-x": "N1",
-    "group_meanvar_w-nullable-w": "N1",
-    "group_meanvar_w-nullable-x": "N1",
-    "group_minmax-nullable-x": "N1",
-    "logcumsumexp-nullable-x": "N1",
-    "logsumexp-nullable-x": "N1",
-    "logsumexp_b-nullable-b": "N1",
-    "logsumexp_b-nullable-x": "N1",
-    "logsumexp_b_sign-nullable-b": "N1",
-    "logsumexp_b_sign-nullable-x": "N1",
-    "logsumexp_sign-nullable-x": "N1",
-    "mapreduce_logsumexp_b-nullable-b": "N1",
-    "mapreduce_logsumexp_b-nullable-x": "N1",
-    "mapreduce_logsumexp_sign-nullable-x": "N1",
-    "mapreduce_meanvar_w-nullable-w": "N1",
-    "mapreduce_meanvar_w-nullable-x": "N1",
-    "mapreduce_multiply_minmax-nullable-x": "N1",
-    "mapreduce_multiply_minmax-nullable-y": "N1",
-    "mapreduce_square_fsum-nullable-x": "N1",
-    "meanstd-nullable-x": "N1",
-    "meanstd_w-nullable-w": "N1",
-    "meanstd_w-nullable-x": "N1",
-    "meanvar-nullable-x": "N1",
-    "meanvar_ddof1-nullable-x": "N1",
-    "meanvar_w-nullable-w": "N1",
-    "meanvar_w-nullable-x": "N1",
-    "merge_moments-nullable-x": "N1",
-    "minmax-nullable-x": "N1",
-    "nancumminmax-nullable-x": "N1",
-    "nanmeanvar_w-nullable-w": "N1",
-    "pandas_frame_fsum-empty-all": "N4",
-    "pandas_frame_meanstd-empty-all": "N4",
-    "pandas_frame_meanvar-empty-all": "N4",
-    "pandas_frame_minmax-empty-all": "N4",
-    "pandas_series_fsum-empty-all": "N4",
-    "pandas_series_logsumexp-empty-all": "N4",
-    "pandas_series_meanstd-empty-all": "N4",
-    "pandas_series_meanvar-empty-all": "N4",
-    "pandas_series_minmax-empty-all": "N4",
-    "reduce_by_group_minimummaximum-nullable-x": "N1",
-    "reduce_by_group_wmoments-nullable-w": "N1",
-    "reduce_by_group_wmoments-nullable-x": "N1",
-    "reduceat_minimummaximum-nullable-x": "N1",
-    "segmented_reduce_minimummaximum-nullable-x": "N1",
-    "sumprod-nullable-x": "N1",
-    "sumprod-nullable-y": "N1",
 }
 
 
@@ -497,6 +350,10 @@ def _close(res, ref, tol, kind):
             if np.any(r.imag != 0):
                 return f"result {i}: imaginary part {r.imag}"
             r = r.real
+        if v.dtype.kind == "c":  # NumPy's result in a complex out: its real part
+            if np.any(v.imag != 0):
+                return f"result {i}: the reference has an imaginary part {v.imag}"
+            v = v.real
         rt = tol
         if r.dtype.kind == "f":
             rt = max(tol, 8 * float(np.finfo(r.dtype).eps))
@@ -579,7 +436,8 @@ def check_out(row, kind):
         if np_exc is None:
             raise AssertionError(f"raised {type(e).__name__}: {e}; NumPy writes "
                                  f"{np_vals}") from e
-        assert isinstance(e, np_exc), f"raised {type(e).__name__}: {e}; NumPy raises {np_exc}"
+        assert isinstance(e, _public(np_exc)), \
+            f"raised {type(e).__name__}: {e}; NumPy raises {np_exc}"
         for o, b in zip(outs, before):
             assert np.array_equal(o, b), "out= written before the exception"
         assert np.array_equal(xs, x), "the input was written before the exception"
@@ -588,6 +446,18 @@ def check_out(row, kind):
         raise AssertionError(f"wrote {outs}; NumPy raises {np_exc.__name__}")
     err = _close(tuple(outs), tuple(np_vals), row.tol, kind)
     assert err is None, err
+
+
+def _public(exc):
+    """The nearest exception class of ``exc``'s bases that a user can name:
+    NumPy's private ufunc casting errors (``_UFuncOutputCastingError`` ..
+    ``UFuncTypeError``, in numpy._core._exceptions) are caught as the
+    TypeError they derive from; a public class is itself."""
+    for t in exc.__mro__:
+        mod = t.__module__
+        if mod == "builtins" or not any(p.startswith("_") for p in mod.split(".")):
+            return t
+    return exc
 
 
 ALL_CELLS = cells()

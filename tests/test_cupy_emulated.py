@@ -270,7 +270,7 @@ def _fake_cupy():
         return lambda *a, **k: view(f(*a, **k))
 
     for fname in ("empty", "arange", "ascontiguousarray", "broadcast_to", "flatnonzero",
-                  "searchsorted", "where", "isfinite", "isnan", "log1p", "maximum", "sqrt",
+                  "searchsorted", "where", "isfinite", "isinf", "isnan", "log1p", "maximum", "sqrt",
                   "moveaxis", "zeros", "ones", "full", "concatenate", "log", "exp", "sum", "max",
                   "abs", "sign", "clip", "true_divide", "square", "subtract"):
         setattr(mod, fname, wrap(getattr(np, fname)))

@@ -242,6 +242,7 @@ SECOND = [  # (call, its second operand's name)
 ]
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 @pytest.mark.parametrize("call,name", SECOND)
 def test_second_operand_matrix_refused(call, name):
     with pytest.raises(TypeError, match=f"'{name}' is an np.matrix"):
@@ -280,6 +281,69 @@ def test_source_tuple_array_function_object_gets_the_call():
     assert res == ("duck", "reduce")
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 def test_source_tuple_matrix_refused():
     with pytest.raises(TypeError, match="'array\\[1\\]' is an np.matrix"):
         nr.reduce(nr.comoments, (np.arange(4.0), np.matrix(np.ones(4))), axis=None)
+
+
+# ---------------------------------------------------------------------------
+# pandas nullable data given to the functions directly (not the accessor):
+# <NA> is skipped, as pandas' reductions and np.min / np.sum on the same
+# object skip it -- np.asarray made it NaN, propagated (a silent wrong value)
+# ---------------------------------------------------------------------------
+
+pd = pytest.importorskip("pandas", reason="pandas is not installed (the 'pandas' extra)")
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Float32", "Int64", "Int8", "UInt32"])
+@pytest.mark.parametrize("wrap", ["array", "series"])
+def test_pandas_nullable_operands_skip_na(dtype, wrap):
+    vals = [5, None, 7, 2, None]
+    a = pd.array(vals, dtype=dtype)
+    a = pd.Series(a) if wrap == "series" else a
+    keep = np.array([5.0, 7.0, 2.0])
+    assert tuple(float(v) for v in nr.minmax(a)) == (2.0, 7.0)
+    assert tuple(int(v) for v in nr.argminmax(a)) == (3, 2)  # positions in the whole array
+    m, v = nr.meanvar(a)
+    assert float(m) == pytest.approx(keep.mean()) and float(v) == pytest.approx(keep.var())
+    assert float(nr.fsum(a)) == 14.0
+    w = pd.array([1.0, 2.0, None, 1.0, 1.0], dtype="Float64")  # <NA> in the weights
+    m, _ = nr.meanvar(np.arange(5.0), weights=w)
+    assert float(m) == pytest.approx(np.average([0.0, 1.0, 3.0, 4.0], weights=[1, 2, 1, 1]))
+    y = pd.array([1.0, 2.0, 3.0, None, 5.0], dtype="Float64")
+    with pytest.raises(TypeError, match="mask of y"):  # sumprod refuses masks, naming y
+        nr.sumprod(np.arange(5.0), y)
+
+
+def test_pandas_nullable_without_na_is_plain_data():
+    a = pd.array([3, 1, 2], dtype="Int64")
+    got = nr.minmax(a)
+    assert not isinstance(got[0], np.ma.MaskedArray) and tuple(got) == (1, 3)
+    assert nr.minmax(pd.Series(a)) == (1, 3)
+
+
+def test_pandas_all_na_is_masked_and_mapreduce_refuses_na():
+    got = nr.minmax(pd.array([None, None], dtype="Float64"))
+    assert got[0] is np.ma.masked and got[1] is np.ma.masked
+    with pytest.raises(TypeError, match="<NA>"):
+        nr.mapreduce(np.square, nr.fsum, pd.array([1.0, None], dtype="Float64"))
+    with pytest.raises(TypeError, match="weights"):
+        nr.mapreduce(np.square, nr.meanvar, np.arange(3.0),
+                     weights=pd.array([1.0, None, 1.0], dtype="Float64"))
+    assert float(nr.mapreduce(np.square, nr.fsum, pd.array([1.0, 2.0], dtype="Float64"))) == 5.0
+
+
+def test_masked_group_ids_and_at_indices_refused():
+    ids = np.ma.array([0, 1, 0], mask=[False, True, False])
+    with pytest.raises(TypeError, match="group_ids"):
+        nr.group_minmax(np.arange(3.0), ids)
+    with pytest.raises(TypeError, match="group_ids"):
+        nr.reduce_by_group(nr.minimummaximum, np.arange(3.0), ids)
+    outs = (np.full(2, np.inf), np.full(2, -np.inf))
+    with pytest.raises(TypeError, match="indices"):
+        nr.at(nr.minimummaximum, outs, ids, np.arange(3.0))
+    assert np.isinf(outs[0]).all()  # nothing written
+    # a masked array without masked entries is its data
+    np.testing.assert_array_equal(nr.group_minmax(np.arange(3.0), np.ma.array([0, 1, 0]))[1],
+                                  [2.0, 1.0])

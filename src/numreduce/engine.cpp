@@ -494,11 +494,13 @@ PyObject *engine_reduce(PyObject *, PyObject *args) {
         int r = nsrc == 1 ? lift_into(entry, stream, (PyArrayObject *)first, iter_descrs,
                                       iter_ops, nout)
                           : -2;
-        if (r == -2) {  // K sources without initials: the first source's values, as before
-            r = 0;
-            for (int i = 0; i < nout && r == 0; i++) {
-                r = PyArray_CopyInto(iter_ops[i], (PyArrayObject *)first);
-            }
+        if (r == -2) {  // K sources without initials: no state to start from
+            PyErr_Format(PyExc_ValueError,
+                         "reduction operation '%s' of several sources has no initial values: "
+                         "give 'initial' (its first element's state is not a copy of the first "
+                         "source's value)",
+                         name);
+            r = -1;
         }
         Py_DECREF(first);
         if (r < 0) return nullptr;
@@ -552,8 +554,12 @@ struct DirectCall {
         PyArray_Descr *in = PyArray_DESCR(a);
         const char *name = nullptr;
         entry = find_loop(ufunc, in->type_num, &nout, &name);
+        // A loop without initials starts these paths from a copy of its
+        // first element: only for numreduce's own (min/max: lift(x) is x
+        // in every output); another extension's traits may lift otherwise
+        // (max |x|), and the general path starts from the lifted state.
         if (entry == nullptr || entry->nsrc != 1 || !PyArray_ISNBO(in->byteorder) || !PyArray_ISALIGNED(a) ||
-            (entry->initials == nullptr && entry->out_type != in->type_num)) {
+            (entry->initials == nullptr && (entry->out_type != in->type_num || !first_is_state(ufunc)))) {
             return 0;
         }
         if (entry->out_type == in->type_num) {

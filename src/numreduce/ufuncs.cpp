@@ -944,6 +944,11 @@ const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char *
     return loop_for(*def, in_type);
 }
 
+bool first_is_state(PyObject *ufunc) {
+    const UFuncDef *def = def_of(ufunc);
+    return def != nullptr && !def->safe_casts;  // safe_casts: another extension's
+}
+
 ArgRowsFn *find_arg_loop(int in_type, bool skip_nan) {
     ArgRowsFn *found = nullptr;
     for_ordered_types([&](int type, auto tag) {

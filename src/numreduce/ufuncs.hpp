@@ -54,6 +54,11 @@ bool native_reduce();
 
 // The loop the engine runs for `ufunc` on a stream of `in_type`, or nullptr.
 const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char **name);
+// Whether a reduction of `ufunc` without initials may start from a copy of
+// its first element: numreduce's own ufuncs (those without initials are
+// min/max, whose lift(x) is x in every output); not another extension's,
+// whose lift may differ (engine.cpp's lift_into starts those).
+bool first_is_state(PyObject *ufunc);
 
 // Index-carrying (argmin, argmax) over the rows of a 2-D strided view, for
 // an ordered dtype; nullptr if the dtype has no order.

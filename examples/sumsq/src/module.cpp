@@ -2,6 +2,7 @@
 #define NR_IMPORT_NUMPY_HERE  // this translation unit holds NumPy's API tables
 #include <numreduce/extension.hpp>
 
+#include "absminmax.hpp"
 #include "sumsq.hpp"
 #include "wsumsq.hpp"
 
@@ -21,6 +22,12 @@ const char kWDoc[] =
     "axis) reduces both arrays (broadcast together) in one pass to\n"
     "(sum(w x), sum(w x**2)), in float64 (float32 data) or the data's float type;\n"
     "numreduce.merge combines two such states.";
+
+const char kAbsDoc[] =
+    "absminmax(x1, x2, /, out=(None, None), *, where=True, ...)\n\n"
+    "(min(|x1|, |x2|), max(|x1|, |x2|)).  A reduction without initial values whose\n"
+    "lift is not the element itself: numreduce.reduce(absminmax, a, axis) gives\n"
+    "(min |a|, max |a|), each slice starting from its first element's state.";
 
 PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "nrsumsq._sumsq",
                          "The sumsq ufunc (a numreduce extension).", -1, nullptr};
@@ -62,6 +69,16 @@ PyMODINIT_FUNC PyInit__sumsq(void) {
                                nr::make_loop<WSumSq<double>>(NPY_DOUBLE, NPY_DOUBLE),
                                nr::make_loop<WSumSq<long double, long double>>(NPY_LONGDOUBLE,
                                                                                NPY_LONGDOUBLE),
+                           }) < 0) {
+        Py_DECREF(m);
+        return nullptr;
+    }
+    // No initials: every reduction starts from its first element's state.
+    if (nr::register_ufunc(m, "absminmax", kAbsDoc,
+                           {
+                               nr::make_loop<AbsMinMax<float>>(NPY_FLOAT, NPY_FLOAT),
+                               nr::make_loop<AbsMinMax<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                               nr::make_loop<AbsMinMax<npy_longlong>>(NPY_LONGLONG, NPY_LONGLONG),
                            }) < 0) {
         Py_DECREF(m);
         return nullptr;

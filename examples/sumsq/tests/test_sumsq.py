@@ -57,7 +57,7 @@ def test_registered_through_the_c_api():
     assert sumsq.__name__ == "sumsq"
     assert nr._core._MULTI_OUTPUT[sumsq] == 2
     assert "sum(a**2)" in sumsq.__doc__
-    assert nrsumsq.__all__ == ["sumsq", "wsumsq"]
+    assert nrsumsq.__all__ == ["sumsq", "wsumsq", "absminmax"]
     assert pickle.loads(pickle.dumps(sumsq)) is sumsq
 
 
@@ -120,6 +120,37 @@ def test_initial_none_starts_from_the_lifted_first_element():
     assert nr.reduce(sumsq, b, axis=0, initial=None)[1].tolist() == [25.0, 5.0]
     with pytest.raises(ValueError):
         nr.reduce(sumsq, np.empty(0), initial=None)
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i8"])
+def test_no_initials_start_from_the_lifted_first_element(dtype):
+    """A reduction without initials whose lift is not x (absminmax: lift(-3)
+    is (3, 3)) starts every slice from its first element's state on every
+    path: the whole array (numreduce's short paths copy a first element
+    only for its own min/max), rows, trailing axes, columns, initial=None,
+    the methods; a copy of the raw -3 gave max |[-3, 2]| = 2."""
+    absminmax = nrsumsq.absminmax
+    a = np.array([-3, 2, -1], dtype=dtype)
+    want = (np.min(np.abs(a)), np.max(np.abs(a)))
+    assert nr.reduce(absminmax, a) == want
+    assert nr.reduce(absminmax, a, initial=None) == want
+    big = np.tile(a, 4000)  # the threaded / chunked whole-array path
+    assert nr.reduce(absminmax, big) == want
+    m = np.array([[-3, 2, -1], [-5, 4, 1], [-2, -7, 6]], dtype=dtype)
+    for axis in (0, 1, (0, 1), None):
+        got = nr.reduce(absminmax, m, axis=axis)
+        np.testing.assert_array_equal(got[0], np.min(np.abs(m), axis=axis))
+        np.testing.assert_array_equal(got[1], np.max(np.abs(m), axis=axis))
+    m3 = np.abs(np.arange(-30, 30, dtype=dtype)).reshape(3, 4, 5) * np.where(
+        np.arange(60).reshape(3, 4, 5) % 3 == 0, -1, 1).astype(dtype)
+    for axis in ((1, 2), 2, (0, 2)):
+        got = nr.reduce(absminmax, m3, axis=axis)
+        np.testing.assert_array_equal(got[1], np.max(np.abs(m3), axis=axis))
+    acc = nr.accumulate(absminmax, a)
+    np.testing.assert_array_equal(acc[1], np.maximum.accumulate(np.abs(a)))
+    np.testing.assert_array_equal(nr.reduceat(absminmax, a, [0, 1])[1], [3, 2])
+    with pytest.raises(ValueError):
+        nr.reduce(absminmax, np.empty(0, dtype))
 
 
 def test_reduce_strided_and_reversed_views():

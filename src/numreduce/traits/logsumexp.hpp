@@ -141,6 +141,8 @@ struct MaxSumExp {
 // relative precision is kept; a zero sum is the empty state (-inf, -1).
 // m is then at most the max, and the result m + log(|t + 1|) is within a
 // few ulps of log|S| + max wherever the sum itself is (no cancellation).
+// A sum above 2^512 (b near the largest double) moves the same way, so no
+// sum overflows: b = [1e308, 1e308] gives log(2e308), as SciPy.
 template <class T, class A>
 struct MaxSumExpB {
     static constexpr int nsrc = 2;
@@ -177,15 +179,23 @@ struct MaxSumExpB {
     // reference where it is below 1/2 (see above).
     NR_HD_ALWAYS static acc_t of_sum(A mx, A c, A s) {
         const A sum = c + s;
-        if (is_finite(mx) && sum < A(0.5) && sum > A(-0.5)) return moved(mx, sum);
+        if (is_finite(mx) && !within(sum)) return moved(mx, sum);
         return {{mx, (c - A(1)) + s}};
     }
-    // A state whose |1 + t| fell below 1/2 (a merge of cancelling sums):
-    // 1 + t is exact there (Sterbenz), so nothing more is lost.
+    // A state whose |1 + t| fell below 1/2 (a merge of cancelling sums:
+    // 1 + t is exact there, Sterbenz) or grew past 2^512 (b near the
+    // largest double) moves its sum into the reference.
     NR_HD_ALWAYS static acc_t normal(acc_t a) {
         const A t = a.v[1];
-        if (is_finite(a.v[0]) && t > A(-1.5) && t < A(-0.5)) return moved(a.v[0], A(1) + t);
+        if (is_finite(a.v[0]) && !within(A(1) + t)) return moved(a.v[0], A(1) + t);
         return a;
+    }
+    // |sum| in [1/2, 2^512] (or NaN): a normal state's sum.  The upper bound
+    // keeps every merge of two normal states finite (2^512 + 2^512 e), so
+    // weights b up to the largest double sum without overflowing.
+    NR_HD_ALWAYS static bool within(A sum) {
+        const A big = A(1.3407807929942597e+154);  // 2^512
+        return !(sum < A(0.5) && sum > A(-0.5)) && !(sum > big || sum < -big);
     }
     NR_HD static acc_t moved(A m, A sum) {
         if (sum == A(0)) return {{neg_inf<A>(), A(-1)}};
@@ -208,11 +218,7 @@ struct MaxSumExpB {
             any = any || counts;
             mx = counts && v > mx ? v : mx;
         }
-        if (nan) {
-            acc_t a = {{neg_inf<A>(), A(-1)}};
-            for (long long j = 0; j < m; j++) a = step(a, xb[j]);
-            return a;
-        }
+        if (nan) return steps(xb, m);
         if (!any) return {{neg_inf<A>(), A(-1)}};
         A s = A(0), c = A(0);
         for (long long j = 0; j < m; j++) {
@@ -221,7 +227,21 @@ struct MaxSumExpB {
             c += eq ? b : A(0);
             s += eq || b == A(0) ? A(0) : b * exp_nonpos(v - mx);
         }
+        if (is_finite(mx) && !is_finite(c + s)) return steps(xb, m);
         return of_sum(mx, c, s);
+    }
+    // A block with a NaN, or whose sums overflowed (b near the largest
+    // double) or met an infinite b, element by element: every state normal,
+    // nothing overflows.
+    NR_HD static acc_t steps(const in_t *xb, long long m) {
+        acc_t a = {{neg_inf<A>(), A(-1)}};
+        for (long long j = 0; j < m; j++) a = step(a, xb[j]);
+        return a;
+    }
+    NR_HD static acc_t steps_sources(const T *xs, const T *bs, long long m) {
+        acc_t a = {{neg_inf<A>(), A(-1)}};
+        for (long long j = 0; j < m; j++) a = step(a, in_t{{xs[j], bs[j]}});
+        return a;
     }
     template <class F>
     NR_HD static acc_t merge_blocks(acc_t acc, long long n, F block) {
@@ -261,11 +281,7 @@ struct MaxSumExpB {
             any = any || counts;
             mx = counts && v > mx ? v : mx;
         }
-        if (nan) {
-            acc_t a = {{neg_inf<A>(), A(-1)}};
-            for (long long j = 0; j < m; j++) a = combine(a, lift_xb(to_real<A>(xs[j]), to_real<A>(bs[j])));
-            return a;
-        }
+        if (nan) return steps_sources(xs, bs, m);
         if (!any) return {{neg_inf<A>(), A(-1)}};
         A s = A(0), c = A(0);
         if constexpr (same_type<A, double>::value) {
@@ -280,7 +296,7 @@ struct MaxSumExpB {
                 s += eq || b == 0.0 || d < EXP64_FLOOR ? 0.0 : b * exp64_nonpos(d);
             }
             s *= 5.421010862427522e-20;  // 2^-64
-            if (is_finite(s)) return of_sum(mx, c, s);
+            if (is_finite(c + s)) return of_sum(mx, c, s);
             s = A(0);
             c = A(0);
         }
@@ -290,6 +306,7 @@ struct MaxSumExpB {
             c += eq ? b : A(0);
             s += eq || b == A(0) ? A(0) : b * exp_nonpos(v - mx);
         }
+        if (is_finite(mx) && !is_finite(c + s)) return steps_sources(xs, bs, m);
         return of_sum(mx, c, s);
     }
     NR_HD static acc_t block_reduce_sources(acc_t acc, const T *const *src, long long n) {
