@@ -50,7 +50,7 @@ import pandas as pd
 
 from . import _api, _core
 
-__all__ = ["NumreduceDataFrameAccessor", "NumreduceSeriesAccessor"]
+__all__ = ["NumreduceDataFrameAccessor", "NumreduceSeriesAccessor", "NumreduceGroupBy"]
 
 _STATS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"), "meanstd": ("mean", "std"),
           "fsum": ("sum",), "logsumexp": ("logsumexp",), "argminmax": ("idxmin", "idxmax")}
@@ -367,7 +367,7 @@ class _Exclude:
         self.exclusions = {key}
 
 
-class _Grouped:
+class NumreduceGroupBy:
     """``obj.nr.groupby(by, ...)``: pandas' groups, numreduce's kernels."""
 
     def __init__(self, obj, by, kwargs, selection=None):
@@ -581,6 +581,9 @@ class _Grouped:
         """Index labels of every column's first minimum and maximum per
         group: ``groupby(by).agg(["idxmin", "idxmax"])``."""
         return self._run("argminmax")
+
+
+_Grouped = NumreduceGroupBy  # its former name
 
 
 class _Accessor:

@@ -48,7 +48,7 @@ import xarray as xr
 
 from . import _api
 
-__all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor"]
+__all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor", "NumreduceGroupBy"]
 
 
 def _dims(obj, dim):
@@ -350,7 +350,7 @@ def _check_dtype(var, method, in_dataset):
                         + (", or datetimes)" if kinds == "biufmM" else ")"))
 
 
-class _GroupedReductions:
+class NumreduceGroupBy:
     """``obj.nr.groupby(group)`` / ``obj.nr.resample(indexer)``: numreduce's
     grouped kernels over xarray's groups.  Methods: ``minmax``, ``meanvar``,
     ``meanstd``, ``logsumexp``, ``fsum``; several outputs come back as a
@@ -487,6 +487,9 @@ class _GroupedReductions:
         """Compensated sum of every group (NaNs left out with ``skipna``):
         xarray's ``.sum()``; an empty resample bin gives NaN, as xarray's."""
         return self._run("fsum", _group_fsum, 1, skipna, keep_attrs, np.nan)
+
+
+_GroupedReductions = NumreduceGroupBy  # its former name
 
 
 def _groupby(self, group, **kwargs):

@@ -78,10 +78,7 @@ def _accessor_objects():
 
     classes = [(f"numreduce.xarray.{n}", getattr(nxr, n)) for n in nxr.__all__]
     classes += [(f"numreduce.pandas.{n}", getattr(npd, n)) for n in npd.__all__]
-    # the objects that the accessors' groupby returns (private classes,
-    # public methods)
-    classes += [("numreduce.xarray._GroupedReductions", nxr._GroupedReductions),
-                ("numreduce.pandas._Grouped", npd._Grouped)]
+    # (with NumreduceGroupBy, the objects that the accessors' groupby returns)
     objs = []
     for qualname, cls in classes:
         if not qualname.rsplit(".", 1)[1].startswith("_"):
