@@ -48,7 +48,7 @@ root_doc = "index"
 # pages themselves) and the reference's one page per name (api/).
 exclude_patterns = ["_build", "_data", "_generated/*.md"]
 templates_path = ["_templates"]
-myst_enable_extensions = ["colon_fence"]
+myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 # numpydoc renders the docstrings' sections; the class-member tables of the
