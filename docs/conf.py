@@ -2,10 +2,14 @@
 
 Build: ``python -m sphinx -W -b html docs <dir>`` from the repository root,
 with numreduce installed (``pip install ".[docs]"``).  The API reference is
-generated from the installed package's docstrings (autodoc + numpydoc); the
-pages are the Markdown files in this folder (myst-parser).
+generated from the installed package's docstrings (autodoc + numpydoc): the
+index page docs/reference.md lists every public name in autosummary tables,
+and autosummary writes one page per name into docs/_generated/api/ (not
+committed; rewritten by every build, from docs/_templates/autosummary/).
+The other pages are the Markdown files in this folder (myst-parser).
 """
 
+import importlib
 import os
 import pathlib
 import sys
@@ -18,6 +22,8 @@ _ROOT = pathlib.Path(__file__).resolve().parent.parent
 # to the repository root, so the installed package is imported.
 sys.path[:] = [p for p in sys.path
                if pathlib.Path(p or os.getcwd()).resolve() != _ROOT]
+import numpy as np  # noqa: E402
+
 import numreduce  # noqa: E402
 
 if pathlib.Path(numreduce.__file__).resolve().is_relative_to(_ROOT / "numreduce"):
@@ -32,13 +38,17 @@ version = release = numreduce.__version__
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
     "numpydoc",
     "sphinx_copybutton",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "_data", "_generated"]
-myst_enable_extensions = ["colon_fence"]
+# docs/_generated/ holds the benchmark tables (included into pages, not
+# pages themselves) and the reference's one page per name (api/).
+exclude_patterns = ["_build", "_data", "_generated/*.md"]
+templates_path = ["_templates"]
+myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 # numpydoc renders the docstrings' sections; the class-member tables of the
@@ -52,6 +62,73 @@ autodoc_default_options = {"members": False}
 # reference documents the module's functions from their docstrings with
 # that one module mocked, on machines without a GPU as on those with one.
 autodoc_mock_imports = ["numreduce._cupy"]
+
+# One page per public name (docs/reference.md's autosummary tables), from
+# docs/_templates/autosummary/.  The templates get these in their context:
+# the pages' titles where the full name is not what a user writes (the
+# accessors: ``DataArray.nr.minmax``), the call of each ufunc (documented as
+# data: NumPy's generated first docstring line is not a signature Sphinx
+# can attach to it) and the text of the two constants, whose __doc__ is
+# Python's (bool, tuple).
+autosummary_generate = True
+autosummary_imported_members = False
+_ACCESSORS = {"numreduce.xarray.NumreduceDataArrayAccessor": "DataArray.nr",
+              "numreduce.xarray.NumreduceDatasetAccessor": "Dataset.nr",
+              "numreduce.pandas.NumreduceDataFrameAccessor": "DataFrame.nr",
+              "numreduce.pandas.NumreduceSeriesAccessor": "Series.nr"}
+_UFUNC_ARGS = {"wmoments": "x, w", "nanwmoments": "x, w", "comoments": "x, y",
+               "maxsumexpb": "x, b", "twoprod": "x, y"}
+
+
+def _ufunc_call(name):
+    ufunc = getattr(numreduce, name)
+    outs = (f"({', '.join(['None'] * ufunc.nout)})" if ufunc.nout <= 3
+            else f"(None,) * {ufunc.nout}")
+    return f"({_UFUNC_ARGS.get(name, 'x1, x2')}, /, out={outs}, *, where=True, ...)"
+
+
+CONSTANT_DOCS = {
+    "numreduce.HAVE_NATIVE_REDUCE": """\
+``True`` where the running NumPy has the multi-output reduction slots, so
+that ``ufunc.reduce`` works on numreduce's ufuncs
+(``nr.minimummaximum.reduce(a)``).  ``False`` on every released NumPy
+(2.0 to 2.5): there ``ufunc.reduce`` raises NumPy's ``ValueError: reduce
+only supported for functions returning a single value``; use
+:func:`numreduce.reduce` (``nr.reduce(nr.minimummaximum, a)``) and the user
+functions, which work on every NumPy 2.x and give the same results.
+Decided once, at import; :func:`numreduce.show_config` says why.
+
+>>> import numreduce as nr
+>>> nr.HAVE_NATIVE_REDUCE in (True, False)
+True
+""",
+    "numreduce.C_API_VERSION": """\
+The version of numreduce's C API, a tuple of two ints ``(major, minor)``.
+An extension compiled against numreduce's headers
+(:func:`numreduce.get_include`) checks it when its module initialises
+(``nr::import_numreduce()``): the major versions must be equal and the
+installed minor version at least the one it was compiled against, else the
+import raises ``ImportError`` (the page :doc:`/extending`).
+
+>>> import numreduce as nr
+>>> major, minor = nr.C_API_VERSION
+>>> major >= 1
+True
+""",
+}
+autosummary_context = {
+    "titles": dict(_ACCESSORS),
+    "annotations": {f"numreduce.{n}": _ufunc_call(n) for n in numreduce.__all__
+                    if isinstance(getattr(numreduce, n), np.ufunc)}
+    | {"numreduce.HAVE_NATIVE_REDUCE": "= True or False",
+       "numreduce.C_API_VERSION": "= (major, minor)", "numreduce.NoValue": ""},
+    "constant_docs": CONSTANT_DOCS,
+}
+for _cls, _short in _ACCESSORS.items():
+    _mod, _, _name = _cls.rpartition(".")
+    for _m in dir(getattr(importlib.import_module(_mod), _name)):
+        if not _m.startswith("_"):
+            autosummary_context["titles"][f"{_cls}.{_m}"] = f"{_short}.{_m}"
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"numreduce {release}"
@@ -195,16 +272,27 @@ def _missing_reference(app, env, node, contnode):
 
 
 # The constants are a bool and a tuple, whose docstrings are Python's own
-# ("bool(x) -> bool"): docs/reference.md writes theirs in the directive.
-_OWN_DOC = {"numreduce.HAVE_NATIVE_REDUCE", "numreduce.C_API_VERSION"}
+# ("bool(x) -> bool"): CONSTANT_DOCS above is their text (the autosummary
+# template writes it in the directive).
 
 
 def _constant_docstring(app, what, name, obj, options, lines):
-    if name in _OWN_DOC:
+    if name in CONSTANT_DOCS:
         lines.clear()
 
 
+def _fresh_reference_pages(app):
+    """Before autosummary writes the reference's pages: remove those of a
+    previous build, so that a name no longer public leaves no page behind
+    (an orphan page would fail the build)."""
+    import shutil
+
+    shutil.rmtree(pathlib.Path(app.srcdir) / "_generated" / "api", ignore_errors=True)
+
+
 def setup(app):
+    # before autosummary's own handler (priority 500)
+    app.connect("builder-inited", _fresh_reference_pages, priority=100)
     app.connect("autodoc-process-docstring", _constant_docstring, priority=100)
     app.connect("doctree-read", _link_external_names)
     app.connect("missing-reference", _missing_reference)

@@ -36,7 +36,7 @@ def config() -> dict:
         "numpy_simd": _simd_level(),
         "simd_kernels": _core._SIMD_KERNELS,
         "native_reduce": HAVE_NATIVE_REDUCE,
-        "native_reason": _core._NATIVE_REASON,
+        "native_reason": native_reason(),
         "reduce_path": "native ufunc.reduce + engine" if HAVE_NATIVE_REDUCE else "engine",
         "threads": get_num_threads(),
         "threads_source": ("set by the user (Dask tasks too)" if threads_chosen()
@@ -49,6 +49,18 @@ def config() -> dict:
     if not HAVE_NATIVE_REDUCE:
         facts["native_hint"] = NATIVE_HINT
     return facts
+
+
+def native_reason() -> str:
+    """Why ``ufunc.reduce`` is or is not native, in plain words: a NumPy
+    that refuses the slots (every released NumPy) is said so; anything else
+    the import-time probe found (a wrong answer, an error) is given as it
+    came."""
+    reason = _core._NATIVE_REASON
+    if not HAVE_NATIVE_REDUCE and reason.startswith("NumPy rejects the reduction-loop slot"):
+        return ("this NumPy has no multi-output reduction slots (NumPy >= 2.6 dev has "
+                "them); numreduce uses its engine")
+    return reason
 
 
 NATIVE_HINT = ("minimummaximum.reduce(...) raises on this NumPy; "

@@ -52,7 +52,22 @@ __all__ = list(TRAITS) + list(SOURCE_TRAITS) + ["minmax", "nanminmax", "argminma
 
 
 def is_cupy_array(x) -> bool:
-    """Whether ``x`` is a CuPy array (``cupy.ndarray``)."""
+    """Whether ``x`` is a CuPy array (``cupy.ndarray``).
+
+    Parameters
+    ----------
+    x : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        ``isinstance(x, cupy.ndarray)``.
+
+    See Also
+    --------
+    numreduce.minmax : Like every function of numreduce, sends CuPy arrays here.
+    """
     return isinstance(x, _cupy.xp.ndarray)
 
 
@@ -60,7 +75,29 @@ class DeviceUFunc:
     """One numreduce ufunc on CuPy arrays (same name, nin = 2, nout).  A
     reduction of two sources (``wmoments``, ``comoments``, ...): the call
     gives the state of each element of (x1, x2), ``.reduce`` and the
-    methods of this module take the tuple ``(x1, x2)``."""
+    methods of this module take the tuple ``(x1, x2)``.
+
+    ``numreduce.cupy.minimummaximum``, ``fminfmax``, ``moments``,
+    ``nanmoments``, ``maxsumexp``, ``twosum``, ``wmoments``,
+    ``nanwmoments``, ``comoments``, ``maxsumexpb`` and ``twoprod`` are
+    instances.  ``u(x1, x2, out=None, dtype=None)`` is the elementwise
+    ufunc (a ``cupy.ElementwiseKernel``); ``u.reduce(a, axis=0, dtype=None,
+    out=None, keepdims=False, initial=..., where=True)`` is
+    :func:`numreduce.reduce` on the device (a ``cupy.ReductionKernel``).
+
+    Attributes
+    ----------
+    cpu : numpy.ufunc
+        The NumPy ufunc of the same name (``numreduce.<name>``).
+    nin : int
+        Number of inputs, 2.
+    nout : int
+        Number of outputs.
+
+    See Also
+    --------
+    numreduce.reduce : The reduction of a multi-output ufunc.
+    """
 
     def __init__(self, name):
         self.__name__ = name
@@ -108,7 +145,27 @@ def _ufunc(ufunc, method):
 
 def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=NoValue,
            where=True):
-    """``numreduce.reduce`` for CuPy arrays (numreduce's ufuncs only)."""
+    """``numreduce.reduce`` for CuPy arrays (numreduce's ufuncs only).
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    array : cupy.ndarray or tuple of cupy.ndarray
+        The data, on the device; a tuple ``(x, y)`` for a ufunc of two
+        arrays.
+    axis, dtype, out, keepdims, initial, where
+        As for :func:`numreduce.reduce`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    outs : tuple of cupy.ndarray
+        As :func:`numreduce.reduce` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.reduce : The same function; it sends CuPy arrays here.
+    """
     return _methods.reduce(_cupy, "numreduce.reduce", _ufunc(ufunc, "reduce"), array,
                            axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                            where=where)
@@ -117,27 +174,114 @@ def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
 def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     """``numreduce.accumulate`` for CuPy arrays: every output's running
     reduction along one axis (a RawKernel, one thread per position of the
-    other axes); a two-source ufunc takes the tuple ``(x, y)``."""
+    other axes); a two-source ufunc takes the tuple ``(x, y)``.
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    array : cupy.ndarray or tuple of cupy.ndarray
+        The data, on the device; a tuple ``(x, y)`` for a ufunc of two
+        arrays.
+    axis, dtype, out
+        As for :func:`numreduce.accumulate`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    outs : tuple of cupy.ndarray
+        As :func:`numreduce.accumulate` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.accumulate : The same function; it sends CuPy arrays here.
+    """
     return _methods.accumulate(_cupy, "numreduce.accumulate", _ufunc(ufunc, "accumulate"),
                                array, axis=axis, dtype=dtype, out=out)
 
 
 def merge(ufunc, states_a, states_b, out=None):
     """``numreduce.merge`` for CuPy states: combine(a, b) elementwise, with
-    broadcasting (an ElementwiseKernel over the 2 * nout state arrays)."""
+    broadcasting (an ElementwiseKernel over the 2 * nout state arrays).
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    states_a : tuple of cupy.ndarray
+        One state per output.
+    states_b : tuple of cupy.ndarray
+        One state per output.
+    out
+        As for :func:`numreduce.merge`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    outs : tuple of cupy.ndarray
+        As :func:`numreduce.merge` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.merge : The same function; it sends CuPy arrays here.
+    """
     return _methods.merge(_cupy, "numreduce.merge", _ufunc(ufunc, "merge"), states_a,
                           states_b, out)
 
 
 def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
-    """``numreduce.reduceat`` on the GPU (``ufunc.reduceat``'s index rules)."""
+    """``numreduce.reduceat`` on the GPU (``ufunc.reduceat``'s index rules).
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    array : cupy.ndarray or tuple of cupy.ndarray
+        The data, on the device; a tuple ``(x, y)`` for a ufunc of two
+        arrays.
+    indices : cupy.ndarray of int
+        Where each value goes.
+    axis, dtype, out
+        As for :func:`numreduce.reduceat`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    outs : tuple of cupy.ndarray
+        As :func:`numreduce.reduceat` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.reduceat : The same function; it sends CuPy arrays here.
+    """
     return _methods.reduceat(_cupy, "numreduce.reduceat", _ufunc(ufunc, "reduceat"), array,
                              indices, axis=axis, dtype=dtype, out=out)
 
 
 def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
                      initial=NoValue, where=True):
-    """``numreduce.segmented_reduce`` on the GPU (slice-bound semantics)."""
+    """``numreduce.segmented_reduce`` on the GPU (slice-bound semantics).
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    array : cupy.ndarray or tuple of cupy.ndarray
+        The data, on the device; a tuple ``(x, y)`` for a ufunc of two
+        arrays.
+    starts : cupy.ndarray of int
+        Start of each segment.
+    stops : cupy.ndarray of int
+        End of each segment.
+    axis, dtype, out, initial, where
+        As for :func:`numreduce.segmented_reduce`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    outs : tuple of cupy.ndarray
+        As :func:`numreduce.segmented_reduce` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.segmented_reduce : The same function; it sends CuPy arrays here.
+    """
     return _methods.segmented_reduce(_cupy, "numreduce.segmented_reduce",
                                      _ufunc(ufunc, "segmented_reduce"), array, starts, stops,
                                      axis=axis, dtype=dtype, out=out, initial=initial,
@@ -147,7 +291,29 @@ def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
 def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None, out=None,
                     initial=NoValue, where=True):
     """``numreduce.reduce_by_group`` on the GPU: group ids sorted (stable),
-    then one thread per output slot reduces its group's run."""
+    then one thread per output slot reduces its group's run.
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    array : cupy.ndarray or tuple of cupy.ndarray
+        The data, on the device; a tuple ``(x, y)`` for a ufunc of two
+        arrays.
+    group_ids : cupy.ndarray of int
+        The group of each element along ``axis``.
+    num_groups, axis, dtype, out, initial, where
+        As for :func:`numreduce.reduce_by_group`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    outs : tuple of cupy.ndarray
+        As :func:`numreduce.reduce_by_group` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.reduce_by_group : The same function; it sends CuPy arrays here.
+    """
     return _methods.reduce_by_group(_cupy, "numreduce.reduce_by_group",
                                     _ufunc(ufunc, "reduce_by_group"), array, group_ids,
                                     num_groups, axis=axis, dtype=dtype, out=out,
@@ -158,7 +324,28 @@ def at(ufunc, outs, indices, values):
     """``numreduce.at`` on the GPU: in place, repeated indices accumulate in
     order (the indices sorted stably, then one thread per slot steps its
     accumulators through its values); a two-source ufunc takes ``values``
-    as the tuple ``(v, w)``."""
+    as the tuple ``(v, w)``.
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc or DeviceUFunc
+        One of numreduce's multi-output ufuncs.
+    outs : tuple of cupy.ndarray
+        The states, changed in place.
+    indices : cupy.ndarray of int
+        Where each value goes.
+    values : cupy.ndarray, or a tuple (v, w)
+        The values, on the device.
+
+    Returns
+    -------
+    None
+        ``outs`` are changed in place.
+
+    See Also
+    --------
+    numreduce.at : The same function; it sends CuPy arrays here.
+    """
     return _methods.at(_cupy, "numreduce.at", _ufunc(ufunc, "at"), outs, indices, values)
 
 
@@ -167,25 +354,93 @@ def at(ufunc, outs, indices, values):
 # ---------------------------------------------------------------------------
 
 def minmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
-    """``numreduce.minmax`` on the GPU: (min, max), NaN-propagating."""
+    """``numreduce.minmax`` on the GPU: (min, max), NaN-propagating.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, out, keepdims, initial, where
+        As for :func:`numreduce.minmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (min, max) : tuple of cupy.ndarray
+        As :func:`numreduce.minmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.minmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.minmax(_cupy, "numreduce.minmax", a, axis=axis, out=out, keepdims=keepdims,
                          initial=initial, where=where)
 
 
 def nanminmax(a, axis=None, out=None, keepdims=False, initial=NoValue, where=True):
-    """``numreduce.nanminmax`` on the GPU (All-NaN slice warning as NumPy)."""
+    """``numreduce.nanminmax`` on the GPU (All-NaN slice warning as NumPy).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, out, keepdims, initial, where
+        As for :func:`numreduce.nanminmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (min, max) : tuple of cupy.ndarray
+        As :func:`numreduce.nanminmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.nanminmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.nanminmax(_cupy, "numreduce.nanminmax", a, axis=axis, out=out,
                             keepdims=keepdims, initial=initial, where=where)
 
 
 def argminmax(a, axis=None, keepdims=False, out=None):
-    """``numreduce.argminmax`` on the GPU: first occurrences, first NaN wins."""
+    """``numreduce.argminmax`` on the GPU: first occurrences, first NaN wins.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, keepdims, out
+        As for :func:`numreduce.argminmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (argmin, argmax) : tuple of cupy.ndarray
+        As :func:`numreduce.argminmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.argminmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.argminmax(_cupy, "numreduce.argminmax", a, axis=axis, keepdims=keepdims,
                             out=out)
 
 
 def nanargminmax(a, axis=None, keepdims=False, out=None):
-    """``numreduce.nanargminmax`` on the GPU (ValueError for an all-NaN slice)."""
+    """``numreduce.nanargminmax`` on the GPU (ValueError for an all-NaN slice).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, keepdims, out
+        As for :func:`numreduce.nanargminmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (argmin, argmax) : tuple of cupy.ndarray
+        As :func:`numreduce.nanargminmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.nanargminmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.nanargminmax(_cupy, "numreduce.nanargminmax", a, axis=axis,
                                keepdims=keepdims, out=out)
 
@@ -193,7 +448,24 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
 def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
             correction=NoValue, weights=None):
     """``numreduce.meanvar`` on the GPU (float64 accumulation for float32 data;
-    ``weights``: the wmoments ReductionKernel over the data and the weights)."""
+    ``weights``: the wmoments ReductionKernel over the data and the weights).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out, ddof, keepdims, where, correction, weights
+        As for :func:`numreduce.meanvar`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (mean, var) : tuple of cupy.ndarray
+        As :func:`numreduce.meanvar` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.meanvar : The same function; it sends CuPy arrays here.
+    """
     return _stats.meanvar(_cupy, "numreduce.meanvar", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
                           keepdims=keepdims, where=where, correction=correction,
                           weights=weights)
@@ -201,7 +473,24 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
 
 def meanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
             correction=NoValue, weights=None):
-    """``numreduce.meanstd`` on the GPU."""
+    """``numreduce.meanstd`` on the GPU.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out, ddof, keepdims, where, correction, weights
+        As for :func:`numreduce.meanstd`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (mean, std) : tuple of cupy.ndarray
+        As :func:`numreduce.meanstd` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.meanstd : The same function; it sends CuPy arrays here.
+    """
     return _stats.meanstd(_cupy, "numreduce.meanstd", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
                           keepdims=keepdims, where=where, correction=correction,
                           weights=weights)
@@ -209,7 +498,24 @@ def meanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
 
 def nanmeanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
                correction=NoValue, weights=None):
-    """``numreduce.nanmeanvar`` on the GPU."""
+    """``numreduce.nanmeanvar`` on the GPU.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out, ddof, keepdims, where, correction, weights
+        As for :func:`numreduce.nanmeanvar`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (mean, var) : tuple of cupy.ndarray
+        As :func:`numreduce.nanmeanvar` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.nanmeanvar : The same function; it sends CuPy arrays here.
+    """
     return _stats.nanmeanvar(_cupy, "numreduce.nanmeanvar", a, axis=axis, dtype=dtype, out=out, ddof=ddof,
                              keepdims=keepdims, where=where, correction=correction,
                              weights=weights)
@@ -218,20 +524,73 @@ def nanmeanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, wh
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``numreduce.logsumexp`` on the GPU: m + log1p(t) of one maxsumexp pass
     (complex data: SciPy's rules in CuPy array operations; ``b`` and
-    ``return_sign``: the maxsumexpb ReductionKernel over ``a`` and ``b``)."""
+    ``return_sign``: the maxsumexpb ReductionKernel over ``a`` and ``b``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, b, keepdims, return_sign
+        As for :func:`numreduce.logsumexp`.
+
+    Returns
+    -------
+    res : cupy.ndarray, or (res, sign) with return_sign
+        As :func:`numreduce.logsumexp` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.logsumexp : The same function; it sends CuPy arrays here.
+    """
     return _stats.logsumexp(_cupy, "numreduce.logsumexp", a, axis=axis, b=b, keepdims=keepdims,
                             return_sign=return_sign)
 
 
 def fsum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, where=True):
     """``numreduce.fsum`` on the GPU: compensated (TwoSum) sum s + e; complex
-    data sum their real and imaginary parts, each compensated."""
+    data sum their real and imaginary parts, each compensated.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out, keepdims, initial, where
+        As for :func:`numreduce.fsum`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    sum : cupy.ndarray
+        As :func:`numreduce.fsum` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.fsum : The same function; it sends CuPy arrays here.
+    """
     return _stats.fsum(_cupy, "numreduce.fsum", a, axis=axis, dtype=dtype, out=out,
                        keepdims=keepdims, initial=initial, where=where)
 
 
 def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValue, where=True):
-    """``numreduce.group_minmax`` on the GPU."""
+    """``numreduce.group_minmax`` on the GPU.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    group_ids : cupy.ndarray of int
+        The group of each element along ``axis``.
+    num_groups, axis, out, initial, where
+        As for :func:`numreduce.group_minmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (min, max) : tuple of cupy.ndarray
+        As :func:`numreduce.group_minmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.group_minmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.group_minmax(_cupy, "numreduce.group_minmax", a, group_ids, num_groups,
                                axis=axis, out=out, initial=initial, where=where)
 
@@ -239,7 +598,26 @@ def group_minmax(a, group_ids, num_groups=None, axis=0, out=None, initial=NoValu
 def group_argminmax(a, group_ids, num_groups=None):
     """``numreduce.group_argminmax`` on the GPU: each group's (min, max),
     then its first position equal to each (a NaN extreme matching the
-    first NaN), both with the segments kernel."""
+    first NaN), both with the segments kernel.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    group_ids : cupy.ndarray of int
+        The group of each element along ``axis``.
+    num_groups
+        As for :func:`numreduce.group_argminmax`.
+
+    Returns
+    -------
+    (argmin, argmax) : tuple of cupy.ndarray
+        As :func:`numreduce.group_argminmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.group_argminmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.group_argminmax(_cupy, "numreduce.group_argminmax", a, group_ids,
                                   num_groups)
 
@@ -249,38 +627,146 @@ def group_meanvar(a, group_ids, num_groups=None, axis=0, dtype=None, ddof=0, whe
     """``numreduce.group_meanvar`` on the GPU (complex data: the real and
     imaginary parts reduced apart, as the NumPy path; ``weights``: the
     wmoments segments kernel over the data and weights packed side by
-    side)."""
+    side).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    group_ids : cupy.ndarray of int
+        The group of each element along ``axis``.
+    num_groups, axis, dtype, ddof, where, weights
+        As for :func:`numreduce.group_meanvar`.
+
+    Returns
+    -------
+    (mean, var) : tuple of cupy.ndarray
+        As :func:`numreduce.group_meanvar` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.group_meanvar : The same function; it sends CuPy arrays here.
+    """
     return _stats.group_meanvar(_cupy, "numreduce.group_meanvar", a, group_ids, num_groups,
                                 axis=axis, dtype=dtype, ddof=ddof, where=where,
                                 weights=weights)
 
 
 def group_logsumexp(a, group_ids, num_groups=None, axis=0):
-    """``numreduce.group_logsumexp`` on the GPU."""
+    """``numreduce.group_logsumexp`` on the GPU.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    group_ids : cupy.ndarray of int
+        The group of each element along ``axis``.
+    num_groups, axis
+        As for :func:`numreduce.group_logsumexp`.
+
+    Returns
+    -------
+    res : cupy.ndarray
+        As :func:`numreduce.group_logsumexp` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.group_logsumexp : The same function; it sends CuPy arrays here.
+    """
     return _stats.group_logsumexp(_cupy, "numreduce.group_logsumexp", a, group_ids,
                                   num_groups, axis=axis)
 
 
 def group_fsum(a, group_ids, num_groups=None, axis=0):
-    """``numreduce.group_fsum`` on the GPU."""
+    """``numreduce.group_fsum`` on the GPU.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    group_ids : cupy.ndarray of int
+        The group of each element along ``axis``.
+    num_groups, axis
+        As for :func:`numreduce.group_fsum`.
+
+    Returns
+    -------
+    sum : cupy.ndarray
+        As :func:`numreduce.group_fsum` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.group_fsum : The same function; it sends CuPy arrays here.
+    """
     return _stats.group_fsum(_cupy, "numreduce.group_fsum", a, group_ids, num_groups,
                              axis=axis)
 
 
 def cumminmax(x, *, axis=None, dtype=None, out=None):
-    """``numreduce.cumminmax`` for CuPy arrays (accumulate(minimummaximum))."""
+    """``numreduce.cumminmax`` for CuPy arrays (accumulate(minimummaximum)).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out
+        As for :func:`numreduce.cumminmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (min, max) : tuple of cupy.ndarray
+        As :func:`numreduce.cumminmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.cumminmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.cumminmax(_cupy, "numreduce.cumminmax", x, axis=axis, dtype=dtype, out=out)
 
 
 def nancumminmax(x, *, axis=None, dtype=None, out=None):
-    """``numreduce.nancumminmax`` for CuPy arrays (accumulate(fminfmax))."""
+    """``numreduce.nancumminmax`` for CuPy arrays (accumulate(fminfmax)).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out
+        As for :func:`numreduce.nancumminmax`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (min, max) : tuple of cupy.ndarray
+        As :func:`numreduce.nancumminmax` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.nancumminmax : The same function; it sends CuPy arrays here.
+    """
     return _stats.nancumminmax(_cupy, "numreduce.nancumminmax", x, axis=axis, dtype=dtype,
                                out=out)
 
 
 def logcumsumexp(x, *, axis=None, dtype=None, out=None, include_initial=False):
     """``numreduce.logcumsumexp`` for CuPy arrays: accumulate(maxsumexp),
-    then ``m + log1p(t)``."""
+    then ``m + log1p(t)``.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out, include_initial
+        As for :func:`numreduce.logcumsumexp`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    res : cupy.ndarray
+        As :func:`numreduce.logcumsumexp` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.logcumsumexp : The same function; it sends CuPy arrays here.
+    """
     return _stats.logcumsumexp(_cupy, "numreduce.logcumsumexp", x, axis=axis, dtype=dtype,
                                out=out, include_initial=include_initial)
 
@@ -288,7 +774,24 @@ def logcumsumexp(x, *, axis=None, dtype=None, out=None, include_initial=False):
 def cumfsum(x, *, axis=None, dtype=None, out=None, include_initial=False):
     """``numreduce.cumfsum`` for CuPy arrays: accumulate(twosum), then
     ``s + e`` where finite; complex data: the real and imaginary parts each
-    compensated."""
+    compensated.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    axis, dtype, out, include_initial
+        As for :func:`numreduce.cumfsum`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    sum : cupy.ndarray
+        As :func:`numreduce.cumfsum` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.cumfsum : The same function; it sends CuPy arrays here.
+    """
     return _stats.cumfsum(_cupy, "numreduce.cumfsum", x, axis=axis, dtype=dtype, out=out,
                           include_initial=include_initial)
 
@@ -296,28 +799,102 @@ def cumfsum(x, *, axis=None, dtype=None, out=None, include_initial=False):
 def cummeanvar(x, *, axis=None, dtype=None, ddof=0, out=None):
     """``numreduce.cummeanvar`` for CuPy arrays: accumulate(moments), then
     the running mean and ``M2 / (count - ddof)``; complex data: the real and
-    imaginary parts apart, the variance the sum of their M2."""
+    imaginary parts apart, the variance the sum of their M2.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    axis, dtype, ddof, out
+        As for :func:`numreduce.cummeanvar`; ``out`` arrays are CuPy arrays.
+
+    Returns
+    -------
+    (mean, var) : tuple of cupy.ndarray
+        As :func:`numreduce.cummeanvar` gives them, on the device.
+
+    See Also
+    --------
+    numreduce.cummeanvar : The same function; it sends CuPy arrays here.
+    """
     return _stats.cummeanvar(_cupy, "numreduce.cummeanvar", x, axis=axis, dtype=dtype,
                              ddof=ddof, out=out)
 
 
 def covariance(x, y, axis=None, ddof=1, keepdims=False):
     """``numreduce.covariance`` on the GPU: the comoments ReductionKernel
-    over x and y (Chan's merge of co-moments in the reduction tree)."""
+    over x and y (Chan's merge of co-moments in the reduction tree).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    y : cupy.ndarray
+        The second array, on the device.
+    axis, ddof, keepdims
+        As for :func:`numreduce.covariance`.
+
+    Returns
+    -------
+    cov : cupy.ndarray
+        As :func:`numreduce.covariance` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.covariance : The same function; it sends CuPy arrays here.
+    """
     return _stats.covariance(_cupy, "numreduce.covariance", x, y, axis=axis, ddof=ddof,
                              keepdims=keepdims)
 
 
 def correlation(x, y, axis=None, keepdims=False):
     """``numreduce.correlation`` on the GPU (NaN with NumPy's warning for a
-    constant slice)."""
+    constant slice).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    y : cupy.ndarray
+        The second array, on the device.
+    axis, keepdims
+        As for :func:`numreduce.correlation`.
+
+    Returns
+    -------
+    r : cupy.ndarray
+        As :func:`numreduce.correlation` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.correlation : The same function; it sends CuPy arrays here.
+    """
     return _stats.correlation(_cupy, "numreduce.correlation", x, y, axis=axis,
                               keepdims=keepdims)
 
 
 def sumprod(x, y, axis=None, keepdims=False):
     """``numreduce.sumprod`` on the GPU: the twoprod ReductionKernel (exact
-    products by fma, TwoSum merges in the reduction tree)."""
+    products by fma, TwoSum merges in the reduction tree).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        The data, on the device.
+    y : cupy.ndarray
+        The second array, on the device.
+    axis, keepdims
+        As for :func:`numreduce.sumprod`.
+
+    Returns
+    -------
+    sum : cupy.ndarray
+        As :func:`numreduce.sumprod` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.sumprod : The same function; it sends CuPy arrays here.
+    """
     return _stats.sumprod(_cupy, "numreduce.sumprod", x, y, axis=axis, keepdims=keepdims)
 
 
@@ -327,7 +904,28 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     there -- exactly ``reduction(f(*arrays), axis=axis, ...)``, with the
     image as one full-size device temporary (not block by block as on the
     host: docs/gpu.md).  ``reduction``: one of numreduce's (or this
-    module's) user functions or ufuncs."""
+    module's) user functions or ufuncs.
+
+    Parameters
+    ----------
+    f : callable
+        Applied to the sources, on the device.
+    reduction : callable
+        One of numreduce's user functions or ufuncs.
+    *arrays : cupy.ndarray
+        The sources of ``f``, broadcast together.
+    axis, keepdims, **options
+        As for :func:`numreduce.mapreduce`.
+
+    Returns
+    -------
+    result : the reduction's result, on the device
+        As :func:`numreduce.mapreduce` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.mapreduce : The same function; it sends CuPy arrays here.
+    """
     if not any(is_cupy_array(x) for x in arrays):
         raise TypeError("numreduce.cupy.mapreduce: the sources must be CuPy arrays (numreduce."
                         "mapreduce takes NumPy and Dask arrays)")

@@ -50,7 +50,7 @@ import pandas as pd
 
 from . import _api, _core
 
-__all__ = ["NumreduceDataFrameAccessor", "NumreduceSeriesAccessor"]
+__all__ = ["NumreduceDataFrameAccessor", "NumreduceSeriesAccessor", "NumreduceGroupBy"]
 
 _STATS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"), "meanstd": ("mean", "std"),
           "fsum": ("sum",), "logsumexp": ("logsumexp",), "argminmax": ("idxmin", "idxmax")}
@@ -367,7 +367,7 @@ class _Exclude:
         self.exclusions = {key}
 
 
-class _Grouped:
+class NumreduceGroupBy:
     """``obj.nr.groupby(by, ...)``: pandas' groups, numreduce's kernels."""
 
     def __init__(self, obj, by, kwargs, selection=None):
@@ -378,7 +378,32 @@ class _Grouped:
         self._plan = None
 
     def __getitem__(self, key):
-        """Column selection, as ``df.groupby(by)[key]``."""
+        """Column selection, as ``df.groupby(by)[key]``.
+
+        Parameters
+        ----------
+        key : label or list of labels
+            The column(s) to reduce.
+
+        Returns
+        -------
+        grouped : NumreduceGroupBy
+
+        See Also
+        --------
+        NumreduceGroupBy.minmax
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key")["v"].minmax()
+             min  max
+        key          
+        1    1.0  3.0
+        2    5.0  9.0
+        """
         return _Grouped(self._obj, self._by, self._kwargs, key)
 
     def _groups(self):
@@ -555,32 +580,183 @@ class _Grouped:
 
     def minmax(self):
         """Minimum and maximum of every column per group, one pass:
-        ``groupby(by).agg(["min", "max"])``."""
+        ``groupby(by).agg(["min", "max"])``.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).agg([...])`` gives them.
+
+        See Also
+        --------
+        numreduce.group_minmax
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").minmax()
+               v     
+             min  max
+        key          
+        1    1.0  3.0
+        2    5.0  9.0
+        """
         return self._run("minmax")
 
     def meanvar(self, ddof=1):
         """Mean and variance of every column per group, one pass:
-        ``groupby(by).agg(["mean", "var"])`` (``ddof=1`` as pandas)."""
+        ``groupby(by).agg(["mean", "var"])`` (``ddof=1`` as pandas).
+
+        Parameters
+        ----------
+        ddof : int, default 1
+            Delta degrees of freedom of the variance, as in pandas.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).agg([...])`` gives them.
+
+        See Also
+        --------
+        numreduce.group_meanvar
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").meanvar()
+               v     
+            mean  var
+        key          
+        1    2.0  2.0
+        2    7.0  8.0
+        """
         return self._run("meanvar", ddof)
 
     def meanstd(self, ddof=1):
-        """Mean and standard deviation per group: ``.agg(["mean", "std"])``."""
+        """Mean and standard deviation per group: ``.agg(["mean", "std"])``.
+
+        Parameters
+        ----------
+        ddof : int, default 1
+            Delta degrees of freedom of the variance, as in pandas.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).agg([...])`` gives them.
+
+        See Also
+        --------
+        numreduce.group_meanvar
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").meanstd()
+               v          
+            mean       std
+        key               
+        1    2.0  1.414214
+        2    7.0  2.828427
+        """
         return self._run("meanstd", ddof)
 
     def fsum(self):
         """Compensated sum of every column per group: ``.agg(["sum"])``
-        (float64 sums of integer columns)."""
+        (float64 sums of integer columns).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).agg([...])`` gives them.
+
+        See Also
+        --------
+        numreduce.group_fsum
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").fsum()
+                v
+              sum
+        key      
+        1     4.0
+        2    14.0
+        """
         return self._run("fsum")
 
     def logsumexp(self):
         """``log(sum(exp(x)))`` of every column per group (a ``logsumexp``
-        column per input column)."""
+        column per input column).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).agg([...])`` gives them.
+
+        See Also
+        --------
+        numreduce.group_logsumexp
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").logsumexp()
+                    v
+            logsumexp
+        key          
+        1    3.126928
+        2    9.018150
+        """
         return self._run("logsumexp")
 
     def argminmax(self):
         """Index labels of every column's first minimum and maximum per
-        group: ``groupby(by).agg(["idxmin", "idxmax"])``."""
+        group: ``groupby(by).agg(["idxmin", "idxmax"])``.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).agg([...])`` gives them.
+
+        See Also
+        --------
+        numreduce.group_argminmax
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").argminmax()
+                 v       
+            idxmin idxmax
+        key              
+        1        0      1
+        2        2      3
+        """
         return self._run("argminmax")
+
+
+_Grouped = NumreduceGroupBy  # its former name
 
 
 class _Accessor:
@@ -589,7 +765,38 @@ class _Accessor:
 
     def groupby(self, by=None, *, level=None, sort=True, dropna=True, observed=True):
         """Grouped statistics over pandas' groups: ``by``, ``level``,
-        ``sort``, ``dropna`` and ``observed`` as for ``obj.groupby``."""
+        ``sort``, ``dropna`` and ``observed`` as for ``obj.groupby``.
+
+        Parameters
+        ----------
+        by : label, list of labels, Series, ... , optional
+            As for ``obj.groupby``.
+        level : int or label, optional
+            As for ``obj.groupby``.
+        sort, dropna, observed : bool, default True
+            As for ``obj.groupby``.
+
+        Returns
+        -------
+        grouped : NumreduceGroupBy
+            Its methods reduce each group.
+
+        See Also
+        --------
+        NumreduceGroupBy
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 2, 2], "v": [1., 3., 5., 9.]})
+        >>> df.nr.groupby("key").minmax()
+               v     
+             min  max
+        key          
+        1    1.0  3.0
+        2    5.0  9.0
+        """
         kw = {"sort": sort, "dropna": dropna, "observed": observed}
         if level is not None:
             kw["level"] = level
@@ -618,27 +825,161 @@ class _Accessor:
         return frame
 
     def minmax(self):
-        """``obj.agg(["min", "max"])`` in one pass per column."""
+        """``obj.agg(["min", "max"])`` in one pass per column.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per column (a DataFrame's);
+            indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.minmax
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2., 2., 4., 4.]})
+        >>> df.nr.minmax()
+               a    b
+        min  1.0  2.0
+        max  9.0  4.0
+        """
         return self._whole("minmax")
 
     def meanvar(self, ddof=1):
-        """``obj.agg(["mean", "var"])`` in one pass per column."""
+        """``obj.agg(["mean", "var"])`` in one pass per column.
+
+        Parameters
+        ----------
+        ddof : int, default 1
+            Delta degrees of freedom of the variance, as in pandas.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per column (a DataFrame's);
+            indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.meanvar
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2., 2., 4., 4.]})
+        >>> df.nr.meanvar()
+                      a         b
+        mean   4.500000  3.000000
+        var   11.666667  1.333333
+        """
         return self._whole("meanvar", ddof)
 
     def meanstd(self, ddof=1):
-        """``obj.agg(["mean", "std"])`` in one pass per column."""
+        """``obj.agg(["mean", "std"])`` in one pass per column.
+
+        Parameters
+        ----------
+        ddof : int, default 1
+            Delta degrees of freedom of the variance, as in pandas.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per column (a DataFrame's);
+            indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.meanstd
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2., 2., 4., 4.]})
+        >>> df["a"].nr.meanstd()
+        mean    4.50000
+        std     3.41565
+        Name: a, dtype: float64
+        """
         return self._whole("meanstd", ddof)
 
     def fsum(self):
-        """Compensated ``obj.agg(["sum"])``."""
+        """Compensated ``obj.agg(["sum"])``.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per column (a DataFrame's);
+            indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.fsum
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2., 2., 4., 4.]})
+        >>> df.nr.fsum()
+                a     b
+        sum  18.0  12.0
+        """
         return self._whole("fsum")
 
     def logsumexp(self):
-        """``log(sum(exp(x)))`` of every column."""
+        """``log(sum(exp(x)))`` of every column.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per column (a DataFrame's);
+            indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.logsumexp
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2., 2., 4., 4.]})
+        >>> df.nr.logsumexp().round(6)
+                          a         b
+        logsumexp  9.02091  4.820075
+        """
         return self._whole("logsumexp")
 
     def argminmax(self):
-        """``obj.agg(["idxmin", "idxmax"])``."""
+        """``obj.agg(["idxmin", "idxmax"])``.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per column (a DataFrame's);
+            indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.argminmax
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2., 2., 4., 4.]})
+        >>> df.nr.argminmax()
+                a  b
+        idxmin  0  0
+        idxmax  3  2
+        """
         return self._whole("argminmax")
 
 

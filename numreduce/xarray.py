@@ -48,7 +48,7 @@ import xarray as xr
 
 from . import _api
 
-__all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor"]
+__all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor", "NumreduceGroupBy"]
 
 
 def _dims(obj, dim):
@@ -103,7 +103,37 @@ class _Reductions:
         self._obj = obj
 
     def minmax(self, dim=None, *, skipna=None, keep_attrs=True):
-        """``(min, max)`` over `dim` (``nr.minmax`` / ``nr.nanminmax``)."""
+        """``(min, max)`` over `dim` (``nr.minmax`` / ``nr.nanminmax``).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, optional
+            The dimension(s) to reduce; None (the default): every dimension.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (min, max) : tuple of DataArray or Dataset
+            Of the caller's type.
+
+        See Also
+        --------
+        numreduce.minmax
+        numreduce.nanminmax
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 6.]], dims=("x", "time"))
+        >>> lo, hi = da.nr.minmax(dim="time")
+        >>> lo.values, hi.values
+        (array([1., 2.]), array([5., 6.]))
+        """
         def call(var, dims):
             f = _api.nanminmax if _skip(skipna, var.dtype) else _api.minmax
             return _apply(f, var, dims, 2, keep_attrs, {})
@@ -111,7 +141,37 @@ class _Reductions:
 
     def argminmax(self, dim=None, *, skipna=None, keep_attrs=True):
         """``(argmin, argmax)`` along one dimension `dim` (positions along it,
-        as ``DataArray.argmin(dim=...)``); `dim` may be omitted for 1-d data."""
+        as ``DataArray.argmin(dim=...)``); `dim` may be omitted for 1-d data.
+
+        Parameters
+        ----------
+        dim : str, optional
+            The one dimension to reduce; may be omitted for 1-d data.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (argmin, argmax) : tuple of DataArray or Dataset
+            Positions along ``dim``.
+
+        See Also
+        --------
+        numreduce.argminmax
+        numreduce.nanargminmax
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 6.]], dims=("x", "time"))
+        >>> i, j = da.nr.argminmax(dim="time")
+        >>> i.values, j.values
+        (array([0, 1]), array([1, 2]))
+        """
         def call(var, dims):
             if len(dims) != 1:
                 raise ValueError("numreduce: argminmax reduces one dimension; pass dim= "
@@ -121,7 +181,41 @@ class _Reductions:
         return self._map(dim, 2, call, keep_attrs)
 
     def meanvar(self, dim=None, *, skipna=None, ddof=0, dtype=None, keep_attrs=True):
-        """``(mean, var)`` over `dim` (``nr.meanvar`` / ``nr.nanmeanvar``)."""
+        """``(mean, var)`` over `dim` (``nr.meanvar`` / ``nr.nanmeanvar``).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, optional
+            The dimension(s) to reduce; None (the default): every dimension.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        ddof : int, default 0
+            Delta degrees of freedom of the variance.
+        dtype : data-type, optional
+            The accumulation and result dtype, as for the NumPy function.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (mean, var) : tuple of DataArray or Dataset
+            Of the caller's type.
+
+        See Also
+        --------
+        numreduce.meanvar
+        numreduce.nanmeanvar
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 6.]], dims=("x", "time"))
+        >>> mean, var = da.nr.meanvar(dim="x")
+        >>> mean.values, var.values
+        (array([2.5, 3.5, 4.5]), array([2.25, 2.25, 2.25]))
+        """
         def call(var, dims):
             f = _api.nanmeanvar if _skip(skipna, var.dtype) else _api.meanvar
             return _apply(f, var, dims, 2, keep_attrs, {"ddof": ddof, "dtype": dtype})
@@ -129,7 +223,40 @@ class _Reductions:
 
     def meanstd(self, dim=None, *, skipna=None, ddof=0, dtype=None, keep_attrs=True):
         """``(mean, std)`` over `dim`; with NaNs skipped (``skipna``) the
-        standard deviation is the square root of ``nanmeanvar``'s variance."""
+        standard deviation is the square root of ``nanmeanvar``'s variance.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, optional
+            The dimension(s) to reduce; None (the default): every dimension.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        ddof : int, default 0
+            Delta degrees of freedom of the variance.
+        dtype : data-type, optional
+            The accumulation and result dtype, as for the NumPy function.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (mean, std) : tuple of DataArray or Dataset
+            Of the caller's type.
+
+        See Also
+        --------
+        numreduce.meanstd
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 6.]], dims=("x", "time"))
+        >>> mean, std = da.nr.meanstd()
+        >>> float(mean), round(float(std), 6)
+        (3.5, 1.707825)
+        """
         def call(var, dims):
             if _skip(skipna, var.dtype):
                 mean, v = _apply(_api.nanmeanvar, var, dims, 2, keep_attrs,
@@ -142,7 +269,34 @@ class _Reductions:
         return self._map(dim, 2, call, keep_attrs)
 
     def logsumexp(self, dim=None, *, skipna=None, keep_attrs=True):
-        """``log(sum(exp(x)))`` over `dim` (NaNs left out with ``skipna``)."""
+        """``log(sum(exp(x)))`` over `dim` (NaNs left out with ``skipna``).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, optional
+            The dimension(s) to reduce; None (the default): every dimension.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        res : DataArray or Dataset
+
+        See Also
+        --------
+        numreduce.logsumexp
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 6.]], dims=("x", "time"))
+        >>> da.nr.logsumexp(dim="x").values.round(6)
+        array([4.048587, 5.048587, 6.048587])
+        """
         def call(var, dims):
             return _apply(_fill_call, var, dims, 1, keep_attrs,
                           {"func": _api.logsumexp, "fill": -np.inf,
@@ -151,7 +305,36 @@ class _Reductions:
 
     def fsum(self, dim=None, *, skipna=None, dtype=None, keep_attrs=True):
         """Compensated sum over `dim` (NaNs left out with ``skipna``, as
-        ``DataArray.sum``)."""
+        ``DataArray.sum``).
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, optional
+            The dimension(s) to reduce; None (the default): every dimension.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        dtype : data-type, optional
+            The accumulation and result dtype, as for the NumPy function.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        sum : DataArray or Dataset
+
+        See Also
+        --------
+        numreduce.fsum
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 6.]], dims=("x", "time"))
+        >>> da.nr.fsum(dim="time").values
+        array([ 9., 12.])
+        """
         def call(var, dims):
             return _apply(_fill_call, var, dims, 1, keep_attrs,
                           {"func": _api.fsum, "fill": 0, "dtype": dtype,
@@ -350,7 +533,7 @@ def _check_dtype(var, method, in_dataset):
                         + (", or datetimes)" if kinds == "biufmM" else ")"))
 
 
-class _GroupedReductions:
+class NumreduceGroupBy:
     """``obj.nr.groupby(group)`` / ``obj.nr.resample(indexer)``: numreduce's
     grouped kernels over xarray's groups.  Methods: ``minmax``, ``meanvar``,
     ``meanstd``, ``logsumexp``, ``fsum``; several outputs come back as a
@@ -463,44 +646,246 @@ class _GroupedReductions:
 
     def minmax(self, *, skipna=None, keep_attrs=True):
         """``(min, max)`` of every group, in one pass: xarray's
-        ``.min()`` and ``.max()`` of the same groupby/resample."""
+        ``.min()`` and ``.max()`` of the same groupby/resample.
+
+        Parameters
+        ----------
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (min, max) : tuple of DataArray or Dataset
+            One value per group.
+
+        See Also
+        --------
+        numreduce.group_minmax
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([1., 5., 3., 4.], dims="t",
+        ...                   coords={"g": ("t", ["a", "b", "a", "b"])})
+        >>> lo, hi = da.nr.groupby("g").minmax()
+        >>> lo.values, hi.values
+        (array([1., 4.]), array([3., 5.]))
+        """
         return self._run("minmax", _group_minmax, 2, skipna, keep_attrs, np.nan)
 
     def meanvar(self, *, skipna=None, ddof=0, keep_attrs=True):
         """``(mean, var)`` of every group, in one pass: xarray's ``.mean()``
-        and ``.var(ddof=ddof)``."""
+        and ``.var(ddof=ddof)``.
+
+        Parameters
+        ----------
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        ddof : int, default 0
+            Delta degrees of freedom of the variance.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (mean, var) : tuple of DataArray or Dataset
+            One value per group.
+
+        See Also
+        --------
+        numreduce.group_meanvar
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([1., 5., 3., 4.], dims="t",
+        ...                   coords={"g": ("t", ["a", "b", "a", "b"])})
+        >>> mean, var = da.nr.groupby("g").meanvar()
+        >>> mean.values, var.values
+        (array([2. , 4.5]), array([1.  , 0.25]))
+        """
         return self._run("meanvar", _group_meanvar, 2, skipna, keep_attrs, np.nan,
                          {"ddof": ddof}, {"var": {"ddof": ddof}})
 
     def meanstd(self, *, skipna=None, ddof=0, keep_attrs=True):
         """``(mean, std)`` of every group, in one pass: xarray's ``.mean()``
-        and ``.std(ddof=ddof)``."""
+        and ``.std(ddof=ddof)``.
+
+        Parameters
+        ----------
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        ddof : int, default 0
+            Delta degrees of freedom of the variance.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        (mean, std) : tuple of DataArray or Dataset
+            One value per group.
+
+        See Also
+        --------
+        numreduce.group_meanvar
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([1., 5., 3., 4.], dims="t",
+        ...                   coords={"g": ("t", ["a", "b", "a", "b"])})
+        >>> mean, std = da.nr.groupby("g").meanstd(ddof=1)
+        >>> mean.values, std.values.round(6)
+        (array([2. , 4.5]), array([1.414214, 0.707107]))
+        """
         return self._run("meanstd", _group_meanvar, 2, skipna, keep_attrs, np.nan,
                          {"ddof": ddof, "std": True}, {"std": {"ddof": ddof}})
 
     def logsumexp(self, *, skipna=None, keep_attrs=True):
         """``log(sum(exp(x)))`` of every group (NaNs left out with
-        ``skipna``); an empty resample bin gives NaN, as xarray's ``sum``."""
+        ``skipna``); an empty resample bin gives NaN, as xarray's ``sum``.
+
+        Parameters
+        ----------
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        res : DataArray or Dataset
+            One value per group.
+
+        See Also
+        --------
+        numreduce.group_logsumexp
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([1., 5., 3., 4.], dims="t",
+        ...                   coords={"g": ("t", ["a", "b", "a", "b"])})
+        >>> da.nr.groupby("g").logsumexp().values.round(6)
+        array([3.126928, 5.313262])
+        """
         return self._run("logsumexp", _group_logsumexp, 1, skipna, keep_attrs, np.nan)
 
     def fsum(self, *, skipna=None, keep_attrs=True):
         """Compensated sum of every group (NaNs left out with ``skipna``):
-        xarray's ``.sum()``; an empty resample bin gives NaN, as xarray's."""
+        xarray's ``.sum()``; an empty resample bin gives NaN, as xarray's.
+
+        Parameters
+        ----------
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float and complex
+            data, as in xarray.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        sum : DataArray or Dataset
+            One value per group.
+
+        See Also
+        --------
+        numreduce.group_fsum
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([1., 5., 3., 4.], dims="t",
+        ...                   coords={"g": ("t", ["a", "b", "a", "b"])})
+        >>> da.nr.groupby("g").fsum().values
+        array([4., 9.])
+        """
         return self._run("fsum", _group_fsum, 1, skipna, keep_attrs, np.nan)
+
+
+_GroupedReductions = NumreduceGroupBy  # its former name
 
 
 def _groupby(self, group, **kwargs):
     """Grouped reductions over xarray's groups: ``group`` as for
     ``obj.groupby`` (a coordinate name, a virtual coordinate such as
     ``'time.month'``, a DataArray of labels); keyword arguments pass through
-    to xarray's groupby (``squeeze``, ``restore_coord_dims``, ...)."""
+    to xarray's groupby (``squeeze``, ``restore_coord_dims``, ...).
+
+    Parameters
+    ----------
+    group : str or DataArray
+        As for ``obj.groupby``: a coordinate name, a virtual
+        coordinate such as ``'time.month'``, a DataArray of labels.
+    **kwargs
+        Passed to xarray's ``groupby``.
+
+    Returns
+    -------
+    grouped : NumreduceGroupBy
+        Its methods reduce each group.
+
+    See Also
+    --------
+    NumreduceGroupBy
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> import numreduce.xarray
+    >>> da = xr.DataArray([1., 5., 3., 4.], dims="t",
+    ...                   coords={"g": ("t", ["a", "b", "a", "b"])})
+    >>> lo, hi = da.nr.groupby("g").minmax()
+    >>> lo.values, hi.values
+    (array([1., 4.]), array([3., 5.]))
+    """
     return _GroupedReductions(self._obj, "groupby", group, kwargs)
 
 
 def _resample(self, indexer=None, **kwargs):
     """Grouped reductions over xarray's resample bins: ``obj.nr.resample(
     time='1MS')`` as ``obj.resample(time='1MS')``; other keywords
-    (``closed``, ``label``, ``offset``, ...) pass through to xarray."""
+    (``closed``, ``label``, ``offset``, ...) pass through to xarray.
+
+    Parameters
+    ----------
+    indexer : dict, optional
+        ``{dimension: frequency}``, as for ``obj.resample``; or
+        give it as keywords (``time='1MS'``).
+    **kwargs
+        The frequency keywords, and ``closed``, ``label``, ``offset``, ...
+        passed to xarray's ``resample``.
+
+    Returns
+    -------
+    grouped : NumreduceGroupBy
+        Its methods reduce each bin.
+
+    See Also
+    --------
+    NumreduceGroupBy
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, xarray as xr
+    >>> import numreduce.xarray
+    >>> time = pd.date_range("2024-01-30", periods=6, freq="D")
+    >>> da = xr.DataArray(np.arange(6.), dims="time", coords={"time": time})
+    >>> lo, hi = da.nr.resample(time="1MS").minmax()
+    >>> lo.values, hi.values
+    (array([0., 2.]), array([1., 5.]))
+    """
     spec = dict(indexer or {})
     opts = {}
     for k, v in kwargs.items():

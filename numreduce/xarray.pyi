@@ -7,13 +7,13 @@ from typing import Any, Generic, TypeAlias, TypeVar
 import xarray as xr
 from numpy.typing import DTypeLike
 
-__all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor"]
+__all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor", "NumreduceGroupBy"]
 
 _Obj = TypeVar("_Obj", xr.DataArray, xr.Dataset)
 # a dimension name, several, or None / ... for every dimension
 _Dims: TypeAlias = Hashable | Iterable[Hashable] | None
 
-class _GroupedReductions(Generic[_Obj]):
+class NumreduceGroupBy(Generic[_Obj]):
     # obj.nr.groupby(group) / obj.nr.resample(indexer) make it
     def __init__(self, obj: _Obj, kind: str, spec: Any, kwargs: dict[str, Any]) -> None: ...
     def minmax(self, *, skipna: bool | None = None,
@@ -44,11 +44,11 @@ class _Reductions(Generic[_Obj]):
     # group: a coordinate or variable name, a virtual coordinate such as
     # "time.month", or a DataArray of labels; kwargs pass through to xarray
     def groupby(self, group: Hashable | xr.DataArray,
-                **kwargs: Any) -> _GroupedReductions[_Obj]: ...
+                **kwargs: Any) -> NumreduceGroupBy[_Obj]: ...
     # obj.nr.resample(time="1MS") or resample({"time": "1MS"}); closed=,
     # label=, offset=, origin=, ... pass through to xarray
     def resample(self, indexer: Mapping[Hashable, Any] | None = None,
-                 **kwargs: Any) -> _GroupedReductions[_Obj]: ...
+                 **kwargs: Any) -> NumreduceGroupBy[_Obj]: ...
 
 class NumreduceDataArrayAccessor(_Reductions[xr.DataArray]): ...
 class NumreduceDatasetAccessor(_Reductions[xr.Dataset]): ...

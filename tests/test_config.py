@@ -104,3 +104,16 @@ def test_config_names_the_c_api_and_the_registry():
     names = facts["registered_ufuncs"].split(", ")
     assert names[:6] == ["minimummaximum", "fminfmax", "moments", "nanmoments", "maxsumexp",
                          "twosum"]
+
+
+def test_native_reason_is_plain_words():
+    """show_config's native_reason (and the native tests' skip reason) says
+    in plain words that this NumPy has no multi-output reduction slots,
+    not the probe's internal error ('invalid slot number 11 ...')."""
+    from numreduce import _config
+    reason = _config.config()["native_reason"]
+    if nr.HAVE_NATIVE_REDUCE:
+        assert reason == nr._core._NATIVE_REASON
+    elif nr._core._NATIVE_REASON.startswith("NumPy rejects the reduction-loop slot"):
+        assert "slot number" not in reason and "ArrayMethod" not in reason
+        assert reason.startswith("this NumPy has no multi-output reduction slots")

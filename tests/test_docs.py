@@ -11,7 +11,6 @@ import pathlib
 import re
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -89,19 +88,41 @@ def test_example_code_on_the_pages_is_the_example_code():
                                          "examples/sumsq/meson.build"}
 
 
-def test_reference_names_every_public_name():
+def _reference_entries():
+    """The full names docs/reference.md's autosummary tables list (each gets
+    a page of its own, docs/_generated/api/<name>.rst, at build time)."""
     text = (DOCS / "reference.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\.\. auto(?:function|data):: numreduce\.(\w+)$", text, re.M))
+    names, module = [], None
+    for block in re.findall(r"```\{eval-rst\}\n(.*?)```", text, re.S):
+        entries = False
+        for line in block.splitlines():
+            if m := re.match(r"\.\. currentmodule:: (\S+)$", line):
+                module, entries = m[1], False
+            elif line.startswith(".. autosummary::"):
+                entries = True
+            elif entries and re.match(r"   [~\w]", line):
+                names.append(f"{module}.{line.strip().lstrip('~')}")
+    return names
+
+
+def test_reference_names_every_public_name():
+    names = _reference_entries()
+    assert len(names) == len(set(names)), "a name listed twice"
+    documented = {n.removeprefix("numreduce.") for n in names if n.count(".") == 1}
     missing = sorted(set(nr.__all__) - documented)
-    assert not missing, f"docs/reference.md does not document {missing}"
-    unknown = sorted(documented - set(nr.__all__))
-    assert not unknown, f"docs/reference.md documents names outside __all__: {unknown}"
+    assert not missing, f"docs/reference.md does not list {missing}"
+    unknown = sorted(documented - set(nr.__all__) - {"xarray", "pandas"})
+    assert not unknown, f"docs/reference.md lists names outside __all__: {unknown}"
 
 
-def _documented(text, prefix):
-    """Names documented under ``prefix`` (a module or class path)."""
-    directive = r"^\.\. auto(?:function|class|method|data):: "
-    return set(re.findall(directive + re.escape(prefix) + r"\.(\w+)$", text, re.M))
+def test_reference_lists_no_private_name():
+    """Every page of the reference is a name a user writes: no private
+    module, class or method (``__getitem__``, pandas' ``obj.nr.groupby(
+    ...)[key]``, is the one dunder)."""
+    names = _reference_entries()
+    private = [n for n in names
+               if any(part.startswith("_") and part != "__getitem__" for part in n.split("."))]
+    assert names and not private, private
 
 
 def test_reference_documents_cupy_and_the_accessors():
@@ -109,29 +130,29 @@ def test_reference_documents_cupy_and_the_accessors():
     GPU; test_cupy_source checks the stub against it) and every public
     method of the xarray and pandas accessors, with their grouped objects."""
     import ast
-    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    names = set(_reference_entries())
     stub = ast.parse((pathlib.Path(nr.__file__).parent / "cupy.pyi").read_text("utf-8"))
     funcs = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    assert funcs - _documented(text, "numreduce.cupy") == set()
+    assert {f"numreduce.cupy.{f}" for f in funcs} - names == set()
     pytest.importorskip("xarray", reason="xarray is not installed (the 'xarray' extra)")
     pytest.importorskip("pandas", reason="pandas is not installed (the 'pandas' extra)")
     import numreduce.pandas as npd
     import numreduce.xarray as nxr
+    for name in npd.__all__:
+        assert f"numreduce.pandas.{name}" in names
+    for name in nxr.__all__:
+        assert f"numreduce.xarray.{name}" in names
+    # the Dataset and Series accessors have the DataArray's and DataFrame's
+    # methods, documented once (on the DataArray's and DataFrame's pages)
+    assert nxr.NumreduceDatasetAccessor.__mro__[1:] == nxr.NumreduceDataArrayAccessor.__mro__[1:]
+    assert npd.NumreduceSeriesAccessor.__mro__[1:] == npd.NumreduceDataFrameAccessor.__mro__[1:]
     for cls, documented_as in [
             (nxr.NumreduceDataArrayAccessor, "numreduce.xarray.NumreduceDataArrayAccessor"),
-            (nxr._GroupedReductions, "numreduce.xarray._GroupedReductions"),
+            (nxr.NumreduceGroupBy, "numreduce.xarray.NumreduceGroupBy"),
             (npd.NumreduceDataFrameAccessor, "numreduce.pandas.NumreduceDataFrameAccessor"),
-            (npd._Grouped, "numreduce.pandas._Grouped")]:
+            (npd.NumreduceGroupBy, "numreduce.pandas.NumreduceGroupBy")]:
         public = {m for m in dir(cls) if not m.startswith("_") and callable(getattr(cls, m))}
-        # autoclass ... :members: a, b lists them on the class's directive
-        m = re.search(rf"^\.\. autoclass:: {re.escape(documented_as)}\n   :members: (.+)$",
-                      text, re.M)
-        listed = set(m[1].replace(" ", "").split(",")) if m else set()
-        assert public - listed - _documented(text, documented_as) == set(), documented_as
-    for name in npd.__all__:
-        assert f".. autoclass:: numreduce.pandas.{name}" in text
-    for name in nxr.__all__:
-        assert f".. autoclass:: numreduce.xarray.{name}" in text
+        assert public and {f"{documented_as}.{m}" for m in public} - names == set(), documented_as
 
 
 def test_stored_benchmark_run_loads():
@@ -278,13 +299,24 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
          "docs", str(tmp_path / "html")],
         cwd=DOCS.parent, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    page = (tmp_path / "html" / "reference.html").read_text(encoding="utf-8")
-    for name in ("minmax", "reduce_by_group", "minimummaximum"):
-        assert f'id="numreduce.{name}"' in page
-    for name in ("xarray.NumreduceDataArrayAccessor.groupby", "xarray._GroupedReductions.meanstd",
-                 "pandas.NumreduceDataFrameAccessor.minmax", "pandas._Grouped.meanvar",
+    html = tmp_path / "html"
+    reference = (html / "reference.html").read_text(encoding="utf-8")
+    # one page per public name, linked from the reference's tables
+    pages = {p.stem for p in (html / "_generated" / "api").glob("*.html")}
+    assert set(_reference_entries()) <= pages, sorted(set(_reference_entries()) - pages)
+    for name in ("minmax", "reduce_by_group", "minimummaximum", "C_API_VERSION",
+                 "xarray.NumreduceDataArrayAccessor.groupby", "xarray.NumreduceGroupBy.meanstd",
+                 "pandas.NumreduceDataFrameAccessor.minmax", "pandas.NumreduceGroupBy.meanvar",
                  "cupy.group_meanvar"):
-        assert f'id="numreduce.{name}"' in page
+        assert f'href="_generated/api/numreduce.{name}.html#' in reference, name
+        page = (html / "_generated" / "api" / f"numreduce.{name}.html").read_text("utf-8")
+        assert f'id="numreduce.{name}"' in page, name
+    # no private name on the reference's pages
+    for p in [html / "reference.html", *(html / "_generated" / "api").glob("*.html")]:
+        text = re.sub(r"<[^>]+>", "", p.read_text(encoding="utf-8"))
+        assert not re.search(r"\b_(GroupedReductions|Grouped|Reductions|Accessor|cupy)\b"
+                             r"|Layer: ", text), p.name
+    page = (html / "_generated" / "api" / "numreduce.meanvar.html").read_text("utf-8")
     assert "Parameters" in page  # numpydoc rendered the sections
     # the stored benchmark run, plotted at build time from docs/_data
     for png in ("bench-area-0.png", "bench-time.png", "bench-headline.png"):
@@ -336,29 +368,33 @@ def test_docstring_examples_outside_api_run(name, tmp_path, monkeypatch):
     assert runner.failures == 0, "".join(out)
 
 
+def _conf_constant_docs():
+    """docs/conf.py's CONSTANT_DOCS, read from its source (importing
+    conf.py would set up Sphinx's configuration)."""
+    import ast
+    tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CONSTANT_DOCS":
+            return ast.literal_eval(node.value)
+    raise AssertionError("docs/conf.py has no CONSTANT_DOCS")
+
+
 def test_constants_have_their_own_docs():
     """HAVE_NATIVE_REDUCE and C_API_VERSION are a bool and a tuple, whose
-    __doc__ is Python's; docs/reference.md writes theirs."""
-    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    __doc__ is Python's; docs/conf.py writes theirs (the reference page's
+    template puts it in the directive), and their examples run."""
+    docs = _conf_constant_docs()
     for name in ("HAVE_NATIVE_REDUCE", "C_API_VERSION"):
-        m = re.search(rf"^\.\. autodata:: numreduce\.{name}\n   :annotation: .+\n\n((?:   .+\n|\n)+)",
-                      text, re.M)
-        assert m and len(m[1].split()) > 30, f"docs/reference.md: no text for {name}"
-        test = doctest.DocTestParser().get_doctest(textwrap.dedent(m[1]), {}, name, None, 0)
+        text = docs[f"numreduce.{name}"]
+        assert len(text.split()) > 30, f"docs/conf.py: no text for {name}"
+        test = doctest.DocTestParser().get_doctest(text, {}, name, None, 0)
         assert test.examples
         runner = doctest.DocTestRunner()
         out = []
         runner.run(test, out=out.append)
         assert runner.failures == 0, "".join(out)
-    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
-    assert '"numreduce.HAVE_NATIVE_REDUCE"' in conf  # Python's docstring dropped
-
-
-def test_reference_summary_names_every_public_name():
-    text = (DOCS / "reference.md").read_text(encoding="utf-8")
-    summary = text[text.index("## Summary"):text.index("## User functions")]
-    linked = set(re.findall(r"\[`(\w+)`\]\(#numreduce\.\1\)", summary))
-    assert linked == set(nr.__all__), sorted(set(nr.__all__) ^ linked)
+    template = (DOCS / "_templates" / "autosummary" / "base.rst").read_text(encoding="utf-8")
+    assert "constant_docs[fullname]" in template
 
 
 _NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",

@@ -78,10 +78,7 @@ def _accessor_objects():
 
     classes = [(f"numreduce.xarray.{n}", getattr(nxr, n)) for n in nxr.__all__]
     classes += [(f"numreduce.pandas.{n}", getattr(npd, n)) for n in npd.__all__]
-    # the objects that the accessors' groupby returns (private classes,
-    # public methods)
-    classes += [("numreduce.xarray._GroupedReductions", nxr._GroupedReductions),
-                ("numreduce.pandas._Grouped", npd._Grouped)]
+    # (with NumreduceGroupBy, the objects that the accessors' groupby returns)
     objs = []
     for qualname, cls in classes:
         if not qualname.rsplit(".", 1)[1].startswith("_"):
@@ -152,3 +149,46 @@ def test_cupy_docstring_entries_are_names():
             found += _problems(f"numreduce.cupy.{node.name}", ast.get_docstring(node, clean=False))
     assert seen > 20
     assert not found, "\n".join(found)
+
+
+_SECTIONS_OF_A_METHOD = {"Returns", "See Also", "Examples"}
+
+
+def test_accessor_methods_have_sections_and_their_examples_run():
+    """Every public method of the accessors and of their grouped objects
+    says what it gives and what it stands beside, and shows it: the
+    examples run (numpydoc renders them on the reference pages)."""
+    import doctest
+    pytest.importorskip("xarray", reason="xarray is not installed (the 'xarray' extra)")
+    pytest.importorskip("pandas", reason="pandas is not installed (the 'pandas' extra)")
+    failures, checked = [], 0
+    for qualname, obj in _accessor_objects():
+        if isinstance(obj, type):
+            continue
+        parsed = docscrape.NumpyDocString(inspect.cleandoc(obj.__doc__))
+        missing = {s for s in _SECTIONS_OF_A_METHOD if not parsed[s]}
+        if missing:
+            failures.append(f"{qualname} lacks {sorted(missing)}")
+        test = doctest.DocTestParser().get_doctest(inspect.cleandoc(obj.__doc__), {},
+                                                   qualname, None, 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        out = []
+        runner.run(test, out=out.append)
+        checked += bool(test.examples)
+        if runner.failures:
+            failures.append("".join(out))
+    assert checked > 20 and not failures, "\n".join(failures)
+
+
+def test_cupy_functions_have_sections():
+    """numreduce.cupy's functions (read from the source: importing the
+    module needs CuPy and a GPU) have Parameters, Returns and See Also."""
+    tree = ast.parse((PACKAGE / "cupy.py").read_text(encoding="utf-8"))
+    found, n = [], 0
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            n += 1
+            parsed = docscrape.NumpyDocString(inspect.cleandoc(ast.get_docstring(node)))
+            found += [f"numreduce.cupy.{node.name} lacks {s}"
+                      for s in ("Parameters", "Returns", "See Also") if not parsed[s]]
+    assert n > 25 and not found, "\n".join(found)

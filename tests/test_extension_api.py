@@ -426,7 +426,7 @@ def test_registered_ufunc_without_initials_follows_reduce_rules(ext):
 
 
 def test_registered_ufuncs_on_dask(ext):
-    da = pytest.importorskip("dask.array", reason="dask is not installed (extra: dask)")
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the 'dask' extra)")
     import dask
 
     a = np.random.default_rng(1).standard_normal((40, 30))

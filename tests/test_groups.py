@@ -280,7 +280,7 @@ def test_at_values_overlapping_outs_and_strided_outs():
 # ---------------------------------------------------------------------------
 
 def _pandas():
-    return pytest.importorskip("pandas", reason="pandas (test extra) is not installed")
+    return pytest.importorskip("pandas", reason="pandas is not installed (the 'pandas' extra)")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.uint8])

@@ -564,7 +564,7 @@ def test_array_ufunc_none_refused(f):
 
 
 def test_dask_array_through_nep18():
-    da = pytest.importorskip("dask.array", reason="dask is not installed (optional)")
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the 'dask' extra)")
     x = np.arange(24.0).reshape(4, 6)
     d = da.from_array(x, chunks=(2, 3))
     with warnings.catch_warnings():
@@ -577,7 +577,7 @@ def test_dask_array_through_nep18():
 
 
 def test_astropy_quantity_refused_clearly():
-    u = pytest.importorskip("astropy.units", reason="astropy is not installed (optional)")
+    u = pytest.importorskip("astropy.units", reason="astropy is not installed (no extra installs it: pip install astropy)")
     q = np.arange(3.0) * u.m
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # astropy: "function not known to Quantity"

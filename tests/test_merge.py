@@ -137,7 +137,7 @@ def _rows(a, axis):
 
 @given(case=finite_case())
 def test_merge_maxsumexp_against_scipy(case):
-    special = pytest.importorskip("scipy.special", reason="scipy (optional) is not installed")
+    special = pytest.importorskip("scipy.special", reason="scipy is not installed (the 'test' extra)")
     a, axis, split_axis, k = case
     m, s = nr.merge(nr.maxsumexp, *parts(nr.maxsumexp, a, axis, split_axis, k))
     with np.errstate(divide="ignore"):

@@ -397,7 +397,7 @@ def test_grouped_bits_do_not_depend_on_the_thread_count():
 def test_dask_packs_each_block_as_the_host_does():
     """The Dask operand of the methods: every block the host's K-field
     records of its sources' blocks (lazily), the whole the host's records."""
-    da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the 'dask' extra)")
     from numreduce import _dask, _host
 
     x, w = _pair((40, 6), nr.wmoments)
@@ -438,7 +438,7 @@ def test_statistics_broadcast_their_sources_once(monkeypatch):
 
 
 def test_dask_methods_match_numpy():
-    da = pytest.importorskip("dask.array", reason="dask is not installed (the dask extra)")
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the 'dask' extra)")
     x, w = _pair((40, 6), nr.wmoments)
     dx, dw = da.from_array(x, chunks=(7, 3)), da.from_array(w, chunks=(9, 2))
     ids = RNG.integers(0, 3, size=40)

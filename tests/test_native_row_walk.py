@@ -13,7 +13,7 @@ import numreduce as nr
 
 pytestmark = pytest.mark.skipif(
     not nr.HAVE_NATIVE_REDUCE,
-    reason="native ufunc.reduce unavailable: " + nr._core._NATIVE_REASON)
+    reason="native ufunc.reduce: " + __import__("numreduce._config")._config.native_reason())
 
 COLS = [1, 7, 255, 256, 257, 600]
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-xr = pytest.importorskip("xarray", reason="xarray is not installed (the 'dask' extra)")
+xr = pytest.importorskip("xarray", reason="xarray is not installed (the 'xarray' extra)")
 da = pytest.importorskip("dask.array", reason="dask[array] is not installed (the 'dask' extra)")
 
 import numreduce.xarray  # noqa: E402,F401  (registers .nr)
