@@ -21,6 +21,18 @@ TIME_DTYPES = ["M8[s]", "M8[D]", "m8[ms]", "m8[Y]"]
 ALL_DTYPES = [np.bool_] + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES + TIME_DTYPES
 
 
+def lse_atol(n):
+    """An absolute tolerance for a float64 log-sum-exp of n terms against
+    SciPy's, which holds where the result is near 0 (a relative one cannot).
+    docs/accuracy.md's bound, u (L - m) + u sum_i w_i (k + 2 + |x_i - m|) past
+    the relative u |L|, is at most u (log n + k + 2 + n / e) (sum w_i <= 1,
+    w |x_i - m| <= exp(-d) d <= 1 / e each) with the worst depth
+    k = 1040 + 4 ceil(log2 n); SciPy's own running sum adds about u (n + 2)."""
+    n = max(int(n), 1)
+    u = 2.0**-53
+    return u * (np.log(n) + 1042 + 4 * np.ceil(np.log2(n)) + n / np.e) + u * (n + 2)
+
+
 def elements_for(dtype):
     dt = np.dtype(dtype)
     if dt.kind in "mM":

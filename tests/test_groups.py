@@ -60,12 +60,35 @@ def test_order_groups_match_numpy_reduce_loops(ufunc, lo_f, hi_f, case):
 
 @given(case=grouped(dtypes=[np.float32, np.float64, np.int16, np.int64, np.uint8]))
 def test_moments_groups_match_the_familys_reduce(case):
-    a, axis, ids, g = case
+    _check_moments_groups(*case)
+
+
+def test_moments_groups_cancelling_int64():
+    """A group's mean of [1, 9e18, -9e18, 3] (exact 0.75): grouped 0.0, reduce
+    1.0 -- both within n eps max|x| (8e3); a fixed atol of 1e-6 failed."""
+    _check_moments_groups(np.array([1, 9 * 10**18, -9 * 10**18, 3], np.int64), 0,
+                          np.zeros(4, np.intp), 1)
+
+
+def _check_moments_groups(a, axis, ids, g):
     got = nr.reduce_by_group(nr.moments, a, ids, num_groups=g, axis=axis)
+    # Absolute tolerances from the data (int64 data reach 9.2e18, where a
+    # fixed atol is below one rounding of a cancelling mean): two paths over
+    # the same n <= L terms differ by at most about 2 L eps sum|x| in a sum, so
+    # the counts are exact, the means within 4 L eps max|x|, M2 within
+    # 4 L**2 eps max|x| spread (Welford's n eps |mean| / std relative,
+    # docs/accuracy.md; spread = max - min).
+    x = a.astype(np.float64)
+    fin = x[np.isfinite(x)]
+    L = a.shape[axis]
+    eps = np.finfo(np.float64).eps
+    big = float(np.max(np.abs(fin), initial=0.0))
+    spread = float(np.ptp(fin)) if fin.size else 0.0
+    atols = (0.0, 4 * L * eps * big, 4 * L**2 * eps * big * spread)
     for k in range(g):
         want = nr.reduce(nr.moments, group_slice(a, axis, ids, k), axis=axis)
-        for r, w in zip(got, want):
-            np.testing.assert_allclose(np.take(r, k, axis=axis), w, rtol=1e-6, atol=1e-6)
+        for r, w, atol in zip(got, want, atols):
+            np.testing.assert_allclose(np.take(r, k, axis=axis), w, rtol=1e-6, atol=atol)
 
 
 def test_empty_group_takes_the_ufuncs_initials_or_initial():
