@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import numreduce as nr
 
-from helpers import ALL_DTYPES, INT_DTYPES, arrays
+from helpers import ALL_DTYPES, INT_DTYPES, arrays, moment_atols
 
 ORDER = [(nr.minimummaximum, np.minimum, np.maximum), (nr.fminfmax, np.fmin, np.fmax)]
 ORDER_IDS = ["minimummaximum", "fminfmax"]
@@ -63,6 +63,14 @@ def test_moments_groups_match_the_familys_reduce(case):
     _check_moments_groups(*case)
 
 
+def test_moments_groups_subnormal_mean():
+    """The mean of [5e-324, 0, 0] (exact 1.6e-324) is 0 by reduce, 5e-324 by
+    the grouped path: one subnormal apart, which no tolerance relative to the
+    data (n eps max|x| = 0 here) allows."""
+    _check_moments_groups(np.array([5e-324, np.nan, 0.0, 0.0]), 0,
+                          np.array([1, 0, 1, 1], np.int8), 2)
+
+
 def test_moments_groups_cancelling_int64():
     """A group's mean of [1, 9e18, -9e18, 3] (exact 0.75): grouped 0.0, reduce
     1.0 -- both within n eps max|x| (8e3); a fixed atol of 1e-6 failed."""
@@ -73,18 +81,8 @@ def test_moments_groups_cancelling_int64():
 def _check_moments_groups(a, axis, ids, g):
     got = nr.reduce_by_group(nr.moments, a, ids, num_groups=g, axis=axis)
     # Absolute tolerances from the data (int64 data reach 9.2e18, where a
-    # fixed atol is below one rounding of a cancelling mean): two paths over
-    # the same n <= L terms differ by at most about 2 L eps sum|x| in a sum, so
-    # the counts are exact, the means within 4 L eps max|x|, M2 within
-    # 4 L**2 eps max|x| spread (Welford's n eps |mean| / std relative,
-    # docs/accuracy.md; spread = max - min).
-    x = a.astype(np.float64)
-    fin = x[np.isfinite(x)]
-    L = a.shape[axis]
-    eps = np.finfo(np.float64).eps
-    big = float(np.max(np.abs(fin), initial=0.0))
-    spread = float(np.ptp(fin)) if fin.size else 0.0
-    atols = (0.0, 4 * L * eps * big, 4 * L**2 * eps * big * spread)
+    # fixed atol is below one rounding of a cancelling mean): helpers.moment_atols.
+    atols = (0.0,) + moment_atols(a.shape[axis], a)
     for k in range(g):
         want = nr.reduce(nr.moments, group_slice(a, axis, ids, k), axis=axis)
         for r, w, atol in zip(got, want, atols):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import numreduce as nr
-from helpers import lse_atol
+from helpers import lse_atol, moment_atols
 
 PUBLIC = [nr.minmax, nr.nanminmax, nr.argminmax, nr.nanargminmax, nr.meanvar, nr.meanstd,
           nr.nanmeanvar, nr.logsumexp, nr.fsum]
@@ -232,12 +232,15 @@ def _nanmeanvar_close(got, want, m):
     # Near zero (a cancelling mean, a constant slice's variance) only an
     # absolute tolerance holds: each side's sum of n terms rounds by at most
     # about n eps sum|x|, so a mean is within n eps max|x| of the exact one and
-    # a variance within n eps max (x - mean)**2 <= 4 n eps max|x|**2 (two sides).
+    # a variance within n eps max (x - mean)**2 <= 4 n eps max|x|**2 (two
+    # sides), plus n smallest subnormals (a division's underflow).
     n = max(m.size, 1)
     eps = np.finfo(np.float64).eps
     f = np.abs(m.data[np.isfinite(m.data)])
     scale = float(np.max(f, initial=0.0))
-    for g, w, atol in zip(got, want, (2 * n * eps * scale, 8 * n * eps * scale**2)):
+    tiny = n * float(np.finfo(np.float64).smallest_subnormal)
+    for g, w, atol in zip(got, want, (2 * n * eps * scale + tiny,
+                                      8 * n * eps * scale**2 + tiny)):
         assert_ma_equal(g, w, rtol=1e-9, atol=atol)
 
 
@@ -331,6 +334,16 @@ def test_fsum_of_cancelling_masked_data():
     _within_fsum_bound(float(nr.fsum(m)), m.compressed())
 
 
+def test_reduce_moments_of_constant_masked_data():
+    """np.ma.var of 18 copies of 636961.68732145 is 1.4e-20 (its mean off by
+    an ulp), numreduce's M2 0: a tolerance from the spread alone (0) failed."""
+    m = np.ma.masked_array(np.full((2, 3, 3), 636961.68732145))
+    count, mean, m2 = nr.reduce(nr.moments, m, axis=None)
+    atol_mean, atol_m2 = moment_atols(m.size, m.data)
+    np.testing.assert_allclose(mean, np.ma.mean(m), rtol=1e-9, atol=atol_mean)
+    np.testing.assert_allclose(m2, np.ma.var(m) * m.count(), rtol=1e-9, atol=atol_m2)
+
+
 def _within_fsum_bound(got, vals):
     # docs/accuracy.md: |fsum - exact| <= eps |exact| + n eps**2 sum|x|; within
     # about 1 ulp of math.fsum only while n eps cond <= 1, so an ulp of the
@@ -360,24 +373,16 @@ def test_reduce_moments_like_np_ma(m, data):
             np.testing.assert_array_equal(np.ma.filled(count, 0),
                                           np.ma.filled(np.ma.masked_array(want_count, empty), 0))
             # Absolute tolerances from the data (|x| <= 1e6 here, where a fixed
-            # atol of 1e-9 is below one rounding of a cancelling mean): each
-            # side's mean within n eps max|x| of the exact one (a sum of n
-            # terms rounds by at most n eps sum|x|; the strided path's
-            # Welford update is within n eps max|x| too, docs/accuracy.md);
-            # M2 = n var: the two-pass within n eps sum (x - mean)**2 <=
-            # n**2 eps spread**2, Welford within n eps |mean| / std relative,
-            # n**2 eps |mean| std <= n**2 eps max|x| spread (spread = max - min).
-            n = max(m.size, 1)
-            eps = np.finfo(np.float64).eps
-            d = m.data.astype(np.float64)
-            scale = float(np.max(np.abs(d), initial=0.0))
-            spread = float(np.ptp(d)) if d.size else 0.0
+            # atol of 1e-9 is below one rounding of a cancelling mean):
+            # helpers.moment_atols (the strided path's Welford update within
+            # its bound too).
+            atol_mean, atol_m2 = moment_atols(m.size, m.data)
             np.testing.assert_allclose(np.ma.filled(mean, 0),
                                        np.ma.filled(np.ma.mean(m, axis=axis), 0),
-                                       rtol=1e-9, atol=2 * n * eps * scale)
+                                       rtol=1e-9, atol=atol_mean)
             np.testing.assert_allclose(np.ma.filled(m2, 0),
                                        np.ma.filled(np.ma.var(m, axis=axis) * want_count, 0),
-                                       rtol=1e-9, atol=4 * n**2 * eps * scale * spread)
+                                       rtol=1e-9, atol=atol_m2)
 
 
 def test_masked_var_ddof_full_reduction():

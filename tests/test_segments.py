@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 import numreduce as nr
 import numreduce._api
 
-from helpers import ALL_DTYPES, INT_DTYPES, arrays
+from helpers import ALL_DTYPES, INT_DTYPES, arrays, moment_atols
 
 ORDER = [(nr.minimummaximum, np.minimum, np.maximum), (nr.fminfmax, np.fmin, np.fmax)]
 ORDER_IDS = ["minimummaximum", "fminfmax"]
@@ -74,18 +74,14 @@ def test_reduceat_sums_and_moments(case):
     count = np.add.reduceat(np.ones_like(x), idx, axis=ax)
     np.testing.assert_array_equal(n, count)
     # Absolute tolerances from the data (int64 data reach 9.2e18, where a
-    # fixed atol is below one rounding): a sum of at most L = a.shape[ax]
-    # terms rounds by at most L eps sum|x| (np.add.reduceat's running sum),
-    # so a mean is within L eps max|x|, and M2 = L var within L**2 eps
-    # max|x| spread (docs/accuracy.md: Welford's n eps |mean| / std relative;
-    # the two-pass within L eps sum (x - mean)**2 <= L**2 eps spread**2).
+    # fixed atol is below one rounding): helpers.moment_atols for the
+    # moments of at most L = a.shape[ax] terms; a sum of them rounds by at
+    # most L eps sum|x| (np.add.reduceat's running sum).
     L = a.shape[ax]
-    eps = np.finfo(np.float64).eps
+    atol_mean, atol_m2 = moment_atols(L, x)
     fin = np.abs(x[np.isfinite(x)])
-    big = float(np.max(fin, initial=0.0))
-    spread = float(np.ptp(x[np.isfinite(x)])) if fin.size else 0.0
-    atol_mean, atol_sum, atol_m2 = (4 * L * eps * big, 4 * L * eps * float(np.sum(fin)),
-                                    4 * L**2 * eps * big * spread)
+    atol_sum = 4 * L * np.finfo(np.float64).eps * float(np.sum(fin)) \
+        + L * float(np.finfo(np.float64).smallest_subnormal)
     np.testing.assert_allclose(mean, np.add.reduceat(x, idx, axis=ax) / count, rtol=1e-12,
                                atol=atol_mean)
     s, e = nr.reduceat(nr.twosum, a, idx, axis=axis)  # (s, e) in the input's float width
@@ -291,19 +287,15 @@ def real_bounds(draw):
 
 def _state_atols(u, x, L):
     """Absolute tolerances of u's states over segments of at most L elements
-    of x (float64), from the data's magnitude: two orders or paths of the same
-    sum of at most L terms differ by at most about 2 L eps sum|x|.  So the
-    means by 4 L eps max|x|, M2 by 4 L**2 eps max|x| spread (Welford's
-    n eps |mean| / std relative, docs/accuracy.md), maxsumexp's t (a sum of
-    at most L terms <= 1) by 4 L**2 eps, twosum's s and e by 4 L eps sum|x|
-    (their split may differ, their sum is exact).  uint64 data reach 1.8e19,
-    where a fixed atol is below one rounding."""
+    of x (float64), from the data's magnitude: the moments' from
+    helpers.moment_atols; maxsumexp's t (a sum of at most L terms <= 1) by
+    4 L**2 eps; twosum's s and e by 4 L eps sum|x| (their split may differ,
+    their sum is exact).  uint64 data reach 1.8e19, where a fixed atol is
+    below one rounding."""
     eps = np.finfo(np.float64).eps
     fin = np.abs(x[np.isfinite(x)])
-    big = float(np.max(fin, initial=0.0))
-    spread = float(np.ptp(x[np.isfinite(x)])) if fin.size else 0.0
     if u in (nr.moments, nr.nanmoments):          # count (exact), mean, M2
-        return [0.0, 4 * L * eps * big, 4 * L**2 * eps * big * spread]
+        return [0.0, *moment_atols(L, x)]
     if u is nr.maxsumexp:                          # m (exact), t
         return [0.0, 4 * L**2 * eps]
     if u is nr.twosum:
