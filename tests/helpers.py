@@ -21,6 +21,41 @@ TIME_DTYPES = ["M8[s]", "M8[D]", "m8[ms]", "m8[Y]"]
 ALL_DTYPES = [np.bool_] + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES + TIME_DTYPES
 
 
+def moment_atols(n, x):
+    """Absolute tolerances (mean, M2) between two computations (NumPy's, or
+    two numreduce paths) of the moments of at most n values of x, from the
+    data's magnitude: a relative tolerance cannot hold near zero (a mean that
+    cancels, the M2 of a constant slice).  A sum of n terms rounds by at most
+    n eps sum|x|, so a mean is within n eps max|x| of the exact one, Welford's
+    update too (docs/accuracy.md); M2: the two-pass within n eps sum (x -
+    mean)**2 <= n**2 eps spread**2 (spread = max - min), plus n d**2 for a mean
+    off by d (a constant slice's M2 is NaN-free but not always 0), Welford
+    within n eps |mean| / std relative, n**2 eps max|x| spread.  Each bound
+    once per side, plus n smallest subnormals (a division's underflow: the
+    mean of [5e-324, 0, 0] is 0 or 5e-324)."""
+    n = max(int(n), 1)
+    f = np.asarray(x, dtype=np.float64)
+    f = f[np.isfinite(f)]
+    big = float(np.max(np.abs(f), initial=0.0))
+    spread = float(np.ptp(f)) if f.size else 0.0
+    eps = np.finfo(np.float64).eps
+    tiny = n * float(np.finfo(np.float64).smallest_subnormal)
+    d = 2 * n * eps * big
+    return 2 * d + tiny, 4 * n**2 * eps * big * spread + 2 * n * d**2 + tiny
+
+
+def lse_atol(n):
+    """An absolute tolerance for a float64 log-sum-exp of n terms against
+    SciPy's, which holds where the result is near 0 (a relative one cannot).
+    docs/accuracy.md's bound, u (L - m) + u sum_i w_i (k + 2 + |x_i - m|) past
+    the relative u |L|, is at most u (log n + k + 2 + n / e) (sum w_i <= 1,
+    w |x_i - m| <= exp(-d) d <= 1 / e each) with the worst depth
+    k = 1040 + 4 ceil(log2 n); SciPy's own running sum adds about u (n + 2)."""
+    n = max(int(n), 1)
+    u = 2.0**-53
+    return u * (np.log(n) + 1042 + 4 * np.ceil(np.log2(n)) + n / np.e) + u * (n + 2)
+
+
 def elements_for(dtype):
     dt = np.dtype(dtype)
     if dt.kind in "mM":

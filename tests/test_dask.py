@@ -143,6 +143,21 @@ def test_meanvar_family_differential(data, case, se):
     ddof = data.draw(st.sampled_from([0, 1]))
     keepdims = data.draw(st.booleans())
     tol = 1e-5 if a.dtype in (np.float32, np.complex64) else 1e-10
+    # Absolute tolerances from the data (a relative one cannot hold near 0):
+    # two sums of the same n terms differ by at most about 2 n eps sum|x|, so
+    # two means by 2 n eps max|x|, two variances (ddof <= 1: at most twice
+    # M2 / n) by 4 n eps max (x - mean)**2 <= 16 n eps max|x|**2, two stds
+    # by the means' difference plus n eps std.  numreduce accumulates in
+    # float64 on both paths (float32 rounded once, within rtol); NumPy's and
+    # Dask's own float32 mean and var run in float32.
+    fin = np.abs(a[np.isfinite(a)]).astype(np.float64)
+    big, n = float(np.max(fin, initial=0.0)), max(a.size, 1)
+
+    def atols(eps):  # (mean or std, variance)
+        return 4 * n * eps * big, 16 * n * eps * big**2
+
+    ours = atols(np.finfo(np.float64).eps)
+    theirs = atols(np.finfo(np.float32 if a.dtype == np.float32 else np.float64).eps)
     for f in (nr.meanvar, nr.meanstd, nr.nanmeanvar):
         ref, err = outcome(lambda: f(a, axis=axis, ddof=ddof, keepdims=keepdims))
         with tree(se):
@@ -152,18 +167,19 @@ def test_meanvar_family_differential(data, case, se):
                 continue
             got, _ = outcome(lambda: dask.compute(*f(x, axis=axis, ddof=ddof,
                                                      keepdims=keepdims), **SYNC))
-        for g, r in zip(got, ref):
-            assert_same(g, r, exact=False, rtol=tol, atol=tol * 100)
+        second = ours[0] if f is nr.meanstd else ours[1]
+        for g, r, atol in zip(got, ref, (ours[0], second)):
+            assert_same(g, r, exact=False, rtol=tol, atol=atol)
         if f is nr.meanvar:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 assert_same(got[1], np.var(a, axis=axis, ddof=ddof, keepdims=keepdims),
-                            exact=False, rtol=tol, atol=tol * 100)
+                            exact=False, rtol=tol, atol=ours[1] + theirs[1])
                 if not has_empty_chunk(chunks) and a.size:
                     m, v = dask.compute(x.mean(axis=axis, keepdims=keepdims),
                                         x.var(axis=axis, ddof=ddof, keepdims=keepdims), **SYNC)
-                    assert_same(got[0], m, exact=False, rtol=tol, atol=tol * 100)
-                    assert_same(got[1], v, exact=False, rtol=tol * 10, atol=tol * 100)
+                    assert_same(got[0], m, exact=False, rtol=tol, atol=ours[0] + theirs[0])
+                    assert_same(got[1], v, exact=False, rtol=tol * 10, atol=ours[1] + theirs[1])
 
 
 @FAST

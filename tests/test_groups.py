@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import numreduce as nr
 
-from helpers import ALL_DTYPES, INT_DTYPES, arrays
+from helpers import ALL_DTYPES, INT_DTYPES, arrays, moment_atols
 
 ORDER = [(nr.minimummaximum, np.minimum, np.maximum), (nr.fminfmax, np.fmin, np.fmax)]
 ORDER_IDS = ["minimummaximum", "fminfmax"]
@@ -60,12 +60,33 @@ def test_order_groups_match_numpy_reduce_loops(ufunc, lo_f, hi_f, case):
 
 @given(case=grouped(dtypes=[np.float32, np.float64, np.int16, np.int64, np.uint8]))
 def test_moments_groups_match_the_familys_reduce(case):
-    a, axis, ids, g = case
+    _check_moments_groups(*case)
+
+
+def test_moments_groups_subnormal_mean():
+    """The mean of [5e-324, 0, 0] (exact 1.6e-324) is 0 by reduce, 5e-324 by
+    the grouped path: one subnormal apart, which no tolerance relative to the
+    data (n eps max|x| = 0 here) allows."""
+    _check_moments_groups(np.array([5e-324, np.nan, 0.0, 0.0]), 0,
+                          np.array([1, 0, 1, 1], np.int8), 2)
+
+
+def test_moments_groups_cancelling_int64():
+    """A group's mean of [1, 9e18, -9e18, 3] (exact 0.75): grouped 0.0, reduce
+    1.0 -- both within n eps max|x| (8e3); a fixed atol of 1e-6 failed."""
+    _check_moments_groups(np.array([1, 9 * 10**18, -9 * 10**18, 3], np.int64), 0,
+                          np.zeros(4, np.intp), 1)
+
+
+def _check_moments_groups(a, axis, ids, g):
     got = nr.reduce_by_group(nr.moments, a, ids, num_groups=g, axis=axis)
+    # Absolute tolerances from the data (int64 data reach 9.2e18, where a
+    # fixed atol is below one rounding of a cancelling mean): helpers.moment_atols.
+    atols = (0.0,) + moment_atols(a.shape[axis], a)
     for k in range(g):
         want = nr.reduce(nr.moments, group_slice(a, axis, ids, k), axis=axis)
-        for r, w in zip(got, want):
-            np.testing.assert_allclose(np.take(r, k, axis=axis), w, rtol=1e-6, atol=1e-6)
+        for r, w, atol in zip(got, want, atols):
+            np.testing.assert_allclose(np.take(r, k, axis=axis), w, rtol=1e-6, atol=atol)
 
 
 def test_empty_group_takes_the_ufuncs_initials_or_initial():

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import numreduce as nr
+from helpers import lse_atol, moment_atols
 
 PUBLIC = [nr.minmax, nr.nanminmax, nr.argminmax, nr.nanargminmax, nr.meanvar, nr.meanstd,
           nr.nanmeanvar, nr.logsumexp, nr.fsum]
@@ -212,8 +213,35 @@ def test_nanmeanvar_like_nanmean_on_masked(m, data):
             # array is read-only" for all-masked ones (test_masked_all_masked...)
             assume(False)
         got = nr.nanmeanvar(m, axis=axis, ddof=ddof)
-    for g, w in zip(got, want):
-        assert_ma_equal(g, w, rtol=1e-9)
+    _nanmeanvar_close(got, want, m)
+
+
+def test_nanmeanvar_cancelling_mean_on_masked():
+    """A mean of 0.0143 from data of magnitude 1e6: numreduce and NumPy differ
+    by 3.3e-11 (both within a rounding of the data's magnitude), more than
+    rtol=1e-9 of the mean."""
+    m = np.ma.masked_array([-460426.6, -918053.0, -966944.7, 626540.5, 825511.2, 213271.6,
+                            680101.0999999999], mask=[0, 0, 0, 0, 0, 0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = (np.nanmean(m), np.nanvar(m))
+    _nanmeanvar_close(nr.nanmeanvar(m), want, m)
+
+
+def _nanmeanvar_close(got, want, m):
+    # Near zero (a cancelling mean, a constant slice's variance) only an
+    # absolute tolerance holds: each side's sum of n terms rounds by at most
+    # about n eps sum|x|, so a mean is within n eps max|x| of the exact one and
+    # a variance within n eps max (x - mean)**2 <= 4 n eps max|x|**2 (two
+    # sides), plus n smallest subnormals (a division's underflow).
+    n = max(m.size, 1)
+    eps = np.finfo(np.float64).eps
+    f = np.abs(m.data[np.isfinite(m.data)])
+    scale = float(np.max(f, initial=0.0))
+    tiny = n * float(np.finfo(np.float64).smallest_subnormal)
+    for g, w, atol in zip(got, want, (2 * n * eps * scale + tiny,
+                                      8 * n * eps * scale**2 + tiny)):
+        assert_ma_equal(g, w, rtol=1e-9, atol=atol)
 
 
 @given(masked_arrays(dtypes=(np.float64, np.int64, np.float32), max_dims=3), st.data())
@@ -277,7 +305,9 @@ def test_logsumexp_like_scipy_on_unmasked(m, data):
         else:
             want = scipy.special.logsumexp(row.compressed().astype(np.float64))
             assert g is not np.ma.masked
-            np.testing.assert_allclose(float(g), want, rtol=1e-13)
+            # near 0 (rtol alone cannot hold there): docs/accuracy.md's bound
+            np.testing.assert_allclose(float(g), want, rtol=1e-13,
+                                       atol=lse_atol(row.count()))
 
 
 @given(masked_arrays(dtypes=(np.int64, np.float64), max_dims=2), st.data())
@@ -290,9 +320,38 @@ def test_fsum_like_math_fsum_of_unmasked(m, data):
         assert got is np.ma.masked
         return
     np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want))
-    if axis is None:  # fsum's documented bound: within about 1 ulp of math.fsum here
-        exact = math.fsum(m.compressed().astype(float).tolist())
-        assert abs(float(got) - exact) <= np.spacing(abs(exact))
+    if axis is None:
+        _within_fsum_bound(float(got), m.compressed().astype(float))
+
+
+def test_fsum_of_cancelling_masked_data():
+    """A sum that cancels to 2.7e-11 from data of magnitude 5e5: numreduce is 2
+    ulp of the exact sum away from math.fsum, within fsum's documented bound
+    (1 ulp holds only while n eps cond <= 1)."""
+    m = np.ma.masked_array([0.00929631099173653, -9.977031725122052e-11, -538100.3176792369,
+                            -3.192670678964682e-11, 538100.308382926, 7.0],
+                           mask=[0, 0, 0, 0, 0, 1])
+    _within_fsum_bound(float(nr.fsum(m)), m.compressed())
+
+
+def test_reduce_moments_of_constant_masked_data():
+    """np.ma.var of 18 copies of 636961.68732145 is 1.4e-20 (its mean off by
+    an ulp), numreduce's M2 0: a tolerance from the spread alone (0) failed."""
+    m = np.ma.masked_array(np.full((2, 3, 3), 636961.68732145))
+    count, mean, m2 = nr.reduce(nr.moments, m, axis=None)
+    atol_mean, atol_m2 = moment_atols(m.size, m.data)
+    np.testing.assert_allclose(mean, np.ma.mean(m), rtol=1e-9, atol=atol_mean)
+    np.testing.assert_allclose(m2, np.ma.var(m) * m.count(), rtol=1e-9, atol=atol_m2)
+
+
+def _within_fsum_bound(got, vals):
+    # docs/accuracy.md: |fsum - exact| <= eps |exact| + n eps**2 sum|x|; within
+    # about 1 ulp of math.fsum only while n eps cond <= 1, so an ulp of the
+    # exact sum does not hold where the sum cancels to near 0.
+    exact = math.fsum(vals.tolist())
+    eps = np.finfo(np.float64).eps
+    bound = eps * abs(exact) + (vals.size + 2) * eps**2 * math.fsum(np.abs(vals).tolist())
+    assert abs(got - exact) <= bound, (got, exact, bound)
 
 
 @given(masked_arrays(dtypes=(np.float64, np.int32)), st.data())
@@ -313,12 +372,17 @@ def test_reduce_moments_like_np_ma(m, data):
             warnings.simplefilter("ignore", RuntimeWarning)
             np.testing.assert_array_equal(np.ma.filled(count, 0),
                                           np.ma.filled(np.ma.masked_array(want_count, empty), 0))
+            # Absolute tolerances from the data (|x| <= 1e6 here, where a fixed
+            # atol of 1e-9 is below one rounding of a cancelling mean):
+            # helpers.moment_atols (the strided path's Welford update within
+            # its bound too).
+            atol_mean, atol_m2 = moment_atols(m.size, m.data)
             np.testing.assert_allclose(np.ma.filled(mean, 0),
                                        np.ma.filled(np.ma.mean(m, axis=axis), 0),
-                                       rtol=1e-9, atol=1e-9)
+                                       rtol=1e-9, atol=atol_mean)
             np.testing.assert_allclose(np.ma.filled(m2, 0),
                                        np.ma.filled(np.ma.var(m, axis=axis) * want_count, 0),
-                                       rtol=1e-9, atol=1e-6)
+                                       rtol=1e-9, atol=atol_m2)
 
 
 def test_masked_var_ddof_full_reduction():

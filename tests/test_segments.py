@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 import numreduce as nr
 import numreduce._api
 
-from helpers import ALL_DTYPES, INT_DTYPES, arrays
+from helpers import ALL_DTYPES, INT_DTYPES, arrays, moment_atols
 
 ORDER = [(nr.minimummaximum, np.minimum, np.maximum), (nr.fminfmax, np.fmin, np.fmax)]
 ORDER_IDS = ["minimummaximum", "fminfmax"]
@@ -73,11 +73,20 @@ def test_reduceat_sums_and_moments(case):
         return
     count = np.add.reduceat(np.ones_like(x), idx, axis=ax)
     np.testing.assert_array_equal(n, count)
+    # Absolute tolerances from the data (int64 data reach 9.2e18, where a
+    # fixed atol is below one rounding): helpers.moment_atols for the
+    # moments of at most L = a.shape[ax] terms; a sum of them rounds by at
+    # most L eps sum|x| (np.add.reduceat's running sum).
+    L = a.shape[ax]
+    atol_mean, atol_m2 = moment_atols(L, x)
+    fin = np.abs(x[np.isfinite(x)])
+    atol_sum = 4 * L * np.finfo(np.float64).eps * float(np.sum(fin)) \
+        + L * float(np.finfo(np.float64).smallest_subnormal)
     np.testing.assert_allclose(mean, np.add.reduceat(x, idx, axis=ax) / count, rtol=1e-12,
-                               atol=1e-9)
+                               atol=atol_mean)
     s, e = nr.reduceat(nr.twosum, a, idx, axis=axis)  # (s, e) in the input's float width
     np.testing.assert_allclose(s.astype(np.float64) + e, np.add.reduceat(x, idx, axis=ax),
-                               rtol=1e-10, atol=1e-9)
+                               rtol=1e-10, atol=atol_sum)
     m, t = nr.reduceat(nr.maxsumexp, a, idx, axis=axis)
     np.testing.assert_array_equal(m, np.maximum.reduceat(x, idx, axis=ax))
     # Each segment against the family's own reduce of the slice NumPy reduces.
@@ -85,8 +94,8 @@ def test_reduceat_sums_and_moments(case):
     for i, (lo_, hi_) in enumerate(zip(idx, stops + [a.shape[ax]])):
         rn, rmean, rm2 = nr.reduce(nr.moments, sl(a, ax, lo_, hi_), axis=ax)
         np.testing.assert_array_equal(take(n, ax, i), rn)
-        np.testing.assert_allclose(take(mean, ax, i), rmean, rtol=1e-13, atol=1e-12)
-        np.testing.assert_allclose(take(m2, ax, i), rm2, rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(take(mean, ax, i), rmean, rtol=1e-13, atol=atol_mean)
+        np.testing.assert_allclose(take(m2, ax, i), rm2, rtol=1e-12, atol=atol_m2)
 
 
 def test_reduceat_quirk_and_nan_nat_and_every_integer_width():
@@ -276,6 +285,24 @@ def real_bounds(draw):
         draw(st.lists(bound, min_size=k, max_size=k))
 
 
+def _state_atols(u, x, L):
+    """Absolute tolerances of u's states over segments of at most L elements
+    of x (float64), from the data's magnitude: the moments' from
+    helpers.moment_atols; maxsumexp's t (a sum of at most L terms <= 1) by
+    4 L**2 eps; twosum's s and e by 4 L eps sum|x| (their split may differ,
+    their sum is exact).  uint64 data reach 1.8e19, where a fixed atol is
+    below one rounding."""
+    eps = np.finfo(np.float64).eps
+    fin = np.abs(x[np.isfinite(x)])
+    if u in (nr.moments, nr.nanmoments):          # count (exact), mean, M2
+        return [0.0, *moment_atols(L, x)]
+    if u is nr.maxsumexp:                          # m (exact), t
+        return [0.0, 4 * L**2 * eps]
+    if u is nr.twosum:
+        return [4 * L * eps * float(np.sum(fin))] * 2
+    return [0.0] * u.nout                          # order states: exact
+
+
 @pytest.mark.parametrize("u", [nr.moments, nr.nanmoments, nr.maxsumexp, nr.twosum],
                          ids=["moments", "nanmoments", "maxsumexp", "twosum"])
 @given(case=real_bounds())
@@ -287,11 +314,12 @@ def test_segmented_initials_ufuncs_against_slices(u, case):
     ax = axis % a.ndim
     got = nr.segmented_reduce(u, a, starts, stops, axis=axis)
     x = a.astype(np.float64)
+    atols = _state_atols(u, x, a.shape[ax])
     for i, (s, e) in enumerate(zip(starts, stops)):
         mine = nr.reduce(u, sl(a, ax, s, e), axis=ax)
         for k in range(u.nout):
             assert got[k].dtype == mine[k].dtype
-            np.testing.assert_allclose(take(got[k], ax, i), mine[k], rtol=1e-12, atol=1e-9)
+            np.testing.assert_allclose(take(got[k], ax, i), mine[k], rtol=1e-12, atol=atols[k])
         piece = sl(x, ax, s, e)
         if u is nr.moments:
             np.testing.assert_array_equal(take(got[0], ax, i), piece.shape[ax])
@@ -300,7 +328,7 @@ def test_segmented_initials_ufuncs_against_slices(u, case):
         if u is nr.twosum:
             total = take(got[0], ax, i).astype(np.float64) + take(got[1], ax, i)
             np.testing.assert_allclose(total, np.add.reduce(piece, axis=ax), rtol=1e-10,
-                                       atol=1e-9)
+                                       atol=atols[0])
         if u is nr.maxsumexp and piece.shape[ax] == 0:
             assert np.all(take(got[0], ax, i) == -np.inf) and np.all(take(got[1], ax, i) == -1)
 
@@ -325,11 +353,13 @@ def test_segmented_where_against_reduce(case, data):
         kw = {} if init is None else {"initial": init}
         got = nr.segmented_reduce(u, a.astype(np.float64), starts, stops, axis=axis,
                                   where=mask, **kw)
+        atols = _state_atols(u, a.astype(np.float64), a.shape[ax])
         for i, (s, e) in enumerate(zip(starts, stops)):
             mine = nr.reduce(u, sl(a.astype(np.float64), ax, s, e), axis=ax,
                              where=sl(mask, ax, s, e), **kw)
             for k in range(u.nout):
-                np.testing.assert_allclose(take(got[k], ax, i), mine[k], rtol=1e-12, atol=1e-9)
+                np.testing.assert_allclose(take(got[k], ax, i), mine[k], rtol=1e-12,
+                                           atol=atols[k])
 
 
 def test_segmented_slice_semantics_and_big_offsets():
