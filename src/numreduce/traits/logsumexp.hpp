@@ -165,12 +165,14 @@ struct MaxSumExpB {
     NR_HD_ALWAYS static acc_t step(acc_t a, in_t s) {
         const A x = to_real<A>(s.v[0]), b = to_real<A>(s.v[1]), m = a.v[0], t = a.v[1];
         if (b == A(0)) return a;
-        if (x != x || b != b || m != m || !is_finite(x)) return combine(a, lift_xb(x, b));
+        if (b != b || m != m || !is_finite(x)) return combine(a, lift_xb(x, b));
         if (x > m) {
             const A e = exp_nonpos(m - x);
             return of_sum(x, b, t * e + e);  // sum (1 + t) e + b, t' = (b - 1) + (1 + t) e
         }
         const A tb = t + (x == m ? b : b * exp_nonpos(x - m));
+        // the common case first: a positive sum in [1/2, 2^512), normal as it is
+        if (tb >= A(-0.5) && tb < A(1e154)) return {{m, tb}};
         return normal({{m, tb}});
     }
     NR_HD_ALWAYS static acc_t combine(acc_t a, acc_t b) { return normal(base::combine(a, b)); }
