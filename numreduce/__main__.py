@@ -1,10 +1,12 @@
 """``python -m numreduce``: the package's main job for a newcomer.
 
-Says in one line which reduce path this NumPy gets, runs a short demo, then
-the benchmark tables (numreduce vs the NumPy/SciPy calls users write today)
-and the accuracy table, and ends with the full configuration
-(``numreduce.show_config()``).  Every table row is printed as soon as it is
-measured.
+Says in one paragraph what the package does, measures the headline rows
+(minmax and meanvar against the NumPy calls they replace), runs a short demo
+(with a short note on the reduce path this NumPy gets), then the benchmark
+tables (numreduce vs the NumPy/SciPy calls users write today) and the
+accuracy table, and ends with the full configuration
+(``numreduce.show_config()``), the thread setting restored as it was.  Every
+table row is printed as soon as it is measured.
 
     python -m numreduce [--quick]
     python -m numreduce bench [--quick] [--plot FILE.png] [--save FILE.json [--note TEXT]]
@@ -16,11 +18,28 @@ measured.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 import numpy as np
 
 import numreduce as nr
+
+
+ABOUT = """\
+numreduce {version}: several statistics from one pass over the data.
+Where NumPy reads an array once or more per statistic, numreduce computes
+them together: nr.minmax(a) gives np.min(a) and np.max(a), nr.meanvar(a)
+gives np.mean(a) and np.var(a); logsumexp, a compensated sum (fsum),
+covariance, grouped and running statistics too.  They follow NumPy's rules
+(axis=, keepdims=, where=, NaN propagation) and take NumPy and Dask arrays,
+and xarray and pandas objects through the .nr accessors.  Underneath are
+real NumPy ufuncs with several outputs (nr.minimummaximum below)."""
+
+
+def about() -> str:
+    """What the package does, in one paragraph (the main job's first lines)."""
+    return ABOUT.format(version=nr.__version__)
 
 
 def demo() -> None:
@@ -37,31 +56,43 @@ def demo() -> None:
     if nr.HAVE_NATIVE_REDUCE:
         print(">>> nr.minimummaximum.reduce(a)   # native ufunc.reduce")
         print(nr.minimummaximum.reduce(a))
-    else:
-        print("(nr.minimummaximum.reduce(a) needs a NumPy with the multi-output reduction"
-              " slots; nr.reduce works here)")
+    print(path_note())
 
 
-def one_thread_tables() -> None:
+def path_note() -> str:
+    """The reduce path of this NumPy, short (after the demo)."""
+    if nr.HAVE_NATIVE_REDUCE:
+        return (f"(NumPy {np.__version__}: `ufunc.reduce` works on the multi-output ufuncs "
+                "here; `nr.reduce` gives the same results)")
+    return (f"(On NumPy {np.__version__} `nr.minimummaximum.reduce(a)` raises: `ufunc.reduce` "
+            "on multi-output\nufuncs arrives with NumPy 2.6; `nr.reduce` gives the same "
+            "results here.)")
+
+
+@contextlib.contextmanager
+def one_thread_tables():
     """Time the tables at one thread, as NumPy's reductions run, unless the
     user chose a count (NUMREDUCE_NUM_THREADS); the rows that compare thread
-    counts set their own."""
-    from . import _config
+    counts set their own.  Says so in one plain line, and restores the
+    setting on the way out (the default stays the default: the
+    configuration printed after says so)."""
+    n, chosen, _ = nr._core._get_num_threads()
+    if chosen:
+        print(f"Timed with numreduce on {_threads(n)}, as NUMREDUCE_NUM_THREADS asks;\n"
+              "NumPy's reductions run on one.")
+        yield
+        return
+    nr.set_num_threads(1)
+    print(f"Timed on one thread, as NumPy runs.  numreduce uses {_threads(n)} by default "
+          "on large\narrays; set NUMREDUCE_NUM_THREADS to change it.")
+    try:
+        yield
+    finally:
+        nr._core._set_default_threads(n)  # the default again, not a choice
 
-    if not _config.threads_chosen():
-        default = nr.set_num_threads(1)
-        print(f"(timed at one thread, like NumPy; the default here is {default}: "
-              f"NUMREDUCE_NUM_THREADS={default} times that)")
 
-
-def path_line() -> str:
-    """The reduce path of this NumPy, in one plain line."""
-    head = f"numreduce {nr.__version__} on NumPy {np.__version__}: "
-    if nr.HAVE_NATIVE_REDUCE:
-        return (head + "`ufunc.reduce` works on the multi-output ufuncs here (native); "
-                "`nr.reduce` gives the same results")
-    return (head + "`ufunc.reduce` on multi-output ufuncs arrives with NumPy 2.6; "
-            "`nr.reduce` gives the same results here")
+def _threads(n: int) -> str:
+    return "1 thread" if n == 1 else f"{n} threads"
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -74,12 +105,12 @@ def bench(args: argparse.Namespace) -> int:
 
     print("numreduce performance targets (same-run ratios, min of repeats)")
     nr.show_config()
-    one_thread_tables()
-    print()
-    print(_bench.TARGET_HEAD)
-    print("-" * len(_bench.TARGET_HEAD), flush=True)
-    rows = _bench.target_rows(quick=args.quick,
-                              on_row=lambda row: print(_bench.target_line(row), flush=True))
+    with one_thread_tables():
+        print()
+        print(_bench.TARGET_HEAD)
+        print("-" * len(_bench.TARGET_HEAD), flush=True)
+        rows = _bench.target_rows(quick=args.quick,
+                                  on_row=lambda row: print(_bench.target_line(row), flush=True))
     if args.save is not None:
         _bench.save_rows(rows, args.save, quick=args.quick, note=args.note)
         print(f"\nresults stored in {args.save}")
@@ -97,13 +128,13 @@ def bench_peers(args: argparse.Namespace) -> int:
     print("numreduce beside bottleneck, numbagg and NumPy/SciPy (same-run ratios, min of "
           "repeats; ratio > 1: numreduce faster)")
     nr.show_config()
-    one_thread_tables()
-    print(f"peers: {_bench_peers.describe_peers()}")
-    print()
-    print(_bench_peers.PEER_HEAD)
-    print("-" * len(_bench_peers.PEER_HEAD), flush=True)
-    _bench_peers.peer_rows(quick=args.quick,
-                           on_row=lambda row: print(_bench_peers.peer_line(row), flush=True))
+    with one_thread_tables():
+        print(f"peers: {_bench_peers.describe_peers()}")
+        print()
+        print(_bench_peers.PEER_HEAD)
+        print("-" * len(_bench_peers.PEER_HEAD), flush=True)
+        _bench_peers.peer_rows(quick=args.quick,
+                               on_row=lambda row: print(_bench_peers.peer_line(row), flush=True))
     return 0
 
 
@@ -131,12 +162,19 @@ def bench_layouts(args: argparse.Namespace) -> int:
 def job(args: argparse.Namespace) -> int:
     from . import _bench
 
-    print(path_line())
+    print(about())
     print()
-    demo()
-    print(flush=True)
-    one_thread_tables()
-    _bench.bench_all(quick=args.quick)
+    print("Measured now on this machine, min of repeats (speedup: NumPy's time over\n"
+          "numreduce's; > 1: numreduce is faster).")
+    with one_thread_tables():
+        print(flush=True)
+        headline = _bench.Headline(quick=args.quick)
+        headline.rows(on_line=lambda line: print(line, flush=True))
+        print("(every dtype and size, the other statistics and the accuracy: the tables "
+              "below)\n")
+        demo()
+        print(flush=True)
+        _bench.bench_all(quick=args.quick, headline=headline)
     print("\nnumreduce configuration (numreduce.show_config())")
     nr.show_config()
     return 0
@@ -145,11 +183,13 @@ def job(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m numreduce",
-        description="A short demo, the benchmark tables (numreduce against the NumPy/SciPy "
+        description="What numreduce does and its headline speedups (measured in the run), "
+                    "a short demo, the benchmark tables (numreduce against the NumPy/SciPy "
                     "calls users write today), the accuracy table and numreduce's "
                     "configuration.  Rows are printed as they are measured.")
     p.add_argument("--quick", action="store_true",
-                   help="smaller arrays and fewer repeats (seconds instead of minutes)")
+                   help="smaller arrays and fewer repeats (about a third of the full "
+                        "run's time)")
     p.set_defaults(func=job)
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
     b = sub.add_parser(

@@ -52,18 +52,26 @@ def _data(dtype, n: int, rng) -> np.ndarray:
     return rng.integers(info.min, info.max, size=n, dtype=dt, endpoint=True)
 
 
+def _minmax_times(a, quick: bool):
+    """Seconds per call of nr.minmax(a), (np.min(a), np.max(a)) and np.max(a)."""
+    kw = {"min_total": 0.02, "repeats": 3} if quick else {}
+    return tuple(best_times(lambda: minmax(a), lambda: (np.min(a), np.max(a)),
+                            lambda: np.max(a), **kw))
+
+
 def minmax_rows(sizes=(10**3, 10**5, 10**7), dtypes=("float32", "float64", "int32", "int64"),
-                quick: bool = False, on_row=None):
+                quick: bool = False, on_row=None, measured=None):
     """Rows of (dtype, n, t_numreduce, t_min_plus_max, t_max_alone); ``on_row``
-    is called with each row as soon as it is measured."""
+    is called with each row as soon as it is measured.  ``measured``: times
+    of this run already taken (the headline's), keyed ``("minmax", dtype,
+    n)``, printed as they were rather than measured twice."""
     rng = np.random.default_rng(0)
     rows = []
     for dtype in dtypes:
         for n in sizes:
             a = _data(dtype, n, rng)
-            kw = {"min_total": 0.02, "repeats": 3} if quick else {}
-            t_nr, t_two, t_max = best_times(lambda: minmax(a), lambda: (np.min(a), np.max(a)),
-                                            lambda: np.max(a), **kw)
+            times = (measured or {}).get(("minmax", dtype, n))
+            t_nr, t_two, t_max = times if times is not None else _minmax_times(a, quick)
             rows.append((dtype, n, t_nr, t_two, t_max))
             if on_row is not None:
                 on_row(rows[-1])
@@ -98,14 +106,14 @@ def _say(line: str = "") -> None:
     print(line, flush=True)
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False, measured=None) -> None:
     _say("minmax: numreduce.minmax(a) vs (np.min(a), np.max(a)) and np.max(a) alone")
     _say("(1-D contiguous; min of repeats; every ratio is a speedup, the reference's time over")
     _say(" numreduce's: higher is better, > 1 means numreduce is faster; `vs max alone` near 1")
     _say(" means both results for the time of one)\n")
     _say(_MINMAX_HEAD)
     _say("-" * len(_MINMAX_HEAD))
-    minmax_rows(quick=quick, on_row=lambda row: _say(_minmax_line(row)))
+    minmax_rows(quick=quick, on_row=lambda row: _say(_minmax_line(row)), measured=measured)
 
 
 if __name__ == "__main__":
@@ -155,10 +163,21 @@ def family_cases(n: int = 10**7, quick: bool = False):
     return cases
 
 
-def family_table(quick: bool = False, on_line=None) -> str:
-    """The family table; ``on_line`` is called with each line as it is ready."""
-    n = 10**6 if quick else 10**7
-    kw = {"min_total": 0.05, "repeats": 3} if quick else {"min_total": 0.2, "repeats": 5}
+def _family_n(quick: bool) -> int:
+    return 10**6 if quick else 10**7
+
+
+def _family_kw(quick: bool) -> dict:
+    return {"min_total": 0.05, "repeats": 3} if quick else {"min_total": 0.2, "repeats": 5}
+
+
+def family_table(quick: bool = False, on_line=None, measured=None, cases=None) -> str:
+    """The family table; ``on_line`` is called with each line as it is ready.
+    ``cases``: the family's cases if already built (family_cases);
+    ``measured``: times of this run already taken (the headline's), keyed by
+    the case's label, printed as they were rather than measured twice."""
+    n = _family_n(quick)
+    kw = _family_kw(quick)
     head = f"{'case':<32} {'numreduce':>11} {'reference':>11} {'speedup':>7}  reference call"
     lines = []
     notes = []
@@ -170,8 +189,10 @@ def family_table(quick: bool = False, on_line=None) -> str:
 
     add(head)
     add("-" * len(head))
-    for label, nr_call, ref_call, ref_name in family_cases(n, quick):
-        t_nr, t_ref = best_times(nr_call, ref_call, **kw)
+    for label, nr_call, ref_call, ref_name in (cases if cases is not None
+                                               else family_cases(n, quick)):
+        times = (measured or {}).get(label)
+        t_nr, t_ref = times if times is not None else best_times(nr_call, ref_call, **kw)
         slower = t_ref / t_nr < 1 and label.split()[0] in SLOWER_BECAUSE
         add(f"{label:<32} {_fmt_time(t_nr):>11} {_fmt_time(t_ref):>11} "
             f"{t_ref / t_nr:>6.2f}x  {ref_name}" + (" (*)" if slower else ""))
@@ -253,11 +274,68 @@ def _logsumexp_reference(y):
         return float(mpmath.log(total)), "mpmath"
 
 
-def bench_all(quick: bool = False) -> None:
-    main(quick=quick)
+def _power(n: int) -> str:
+    """10**7 -> '1e7' (a power of ten as people write it)."""
+    return f"{n:.0e}".replace("e+0", "e").replace("e+", "e")
+
+
+class Headline:
+    """The headline rows of the main job, measured before the full tables;
+    the tables print these rows' times as they were (one measurement per
+    case and run)."""
+
+    HEAD = f"{'numreduce call':<22} {'replaces':<38} {'data':<18} {'speedup':>7}"
+
+    def __init__(self, quick: bool = False):
+        self.quick = quick
+        self.measured = {}
+        self.cases = None
+
+    def rows(self, on_line=None):
+        """Measure the headline rows (minmax and meanvar against the NumPy
+        calls they replace, float64), calling ``on_line`` with each line."""
+        say = on_line or (lambda line: None)
+        say(self.HEAD)
+        say("-" * len(self.HEAD))
+        rng = np.random.default_rng(4)
+        for n in (10**5, 10**7):
+            t_nr, t_two, t_max = _minmax_times(_data("float64", n, rng), self.quick)
+            self.measured[("minmax", "float64", n)] = (t_nr, t_two, t_max)
+            say(self._line("nr.minmax(a)", "np.min(a), np.max(a)", f"float64, n={_power(n)}",
+                           t_nr, t_two))
+        n = _family_n(self.quick)
+        self.cases = family_cases(n, self.quick)
+        for label, nr_call, ref_call, _ in self.cases:
+            if not label.startswith("meanvar"):
+                continue
+            times = best_times(nr_call, ref_call, **_family_kw(self.quick))
+            self.measured[label] = times
+            if "axis" in label:
+                shape, axis = label.split()[1], label.split()[-1]
+                call = f"nr.meanvar(m, {axis})"
+                ref = f"np.mean(m, {axis}), np.var(m, {axis})"
+                data = f"float64, {shape}"
+            else:
+                call, ref = "nr.meanvar(a)", "np.mean(a), np.var(a)"
+                data = f"float64, n={_power(n)}"
+            say(self._line(call, ref, data, *times))
+
+    @staticmethod
+    def _line(call, ref, data, t_nr, t_ref):
+        """A headline row: the speedup alone (the tables below give the
+        times)."""
+        return f"{call:<22} {ref:<38} {data:<18} {t_ref / t_nr:>6.2f}x"
+
+
+def bench_all(quick: bool = False, headline: Headline | None = None) -> None:
+    """The minmax, family and accuracy tables; the rows of ``headline``
+    (already measured) are printed with the times it took."""
+    measured = headline.measured if headline is not None else None
+    main(quick=quick, measured=measured)
     _say("\nThe family: one pass vs the calls users write today (speedup: the reference's time"
          "\nover numreduce's, > 1: numreduce faster)\n")
-    family_table(quick=quick, on_line=_say)
+    family_table(quick=quick, on_line=_say, measured=measured,
+                 cases=headline.cases if headline is not None else None)
     _say("\nAccuracy: relative error against exact references\n")
     _say(accuracy_table())
 

@@ -106,29 +106,149 @@ def test_bench_save_needs_a_file():
     assert r.returncode == 2 and "--save" in r.stderr
 
 
-def test_main_job_leads_with_the_path_and_ends_with_the_configuration():
-    """`python -m numreduce --quick`: one plain line on the reduce path, the
-    demo and the tables, the full configuration last; every ratio column is
-    a speedup (higher is better)."""
+def _headline_speedup(lines, call, data):
+    row = next(ln for ln in lines if ln.startswith(call) and data in ln)
+    return row.split()[-1]
+
+
+def test_main_job_says_what_it_is_then_the_headline():
+    """`python -m numreduce --quick`: its first screen says what the package
+    does and shows the headline (minmax and meanvar against the NumPy calls
+    they replace, measured in this run: the same speedups as the tables
+    below); the note on the reduce path comes after the demo; the tables;
+    the full configuration last, with the thread setting the user had (the
+    benchmark's one thread restored); every ratio column is a speedup."""
+    import itertools
+    import re
+
     import numreduce as nr
 
-    r = run("--quick", timeout=300)
+    env = {k: v for k, v in ENV.items() if k != "NUMREDUCE_NUM_THREADS"}
+    r = subprocess.run(CMD + ["--quick"], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].startswith(f"numreduce {nr.__version__} on NumPy {np.__version__}: ")
-    assert "`nr.reduce` gives the same results" in lines[0]
-    assert ("arrives with NumPy 2.6" in lines[0]) == (not nr.HAVE_NATIVE_REDUCE)
-    assert lines[2].startswith(">>> a = ")
+    # What this is, first.
+    assert lines[0] == f"numreduce {nr.__version__}: several statistics from one pass over the data."
+    about = " ".join(lines[:lines.index("")])
+    for name in ("nr.minmax(a)", "np.min(a)", "np.max(a)", "nr.meanvar(a)", "np.mean(a)",
+                 "np.var(a)", "logsumexp", "fsum"):
+        assert name in about, name
+    # The headline within the first screen, before the demo and the path note.
+    demo = next(i for i, ln in enumerate(lines) if ln.startswith(">>> a = "))
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("numreduce call "))
+    assert head < demo and head < 24
+    headline = list(itertools.takewhile(lambda ln: ln.startswith("nr."), lines[head + 2:]))
+    assert [ln.split()[0] for ln in headline] == (["nr.minmax(a)"] * 2 + ["nr.meanvar(a)"]
+                                                  + ["nr.meanvar(m,"] * 2)
+    for ln in headline:
+        assert re.fullmatch(r".* \d+\.\d\dx", ln), ln
+    assert not any("NumPy 2.6" in ln or "native" in ln for ln in lines[:demo])
+    # The threads line, plainly, and no thread count anywhere else before the tables.
+    threads = re.search(r"Timed on one thread, as NumPy runs\.  numreduce uses (\d+) threads? "
+                        r"by default on large\narrays; set NUMREDUCE_NUM_THREADS to change it\.",
+                        r.stdout)
+    assert threads, r.stdout[:2000]
+    assert "times that" not in r.stdout
+    # The path note after the demo, short.
+    note = [i for i, ln in enumerate(lines) if "arrives with NumPy 2.6" in ln]
+    assert bool(note) == (not nr.HAVE_NATIVE_REDUCE)
+    assert all(i > demo for i in note)
+    # The headline's numbers are this run's: the tables below repeat them.
+    mm = next(ln for ln in lines if ln.split()[:2] == ["float64", "1e+05"])
+    assert mm.split()[-2] == _headline_speedup(headline, "nr.minmax(a)", "n=1e5")
+    mv = next(ln for ln in lines if ln.startswith("meanvar 1-D f64 1e+06 "))
+    assert mv.split()[-2] == _headline_speedup(headline, "nr.meanvar(a)", "n=1e6")
+    # The tables, then the configuration.
     config = lines.index("numreduce configuration (numreduce.show_config())")
     accuracy = next(i for i, ln in enumerate(lines) if ln.startswith("Accuracy:"))
     assert accuracy < config
     assert not any("native_reason" in ln for ln in lines[:config])
-    assert any(ln.strip().startswith("native_reason:") for ln in lines[config:])
+    facts = dict(ln.strip().split(": ", 1) for ln in lines[config + 1:])
+    assert "native_reason" in facts
+    # The benchmark timed at one thread; the configuration shows the default again.
+    assert facts["threads"] == threads[1]
+    assert facts["threads_source"].startswith("default"), facts["threads_source"]
+    assert "set by the user" not in r.stdout
     head = next(ln for ln in lines if ln.lstrip().startswith("dtype"))
     assert "speedup vs min+max" in head and "speedup vs max alone" in head
     assert "time /" not in r.stdout
     lse = next(ln for ln in lines if ln.startswith("logsumexp, 30*N(0,1)"))
     assert "n/a" not in lse
+
+
+def test_main_job_keeps_the_users_thread_count():
+    """With NUMREDUCE_NUM_THREADS the tables run at the user's count, the
+    output says so, and the configuration shows the user's choice."""
+    env = dict(ENV, NUMREDUCE_NUM_THREADS="3")
+    r = subprocess.run(CMD + ["--quick"], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert ("Timed with numreduce on 3 threads, as NUMREDUCE_NUM_THREADS asks;\n"
+            "NumPy's reductions run on one.") in r.stdout
+    assert "Timed on one thread" not in r.stdout
+    lines = r.stdout.splitlines()
+    facts = dict(ln.strip().split(": ", 1)
+                 for ln in lines[lines.index("numreduce configuration (numreduce.show_config())")
+                                 + 1:])
+    assert facts["threads"] == "3"
+    assert facts["threads_source"].startswith("set by the user")
+
+
+@pytest.mark.parametrize("chosen", [False, True])
+def test_one_thread_tables_restores_the_setting(chosen, capsys):
+    """The benchmark's one thread is undone on the way out: a default stays
+    the default (show_config says so, and Dask tasks keep one thread), a
+    user's count stays the user's (and the tables run at it)."""
+    import numreduce as nr
+    from numreduce import __main__ as job
+    from numreduce import _config
+
+    if chosen:
+        nr.set_num_threads(3)
+    else:
+        nr._core._set_default_threads(3)
+    with job.one_thread_tables():
+        assert nr.get_num_threads() == (3 if chosen else 1)
+    assert nr.get_num_threads() == 3
+    assert _config.threads_chosen() == chosen
+    assert _config.config()["threads_source"].startswith("set by the user" if chosen
+                                                         else "default")
+    out = capsys.readouterr().out
+    assert ("NUMREDUCE_NUM_THREADS asks" in out) == chosen
+    assert ("Timed on one thread, as NumPy runs.  numreduce uses 3 threads" in out) != chosen
+
+
+def test_main_job_in_process(monkeypatch, capsys):
+    """The main job (in this process, with made-up times so that it is quick):
+    the package in words first, then the headline, whose speedups the
+    tables repeat (the same measurement), and the configuration with the
+    default thread setting restored."""
+    import itertools
+
+    import numreduce as nr
+    from numreduce import __main__ as job
+    from numreduce import _bench
+
+    count = itertools.count(1)
+    monkeypatch.setattr(_bench, "best_times",
+                        lambda *fns, **kw: [1.0] + [1.0 + next(count) / 64] * (len(fns) - 1))
+    nr._core._set_default_threads(2)
+    assert job.main(["--quick"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"numreduce {nr.__version__}: several statistics from one pass")
+    head = lines.index(next(ln for ln in lines if ln.startswith("numreduce call ")))
+    headline = list(itertools.takewhile(lambda ln: ln.startswith("nr."), lines[head + 2:]))
+    assert len(headline) == 5
+    speedups = [ln.split()[-1] for ln in headline]
+    assert len(set(speedups)) == 5  # each row measured once
+    mm = [ln for ln in lines if ln.split()[:1] == ["float64"]]
+    assert mm[1].split()[-2] == speedups[0] and mm[2].split()[-2] == speedups[1]
+    mv = [ln for ln in lines if ln.startswith("meanvar ")]
+    assert [ln.split()[-2] for ln in mv] == speedups[2:]
+    config = lines.index("numreduce configuration (numreduce.show_config())")
+    facts = dict(ln.strip().split(": ", 1) for ln in lines[config + 1:])
+    assert facts["threads"] == "2"
+    assert facts["threads_source"].startswith("default")
+    assert nr.get_num_threads() == 2 and not nr._config.threads_chosen()
 
 
 def test_family_row_below_one_says_why(monkeypatch):
