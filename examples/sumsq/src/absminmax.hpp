@@ -26,4 +26,6 @@ struct AbsMinMax {
         return {{lo, hi}};
     }
     NR_HD static acc_t step(acc_t a, T x) { return combine(a, lift(x)); }
+    // No identity: every reduction starts from its first element's state.
+    NR_HD static bool initials(acc_t &, bool) { return false; }
 };

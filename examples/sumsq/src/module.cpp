@@ -2,9 +2,9 @@
 #define NR_IMPORT_NUMPY_HERE  // this translation unit holds NumPy's API tables
 #include <numreduce/extension.hpp>
 
-#include "absminmax.hpp"
 #include "sumsq.hpp"
 #include "wsumsq.hpp"
+#include "absminmax.hpp"
 
 namespace {
 

@@ -162,14 +162,9 @@ NR_HD double exp64_nonpos(double x) { return exp64_nonpos_v<double, unsigned lon
 
 // log(x) for x >= 0, the library's (device: CUDA's), for the few states
 // that move a small sum into their reference (logsumexp.hpp MaxSumExpB).
-NR_HD double log_nonneg(double x) {
-#if defined(__CUDACC_RTC__)
-    return log(x);
-#else
-    return std::log(x);
-#endif
-}
-NR_HD long double log_nonneg(long double x) {
+// A: double or long double (the device has double only).
+template <class A>
+NR_HD A log_nonneg(A x) {
 #if defined(__CUDACC_RTC__)
     return log((double)x);
 #else
