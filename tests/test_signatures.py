@@ -7,6 +7,7 @@ counterpart that changes, fails here until both lists say so."""
 from __future__ import annotations
 
 import inspect
+import re
 import pathlib
 
 import numpy as np
@@ -87,10 +88,15 @@ def test_signature_matches_the_counterpart(name):
 def test_the_differences_are_documented():
     text = (DOCS / "differences.md").read_text()
     section = text[text.index("## Signatures"):]
+    # the page's definition list: a term line naming the functions
+    # (`` `meanvar`, `meanstd` ``), then ": **Counterpart**: ..." and
+    # "  **Differences**: ..." lines up to the next term
+    entries = re.split(r"\n(?=`)", section)[1:]
     for name, diffs in DIFFERENCES.items():
-        row = next((line for line in section.splitlines()
-                    if line.startswith("| ") and f"`{name}`" in line.split("|")[1]), None)
-        assert row is not None, f"docs/differences.md (Signatures) has no row for {name}"
+        entry = next((e for e in entries if f"`{name}`" in e.splitlines()[0]), None)
+        assert entry is not None, f"docs/differences.md (Signatures) has no entry for {name}"
+        row = next((line for line in entry.splitlines() if "**Differences**" in line), None)
+        assert row is not None, f"docs/differences.md: the entry of {name} has no Differences"
         for d in diffs:
             # the parameter each difference is about
             kind, _, rest = d.partition(": ")
