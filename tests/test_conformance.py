@@ -553,9 +553,10 @@ def test_table_size():
     c = table_counts()
     print("\nconformance table:", c)
     assert c["cells"] == c["value"] + c["exception"]
-    # the exception cells follow the running NumPy (its out= casting decides
-    # some): 118 on NumPy 2.0 and 2.5, 123 on 2.4; the floor guards against the
-    # table losing its exception cells, not against NumPy's version
+    # the exception cells counted here depend on the extras installed (a
+    # Dask or pandas cell that cannot run counts as the value the heavy
+    # environment checks): 118 in the core environments, 123 with every
+    # extra; the floor guards against the table losing its exception cells
     assert c["rows"] >= 77 and c["cells"] >= 2795 and c["exception"] >= 110, c
 
 
