@@ -22,10 +22,10 @@ from numpy.lib.array_utils import normalize_axis_index
 __all__ = ["NoValue", "axis_index", "bad_group_id", "check_group_ids", "check_index_outs",
            "check_out_dtypes", "check_outs", "check_where", "ddof_arg", "dtype_arg",
            "empty_group_error", "finish_outs", "group_ids", "include_initial_arg",
-           "inplace_outs", "is_cupy_array", "is_dask_array", "is_given", "keepdims_flag", "masked_ids",
-           "normalize_axes", "num_groups",
-           "one_axis", "out_pair", "parse_initial", "parse_out", "reduceat_bounds", "reduced_shape",
-           "scan_axis", "slice_offsets", "where_mask", "work_outs"]
+           "inplace_outs", "is_cupy_array", "is_dask_array", "is_given", "keepdims_flag",
+           "masked_ids", "normalize_axes", "num_groups", "one_axis", "out_pair", "parse_initial",
+           "parse_out", "reduceat_bounds", "reduced_shape", "scan_axis", "slice_offsets",
+           "where_mask", "work_outs"]
 
 
 class _NoValueType:

@@ -54,8 +54,8 @@ def sources(arrays, names, label="", qualname=""):
     together in the loop's dtype (``sources_dtype``), every one in the
     chunks of the first Dask source, so their blocks line up (with unknown
     chunk sizes: ``_dask_graph.align``, Dask's rules, each block checked).
-    ValueError where they do not broadcast or cannot be lined up; TypeError for a CuPy operand or a dtype
-    that is not real."""
+    ValueError where they do not broadcast or cannot be lined up; TypeError for a CuPy
+    operand or a dtype that is not real."""
     import dask.array as da
 
     for x in arrays:

@@ -19,8 +19,8 @@ import numpy as np
 from . import _core
 from ._args import check_out_dtypes, dtype_arg
 
-__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "arg_dtype", "at_descrs", "cumfsum_dtypes", "fsum_dtypes",
-           "has_identity", "has_initials", "logcumsumexp_dtype", "logsumexp_dtype",
+__all__ = ["MULTI_OUTPUT", "MULTI_SOURCE", "arg_dtype", "at_descrs", "cumfsum_dtypes",
+           "fsum_dtypes", "has_identity", "has_initials", "logcumsumexp_dtype", "logsumexp_dtype",
            "mask_initials", "meanvar_dtypes", "merge_descrs", "moments_ufunc", "multi_output",
            "pieces_start", "real_dtype", "reduce_start", "resolve", "resolve_outs", "seed_values",
            "sources_dtype", "sources_plan", "stream_dtype", "sum_dtype"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._args import (NoValue, check_out_dtypes, inplace_outs, keepdims_flag, masked_ids,
-                    normalize_axes,
-                    one_axis, parse_initial, reduced_shape, reduceat_bounds, slice_offsets)
+                    normalize_axes, one_axis, parse_initial, reduced_shape, reduceat_bounds,
+                    slice_offsets)
 from ._dtypes import (MULTI_OUTPUT, MULTI_SOURCE, merge_descrs, pieces_start, reduce_start,
                       resolve_outs, seed_values, stream_dtype)
 

@@ -30,8 +30,8 @@ from ._args import (NoValue, axis_index, check_index_outs, check_out_dtypes, ddo
                     include_initial_arg, is_given, keepdims_flag, normalize_axes, out_pair,
                     reduced_shape, scan_axis)
 from ._dtypes import (arg_dtype, cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype,
-                      logsumexp_dtype, meanvar_dtypes, moments_ufunc, real_dtype, resolve, resolve_outs,
-                      sum_dtype)
+                      logsumexp_dtype, meanvar_dtypes, moments_ufunc, real_dtype, resolve,
+                      resolve_outs, sum_dtype)
 
 __all__ = ["argminmax", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax",
            "fsum", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
