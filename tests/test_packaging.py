@@ -79,7 +79,9 @@ def _imported_modules(path):
 def problems(pp, tests_dir=TESTS):
     """Every incoherence found in the parsed pyproject `pp`."""
     out = []
-    project, cibw = pp["project"], pp["tool"]["cibuildwheel"]
+    project, cibw = pp["project"], pp.get("tool", {}).get("cibuildwheel")
+    if cibw is None:
+        return ["pyproject.toml has no [tool.cibuildwheel]"]
 
     # --- Python versions: build selector, classifiers, requires-python
     built = build_versions(cibw["build"])
@@ -171,6 +173,7 @@ def _broken(edit):
 
 
 @pytest.mark.parametrize("edit, expected", [
+    (lambda pp: pp["tool"].pop("cibuildwheel"), "has no [tool.cibuildwheel]"),
     (lambda pp: pp["tool"]["cibuildwheel"].update(build="cp311-* cp312-* cp313-*"),
      "build selector builds"),
     (lambda pp: pp["tool"]["cibuildwheel"].update(build="cp311-* cp313-* cp314-*"),
