@@ -201,9 +201,19 @@ constexpr bool converts_first() {
 constexpr npy_intp kConvertBlock = 256;
 
 // acc[i][k] = step(acc[k], x[k]) for k < n, accumulator rows in place
-// (compiled for AVX-512, AVX2 and the baseline: NR_TARGET_CLONES).
+// (compiled for AVX-512, AVX2 and the baseline: NR_TARGET_CLONES; a static
+// member of a class template, since Clang's target_clones takes no function
+// template).
 template <class Tr>
-NR_TARGET_CLONES void row_step(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
+struct RowStep {
+    NR_TARGET_CLONES static void run(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n);
+};
+template <class Tr>
+inline void row_step(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
+    RowStep<Tr>::run(data, x, n);
+}
+template <class Tr>
+NR_TARGET_CLONES void RowStep<Tr>::run(char *const *data, const typename Tr::in_t *__restrict x, npy_intp n) {
     using out_t = typename Tr::out_t;
     constexpr int N = Tr::nout;
     if constexpr (converts_first<Tr>()) {
@@ -706,7 +716,7 @@ void segment_block(const char *x, const npy_bool *mask, char *const *outs, npy_i
     using out_t = typename Tr::out_t;
     constexpr int N = Tr::nout;
     const in_t *xs = reinterpret_cast<const in_t *>(x);
-    acc_of<Tr> seed, seed_empty;
+    acc_of<Tr> seed{}, seed_empty{};  // (value-initialized: every path sets what it reads)
     bool have = false;
     if (mode == 0 || mode == 1) {
         // mode 1 (initial=None) starts a segment as mode 0 and the scatter
@@ -948,13 +958,13 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
     }
     for (int r = 0; r < K; r++) {
         for (npy_intp g = 0; ok[r] && g < G; g++) {
-            acc_of<Tr> a;
+            acc_of<Tr> a{};
             ok[r] = Tr::scatter_finish(w[g].s[r].w, a) >= 0;
         }
         done[r] = ok[r];
         if (!ok[r]) continue;
         for (npy_intp g = 0; g < G; g++) {
-            acc_of<Tr> a;
+            acc_of<Tr> a{};  // (scatter_finish writes it where it returns 1)
             if (Tr::scatter_finish(w[g].s[r].w, a) == 0) continue;
             for (int k = 0; k < Tr::nout; k++) p[k][r * pstride + g] = a.v[k];
             seen[r][g] = 1;
@@ -1003,7 +1013,7 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
     const in_t *xs = reinterpret_cast<const in_t *>(x);
     out_t *p[N];
     for (int i = 0; i < N; i++) p[i] = reinterpret_cast<out_t *>(accs[i]);
-    acc_of<Tr> init;
+    acc_of<Tr> init{};  // (read only when have)
     const bool have = Tr::initials(init, false);
     auto get = [&](npy_intp s) {
         acc_of<Tr> a;

@@ -15,15 +15,20 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <immintrin.h>  // AVX-512's vcvtph2ps (half_lanes), in target("avx512f") code only
 
 #include "traits/common.hpp"  // half16
 
 // Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
-// baseline, picked at load time by the dynamic loader (GCC's target_clones,
-// an ifunc; by CPU alone, NUMREDUCE_SIMD does not apply).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+// baseline, picked at load time by the dynamic loader (target_clones, an
+// ifunc: GCC, and Clang from 14, on Linux with glibc; by CPU alone, NUMREDUCE_SIMD does
+// not apply).  Clang takes it on member functions of class templates, not on
+// function templates: the generic loops are static members.
+// glibc only: musl has no ifunc.
+#if defined(__linux__) && defined(__GLIBC__) && \
+    ((defined(__GNUC__) && !defined(__clang__)) || (defined(__clang__) && __clang_major__ >= 14))
 #define NR_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 #endif
@@ -180,31 +185,6 @@ inline __attribute__((always_inline)) void prefetch_lines(const void *p) {
     for (long long b = 0; b < SPAN; b += 64) __builtin_prefetch((const char *)p + b);
 }
 
-// The element maps of the TwoSum kernels (common.hpp's id_map, square_map:
-// the traits' maps) on a vector of lanes: square_map's products rounded
-// each on its own, as np.square rounds them, and pinned in a register so
-// that none is contracted into an FMA with the add that follows (the bits
-// of the TwoSum kernels over np.square(x)).  The scalar tails and redone
-// columns map with M::one(): the same IEEE products.
-template <class M>
-struct vmap;
-template <>
-struct vmap<id_map> {
-    template <class V>
-    static inline __attribute__((always_inline)) V lanes(V v) {
-        return v;
-    }
-};
-template <>
-struct vmap<square_map> {
-    template <class V>
-    static inline __attribute__((always_inline)) V lanes(V v) {
-        V p = v * v;
-        NR_IN_REGISTER(p);
-        return p;
-    }
-};
-
 // Whether the float64-lane kernels (shift_store, max, sum_exp,
 // two_sum into float64) read T: float64, float32, float16 and the integer
 // types, bool (npy_bool) included (their load_* conversions are the scalar
@@ -219,6 +199,24 @@ struct f64_lanes {
 // per lane a NaN seen (propagating) or a number seen (SKIP).  No select
 // depends on a NaN test of the previous step.
 #define NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)                                           \
+    /* The element maps of the TwoSum kernels (common.hpp's id_map, square_map: */  \
+    /* the traits' maps) on a vector of lanes: square_map's products rounded */      \
+    /* each on its own, as np.square rounds them, and pinned in a register so */     \
+    /* that none is contracted into an FMA with the add that follows (the bits */    \
+    /* of the TwoSum kernels over np.square(x)).  The scalar tails and redone */     \
+    /* columns map with M::one(): the same IEEE products.  Per variant: the */       \
+    /* register pin of a wide vector needs the variant's ISA. */                     \
+    template <class M, class V>                                                       \
+    ATTR __attribute__((always_inline)) inline V vmap_##SUFFIX(V v) {                 \
+        if constexpr (std::is_same<M, square_map>::value) {                           \
+            V p = v * v;                                                              \
+            NR_IN_REGISTER(p);                                                        \
+            return p;                                                                 \
+        } else {                                                                      \
+            static_assert(std::is_same<M, id_map>::value, "a map of common.hpp");     \
+            return v;                                                                 \
+        }                                                                             \
+    }                                                                                 \
     template <bool SKIP, class V>                                                     \
     ATTR __attribute__((always_inline)) inline void minmax_step_##SUFFIX(V &lo, V &hi, V &na, \
                                                                         V v) {        \
@@ -396,8 +394,8 @@ struct f64_lanes {
             }                                                                         \
             for (int u = 0; u < U; u++) {                                             \
                 if constexpr (SKIP) {                                                 \
-                    lo[u] = (lo0[u] != lo0[u]) & !seen[u] ? lo0[u] : lo[u];           \
-                    hi[u] = (hi0[u] != hi0[u]) & !seen[u] ? hi0[u] : hi[u];           \
+                    lo[u] = ((lo0[u] != lo0[u]) & !seen[u]) ? lo0[u] : lo[u];         \
+                    hi[u] = ((hi0[u] != hi0[u]) & !seen[u]) ? hi0[u] : hi[u];         \
                 } else {                                                              \
                     lo[u] = na[u] != na[u] ? na[u] : lo[u];                           \
                     hi[u] = na[u] != na[u] ? na[u] : hi[u];                           \
@@ -558,7 +556,9 @@ namespace simd {
         if constexpr (VCVT && (N) == 16) {                                              \
             __m256i hv;                                                                 \
             std::memcpy(&hv, &h, sizeof hv);                                            \
-            const __m512 fv = _mm512_cvtph_ps(hv);                                      \
+            /* (masked, all lanes: the unmasked form's header reads an undefined */  \
+            /* vector, which GCC 12 warns about) */                                 \
+            const __m512 fv = _mm512_maskz_cvtph_ps((__mmask16)0xffff, hv);             \
             NAME##_vf f;                                                                \
             std::memcpy(&f, &fv, sizeof f);                                             \
             return f;                                                                   \
@@ -588,6 +588,85 @@ namespace simd {
 alignas(64) inline constexpr unsigned long long exp_tab_bits_host[16] = {NR_EXP_TAB_BITS_0,
                                                                          NR_EXP_TAB_BITS_1};
 alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR_EXP_TAB_REL_1};
+
+// Helpers for the widest variants' instructions that vector extensions
+// cannot spell, each with its variant's target attribute (a wide vector
+// never crosses a function boundary of a narrower ISA) and always inlined.
+// Their first template argument D only makes a call dependent: a call
+// from a kernel template's discarded `if constexpr` branch (the narrower
+// variants) is then never checked or instantiated -- Clang, unlike GCC,
+// checks non-dependent code in discarded branches.
+//
+// The exact a * b - p (one rounding: vfmsub) of float64 lanes.
+template <class D, class V>
+__attribute__((target("avx2,fma"), always_inline)) inline V fmsub_256(V a, V b, V p) {
+    static_assert(sizeof(V) == 32, "4 float64 lanes");
+    __m256d x, y, z;
+    std::memcpy(&x, &a, 32);
+    std::memcpy(&y, &b, 32);
+    std::memcpy(&z, &p, 32);
+    const __m256d r = _mm256_fmsub_pd(x, y, z);
+    V e;
+    std::memcpy(&e, &r, 32);
+    return e;
+}
+template <class D, class V>
+__attribute__((target("avx512f"), always_inline)) inline V fmsub_512(V a, V b, V p) {
+    static_assert(sizeof(V) == 64, "8 float64 lanes");
+    __m512d x, y, z;
+    std::memcpy(&x, &a, 64);
+    std::memcpy(&y, &b, 64);
+    std::memcpy(&z, &p, 64);
+    const __m512d r = _mm512_fmsub_pd(x, y, z);
+    V e;
+    std::memcpy(&e, &r, 64);
+    return e;
+}
+// Lane i of the result is lane idx[i] % 16 of the 16 lanes (a, b)
+// (vpermt2q; the lanes' bits are moved as they are): 8 lanes of 64 bits.
+template <class V, class I>
+__attribute__((target("avx512f"), always_inline)) inline V permute2_512(V a, V b, I idx) {
+    static_assert(sizeof(V) == 64 && sizeof(I) == 64, "8 lanes of 64 bits");
+    __m512i x, y, j;
+    std::memcpy(&x, &a, 64);
+    std::memcpy(&y, &b, 64);
+    std::memcpy(&j, &idx, 64);
+    const __m512i r = _mm512_permutex2var_epi64(x, j, y);
+    V out;
+    std::memcpy(&out, &r, 64);
+    return out;
+}
+
+// The transpose of two_sum_rows' L vectors of L lanes (S[j] becomes lane j
+// of every vector): for D = 1, 2, ..., L / 2, vectors i and i + D (i & D
+// clear) swap their off-diagonal blocks of D lanes -- two constant
+// two-source shuffles per pair (the masks are the pack expansions).  The
+// vectors are passed by reference (no wide vector crosses a call by value);
+// always inlined into the caller's variant.
+template <int D, class V, int... J>
+__attribute__((always_inline)) inline void swap_lane_blocks(V &a, V &b, std::integer_sequence<int, J...>) {
+    constexpr int L = (int)sizeof...(J);
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    const V lo = __builtin_shufflevector(a, b, ((J & D) ? L + J - D : J)...);
+    const V hi = __builtin_shufflevector(a, b, ((J & D) ? L + J : J + D)...);
+#else  // GCC before 12: __builtin_shuffle with the same constant masks
+    typedef typename std::conditional<sizeof(V) / L == 8, long long, int>::type I;
+    typedef I M __attribute__((vector_size(sizeof(V))));
+    const V lo = __builtin_shuffle(a, b, M{((J & D) ? L + J - D : J)...});
+    const V hi = __builtin_shuffle(a, b, M{((J & D) ? L + J : J + D)...});
+#endif
+    a = lo;
+    b = hi;
+}
+template <int D, int L, class V>
+__attribute__((always_inline)) inline void transpose_lanes(V *S) {
+    if constexpr (D < L) {
+        for (int i = 0; i < L; i++) {
+            if (!(i & D)) swap_lane_blocks<D>(S[i], S[i + D], std::make_integer_sequence<int, L>());
+        }
+        transpose_lanes<2 * D, L>(S);
+    }
+}
 
 // Kernels over float64 blocks: lane-parallel sums (two or four vectors of
 // L = BYTES / 8 lanes per step), the lanes added in a fixed order at the
@@ -757,6 +836,17 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* per step (the select chains' latency); float32 in its own lanes */             \
     /* (twice as many per vector, no conversion: the float64 of the float32 */         \
     /* max is the max of the float64 values) */                                       \
+    /* max_'s loads: float32 in its own lanes, the rest as float64 (load_) */       \
+    template <class T, class V>                                                         \
+    ATTR __attribute__((always_inline)) inline V max_load_##SUFFIX(const T *p) {        \
+        if constexpr (std::is_same<T, float>::value) {                                  \
+            V v;                                                                        \
+            std::memcpy(&v, p, BYTES);                                                  \
+            return v;                                                                   \
+        } else {                                                                        \
+            return load_##SUFFIX(p);                                                    \
+        }                                                                               \
+    }                                                                                   \
     template <class T>                                                            \
     ATTR inline long long max_##SUFFIX(const T *x, long long n, double *out) {     \
         constexpr bool F32 = std::is_same<T, float>::value;                             \
@@ -764,32 +854,23 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         typedef E V __attribute__((vector_size(BYTES)));                                \
         constexpr int L = BYTES / (int)sizeof(E), U = 4;                                \
         if (n < U * L) return 0;                                                        \
-        auto ld = [](const T *p) __attribute__((always_inline)) {                      \
-            if constexpr (F32) {                                                        \
-                V v;                                                                    \
-                std::memcpy(&v, p, BYTES);                                              \
-                return v;                                                               \
-            } else {                                                                    \
-                return load_##SUFFIX(p);                                                \
-            }                                                                           \
-        };                                                                              \
         V m[U];                                                                         \
-        for (int u = 0; u < U; u++) m[u] = ld(x + u * L);                               \
+        for (int u = 0; u < U; u++) m[u] = max_load_##SUFFIX<T, V>(x + u * L);                               \
         long long k = U * L;                                                            \
         for (; k + U * L <= n; k += U * L) {                                            \
             _Pragma("GCC unroll 4") for (int u = 0; u < U; u++) {                       \
-                const V v = ld(x + k + u * L);                                          \
-                m[u] = (v > m[u]) | (v != v) ? v : m[u];                                \
+                const V v = max_load_##SUFFIX<T, V>(x + k + u * L);                                          \
+                m[u] = ((v > m[u]) | (v != v)) ? v : m[u];                              \
             }                                                                           \
         }                                                                               \
         /* the vectors folded, then the lanes in halves: selects, no branches */        \
-        m[0] = (m[1] > m[0]) | (m[1] != m[1]) ? m[1] : m[0];                            \
-        m[2] = (m[3] > m[2]) | (m[3] != m[3]) ? m[3] : m[2];                            \
-        m[0] = (m[2] > m[0]) | (m[2] != m[2]) ? m[2] : m[0];                            \
+        m[0] = ((m[1] > m[0]) | (m[1] != m[1])) ? m[1] : m[0];                          \
+        m[2] = ((m[3] > m[2]) | (m[3] != m[3])) ? m[3] : m[2];                          \
+        m[0] = ((m[2] > m[0]) | (m[2] != m[2])) ? m[2] : m[0];                          \
         E h[L];                                                                         \
         std::memcpy(h, &m[0], BYTES);                                                   \
         for (int w = L / 2; w >= 1; w /= 2) {                                           \
-            for (int j = 0; j < w; j++) h[j] = (h[j + w] > h[j]) | (h[j + w] != h[j + w]) ? h[j + w] : h[j]; \
+            for (int j = 0; j < w; j++) h[j] = ((h[j + w] > h[j]) | (h[j + w] != h[j + w])) ? h[j + w] : h[j]; \
         }                                                                               \
         *out = (double)h[0];                                                            \
         return k;                                                                       \
@@ -800,14 +881,13 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     /* by element from the scalar table */                                            \
     struct exp_tab_##SUFFIX {                                                           \
         template <class U, class V> /* a template: only the taken branch compiles */     \
-        __attribute__((always_inline)) static inline void get(U j, U &kb, V &rel) {     \
+        ATTR __attribute__((always_inline)) static inline void get(U j, U &kb, V &rel) { \
             constexpr int L = sizeof(V) / 8;                                            \
             if constexpr (L == 8) {                                                     \
-                typedef long long vs __attribute__((vector_size(BYTES)));               \
                 const U k0 = {NR_EXP_TAB_BITS_0}, k1 = {NR_EXP_TAB_BITS_1};             \
                 const V r0 = {NR_EXP_TAB_REL_0}, r1 = {NR_EXP_TAB_REL_1};               \
-                kb = __builtin_shuffle(k0, k1, j);                                      \
-                rel = __builtin_shuffle(r0, r1, (vs)j);                                 \
+                kb = permute2_512(k0, k1, j);                                           \
+                rel = permute2_512(r0, r1, j);                                          \
             } else {                                                                    \
                 for (int i = 0; i < L; i++) {                                           \
                     kb[i] = exp_tab_bits_host[j[i] & 15];                               \
@@ -816,6 +896,17 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             }                                                                           \
         }                                                                               \
     };                                                                                  \
+    /* exp64_nonpos_v (traits/expfn.hpp) of the lanes, its halves around */         \
+    /* this variant's table lookup */                                                 \
+    ATTR __attribute__((always_inline)) inline vd_##SUFFIX exp64_##SUFFIX(vd_##SUFFIX x) { \
+        vd_##SUFFIX t, r, p, rel, out;                                                  \
+        exp64_reduce(x, t, r, p);                                                       \
+        vu_##SUFFIX tb, kb;                                                             \
+        std::memcpy(&tb, &t, BYTES);                                                    \
+        exp_tab_##SUFFIX::get(tb, kb, rel);                                             \
+        exp64_scale(tb, r, p, kb, rel, out);                                            \
+        return out;                                                                     \
+    }                                                                                   \
     /* over x != mx: 2^64 sum(exp(x - mx)) into *out (exp64_nonpos_v; terms */        \
     /* below EXP64_FLOOR are 0); over x == mx: their count into *cnt (kept */          \
     /* apart, so that the caller can drop the maximum's own exp(0) = 1 */             \
@@ -831,9 +922,9 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                       \
                 const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), d = v - mx;        \
                 const vd_##SUFFIX e =                                                   \
-                    exp64_nonpos_v<vd_##SUFFIX, vu_##SUFFIX, exp_tab_##SUFFIX>(d);      \
+                    exp64_##SUFFIX(d);      \
                 const auto eq = v == mx;                                                \
-                a[u] = eq | (d < EXP64_FLOOR) ? a[u] : a[u] + e;                        \
+                a[u] = (eq | (d < EXP64_FLOOR)) ? a[u] : a[u] + e;                      \
                 c[u] = eq ? c[u] + 1.0 : c[u];                                          \
             }                                                                           \
         }                                                                               \
@@ -922,7 +1013,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
                 const auto cnt = bv != 0.0;                                                  \
                 bad[u] |= (vu_##SUFFIX)(cnt & ((v != v) | (bv != bv)));                      \
                 any[u] |= (vu_##SUFFIX)cnt;                                                  \
-                m[u] = cnt & (v > m[u]) ? v : m[u];                                          \
+                m[u] = (cnt & (v > m[u])) ? v : m[u];                                        \
             }                                                                                \
         }                                                                                    \
         m[0] = m[1] > m[0] ? m[1] : m[0];                                                    \
@@ -953,11 +1044,11 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         for (; k + 4 * L <= n; k += 4 * L) {                                                 \
             _Pragma("GCC unroll 4") for (int u = 0; u < 4; u++) {                            \
                 const vd_##SUFFIX v = load_##SUFFIX(x + k + L * u), bv = load_##SUFFIX(b + k + L * u), d = v - mx; \
-                const vd_##SUFFIX e = exp64_nonpos_v<vd_##SUFFIX, vu_##SUFFIX, exp_tab_##SUFFIX>(d); \
+                const vd_##SUFFIX e = exp64_##SUFFIX(d); \
                 vd_##SUFFIX p = bv * e;                                                      \
                 NR_IN_REGISTER(p);                                                           \
                 const auto eq = v == mx;                                                     \
-                a[u] = eq | (d < EXP64_FLOOR) | (bv == 0.0) ? a[u] : a[u] + p;               \
+                a[u] = (eq | (d < EXP64_FLOOR) | (bv == 0.0)) ? a[u] : a[u] + p;             \
                 c[u] = eq ? c[u] + bv : c[u];                                                \
             }                                                                                \
         }                                                                                    \
@@ -990,9 +1081,9 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
                 NR_IN_REGISTER(p);                                                           \
                 vd_##SUFFIX e;                                                               \
                 if constexpr (BYTES == 64) {                                                 \
-                    e = (vd_##SUFFIX)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p);    \
+                    e = fmsub_512<T>(a, b, p);                                               \
                 } else if constexpr (BYTES == 32) {                                          \
-                    e = (vd_##SUFFIX)_mm256_fmsub_pd((__m256d)a, (__m256d)b, (__m256d)p);    \
+                    e = fmsub_256<T>(a, b, p);                                               \
                 } else {                                                                     \
                     const vd_##SUFFIX ca = a * 134217729.0, cb = b * 134217729.0; /* 2^27 + 1 */ \
                     const vd_##SUFFIX ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh; \
@@ -1044,7 +1135,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
         e = (a - (t - bp)) + (b - bp);                                                   \
         const vt aa = a < (A)0 ? -a : a, ab = b < (A)0 ? -b : b;                         \
         const vt fast = aa >= ab ? b - (t - a) : a - (t - b);                            \
-        e = (t - t == (A)0) & (e - e != (A)0) ? fast : e;                                \
+        e = ((t - t == (A)0) & (e - e != (A)0)) ? fast : e;                              \
     }                                                                                    \
     /* Lanes (sa, ca) and (sb, cb) merged lane by lane into (sa, ca), by */              \
     /* combine()'s arithmetic (TwoSum; the error 0 where the sum is not */               \
@@ -1105,22 +1196,22 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
                 vu_##SUFFIX bad = {};                                                    \
                 for (long long j = k; j < k + CH; j += 2 * L) {                          \
                     if (j + two_sum_ahead<T>() < n) prefetch_lines<2 * L * sizeof(T)>(x + j + two_sum_ahead<T>()); \
-                    two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(narrow_##SUFFIX(x + j, bad)), \
-                                          vmap<M>::lanes(narrow_##SUFFIX(x + j + L, bad)), one, mone); \
+                    two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap_##SUFFIX<M>(narrow_##SUFFIX(x + j, bad)), \
+                                          vmap_##SUFFIX<M>(narrow_##SUFFIX(x + j + L, bad)), one, mone); \
                 }                                                                        \
                 if (!narrow_ok_##SUFFIX(bad)) {                                          \
                     s0 = s0k, s1 = s1k, c0 = c0k, c1 = c1k;                              \
                     for (long long j = k; j < k + CH; j += 2 * L)                        \
-                        two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(load_##SUFFIX(x + j)), \
-                                              vmap<M>::lanes(load_##SUFFIX(x + j + L)), one, mone); \
+                        two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap_##SUFFIX<M>(load_##SUFFIX(x + j)), \
+                                              vmap_##SUFFIX<M>(load_##SUFFIX(x + j + L)), one, mone); \
                 }                                                                        \
             }                                                                            \
         }                                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                             \
             /* prefetched ahead: see two_sum_ahead */                                    \
             if (k + two_sum_ahead<T>() < n) prefetch_lines<2 * L * sizeof(T)>(x + k + two_sum_ahead<T>()); \
-            two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap<M>::lanes(two_sum_load_##SUFFIX<T, A>(x + k)), \
-                                  vmap<M>::lanes(two_sum_load_##SUFFIX<T, A>(x + k + L)), one, mone); \
+            two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + k)), \
+                                  vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + k + L)), one, mone); \
         }                                                                                \
         if (k < n) { /* the rest: lanes set in registers (a buffer's scalar */           \
             const long long rem = n - k; /* stores would stall the vector load) */       \
@@ -1247,8 +1338,6 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
     ATTR inline void two_sum_rows_##SUFFIX(const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok) { \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
-        typedef typename std::conditional<sizeof(A) == 8, long long, int>::type I;       \
-        typedef I mt __attribute__((vector_size(BYTES)));                                \
         long long r = 0;                                                                 \
         if (n >= 2 * L) {                                                                \
             for (; r + L <= rows; r += L) {                                              \
@@ -1260,21 +1349,8 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
                 }                                                                        \
                 /* transpose: S[j] = lane j of every row (swap the off-diagonal */       \
                 /* blocks of sizes 1, 2, ..., L / 2) */                                  \
-                _Pragma("GCC unroll 8") for (int d = 1; d < L; d *= 2) {                 \
-                    mt lo, hi;                                                           \
-                    _Pragma("GCC unroll 16") for (int j = 0; j < L; j++) {               \
-                        lo[j] = (j & d) ? L + j - d : j;                                 \
-                        hi[j] = (j & d) ? L + j : j + d;                                 \
-                    }                                                                    \
-                    _Pragma("GCC unroll 16") for (int i = 0; i < L; i++) {               \
-                        if (i & d) continue;                                             \
-                        const vt a = S[i], b = S[i + d], ca = C[i], cb = C[i + d];       \
-                        S[i] = __builtin_shuffle(a, b, lo);                              \
-                        S[i + d] = __builtin_shuffle(a, b, hi);                          \
-                        C[i] = __builtin_shuffle(ca, cb, lo);                            \
-                        C[i + d] = __builtin_shuffle(ca, cb, hi);                        \
-                    }                                                                    \
-                }                                                                        \
+                transpose_lanes<1, L>(S);                                                \
+                transpose_lanes<1, L>(C);                                                \
                 for (int w = L / 2; w >= 2; w /= 2) /* lanes j, j + w (w > 1) */         \
                     for (int j = 0; j < w; j++) two_sum_merge_##SUFFIX<A>(S[j], S[j + w], C[j], C[j + w]); \
                 two_sum_merge_##SUFFIX<A>(S[0], S[1], C[0], C[1]); /* the final TwoSum */ \
@@ -1323,7 +1399,7 @@ alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR
             for (int u = 0; u < U; u++) {                                                \
                 vt v;                                                                    \
                 std::memcpy(&v, xr + u * W, BYTES);                                      \
-                v = vmap<M>::lanes(v);                                                         \
+                v = vmap_##SUFFIX<M>(v);                                                         \
                 /* TwoSum, three of its adds on the FMA pipes (opaque_one) */           \
                 const vt t = s[u] * one + v, b = s[u] * mone + t;                        \
                 c[u] += (s[u] - (b * mone + t)) + (v - b);                               \

@@ -117,6 +117,12 @@ using NanWMoments = WMoments<T, A, true>;
 
 template <class T, class A>
 using PlainMoments = Moments<T, A, false>;
+
+// TwoSum with its default map, as a template of two parameters (C++17
+// before P0522 -- Clang through 18 by default -- matches a template
+// template parameter only to a template of the same parameters).
+template <class T, class A>
+using PlainTwoSum = TwoSum<T, A>;
 template <class T, class A>
 using NanMoments = Moments<T, A, true>;
 
@@ -333,7 +339,7 @@ std::vector<UFuncDef> &table() {
          ">>> s, e = nr.reduce(nr.twosum, np.array([1e16, 1., -1e16]))\n"
          ">>> float(s), float(e)\n"
          "(0.0, 1.0)",
-         2, real_dtypes<TwoSum, float, float>(true), nullptr},
+         2, real_dtypes<PlainTwoSum, float, float>(true), nullptr},
         // Internal (not exported by numreduce): the fused map of
         // numreduce.mapreduce(np.square, fsum, x) -- twosum over the rounded
         // squares, read from x itself.

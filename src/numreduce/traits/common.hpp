@@ -166,11 +166,13 @@ NR_HD bool ge(timedelta64 a, timedelta64 b) { return b.v != NAT && a.v >= b.v; }
 // if-convert and vectorise.)
 template <class T>
 NR_HD T nan_min(T a, T b) {
-    return (is_nan(a) | le(a, b)) ? a : b;
+    const bool na = is_nan(a), c = le(a, b);
+    return (na | c) ? a : b;
 }
 template <class T>
 NR_HD T nan_max(T a, T b) {
-    return (is_nan(a) | ge(a, b)) ? a : b;
+    const bool na = is_nan(a), c = ge(a, b);
+    return (na | c) ? a : b;
 }
 
 }  // namespace nr
@@ -214,7 +216,8 @@ NR_HD_ALWAYS void two_sum(A a, A b, A &s, A &e) {
     A bp = s - a;
     e = (a - (s - bp)) + (b - bp);
     const A fast = nr_abs(a) >= nr_abs(b) ? b - (s - a) : a - (s - b);
-    e = (is_finite(s) & !is_finite(e)) ? fast : e;
+    const bool fs = is_finite(s), fe = is_finite(e);
+    e = (fs & !fe) ? fast : e;
 }
 
 // One element of a reduction of K sources (weighted moments: x and its
@@ -285,7 +288,7 @@ NR_HD_ALWAYS A rounded_square(A x) {
 
 // Element maps of a reduction's input (TwoSum's third parameter): id_map
 // reduces the elements as they are, square_map their rounded squares
-// (rounded_square).  simd.hpp has their vector forms (vmap).
+// (rounded_square).  simd.hpp has their vector forms (vmap_<variant>).
 struct id_map {
     template <class A>
     NR_HD_ALWAYS static A one(A a) {

@@ -115,7 +115,7 @@ struct CoMoments {
             const T *px = src[0] + c, *py = src[1] + c;
             auto get = [px, py](long long j) { return xy_t{to_real<A>(px[j]), to_real<A>(py[j])}; };
             acc = chunk_reduce(acc, n - c < BLOCK ? n - c : BLOCK, get,
-                               [get, px, py](long long j0, long long j1, A Kx, A Ky, A *const *s) {
+                               [=](long long j0, long long j1, A Kx, A Ky, A *const *s) {
 #if defined(NR_HAVE_HOST_SIMD)
                                    if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
                                        simd::cosums<T>(px + j0, py + j0, j1 - j0, Kx, Ky, s);

@@ -26,6 +26,17 @@ NR_HD To bitcast(From f) {
     u.f = f;
     return u.t;
 }
+// The same into t, the value by reference (for wide vectors: see exp64_scale).
+template <class To, class From>
+NR_HD_ALWAYS void bitcast_to(const From &f, To &t) {
+    static_assert(sizeof(To) == sizeof(From), "bitcast needs equal sizes");
+    union {
+        From f;
+        To t;
+    } u;
+    u.f = f;
+    t = u.t;
+}
 
 // exp(x) for x <= 0 (and NaN/-inf), the only arguments log-sum-exp needs:
 // n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, two-part ln 2), exp(r) by
@@ -126,31 +137,54 @@ constexpr double EXP64_FLOOR = -745.5;
 #else
 #define NR_HD_ALWAYS inline __attribute__((always_inline))
 #endif
-template <class V, class U, class Look>
-NR_HD_ALWAYS V exp64_nonpos_v(V x) {
+// exp64_nonpos_v in its two halves around the table lookup, for callers
+// whose lookup needs an instruction set of its own (simd.hpp's AVX-512
+// permutes: a function with a target attribute may be inlined into one with
+// a wider target, never into one without): the reduction (t with N in its
+// low bits, r, and the polynomial p = (exp(r) - 1) / r) ...
+template <class V>
+NR_HD_ALWAYS void exp64_reduce(const V &x, V &t, V &r, V &p) {
     const double c16 = 23.083120654223414;    // 16 / ln 2
     const double l_hi = 0.04332169877307024;  // (ln 2)_hi / 16, 32 significant bits: N l_hi is exact
     const double l_lo = 1.1926343307941173e-11;
     const double shifter = 6755399441055744.0;  // 1.5 * 2^52: rounds to an integer
-    const V t = x * c16 + shifter;              // N in t's low bits (t's ulp is 1)
+    t = x * c16 + shifter;                      // N in t's low bits (t's ulp is 1)
     const V n = t - shifter;
-    const V r = (x - n * l_hi) - n * l_lo;
-    V p = r * (1.0 / 5040.0) + 1.0 / 720.0;
+    r = (x - n * l_hi) - n * l_lo;
+    p = r * (1.0 / 5040.0) + 1.0 / 720.0;
     p = p * r + 1.0 / 120.0;
     p = p * r + 1.0 / 24.0;
     p = p * r + 1.0 / 6.0;
     p = p * r + 0.5;
     p = p * r + 1.0;  // (exp(r) - 1) / r
-    const U tb = bitcast<U>(t);
-    U kb;
-    V rel;
-    Look::get(tb, kb, rel);
+}
+// ... and the result from them and the table's entry (kb, rel) for t's
+// bits tb.  (Vectors by reference, results in out-parameters: a wide
+// vector passed or returned by value from a function without its ISA
+// would change the calling convention -- Clang refuses that even where the
+// function is always inlined.)
+template <class V, class U>
+NR_HD_ALWAYS void exp64_scale(const U &tb, const V &r, const V &p, const U &kb, const V &rel, V &out) {
     const V q = p * r + rel;  // exp(r) (1 + lo/hi) - 1, to first order
     // t's pattern is 0x4338000000000000 + N: shifted by 48 (mod 2^64, unsigned)
     // that is N << 48 = (q << 52) + (j << 48), so the sum has the exponent
     // field of hi_j plus q + 64 (in [11, 1087] for x in [-745.5, 0]).
-    const V s = bitcast<V>((tb << 48) + kb);
-    return s * q + s;
+    V s;
+    bitcast_to((tb << 48) + kb, s);
+    out = s * q + s;
+}
+template <class V, class U, class Look>
+NR_HD_ALWAYS V exp64_nonpos_v(V x) {
+    V t, r, p;
+    exp64_reduce(x, t, r, p);
+    U tb;
+    bitcast_to(t, tb);
+    U kb;
+    V rel;
+    Look::get(tb, kb, rel);
+    V out;
+    exp64_scale(tb, r, p, kb, rel, out);
+    return out;
 }
 struct ExpTab {
     NR_HD static void get(unsigned long long j, unsigned long long &kb, double &rel) {

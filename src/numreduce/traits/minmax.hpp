@@ -35,11 +35,13 @@ template <>
 struct order_ops<true> {
     template <class T>
     NR_HD static T lo(T a, T b) {
-        return (is_nan(b) | (!is_nan(a) & le(a, b))) ? a : b;
+        const bool na = is_nan(a), nb = is_nan(b), c = le(a, b);
+        return (nb | (!na & c)) ? a : b;  // branch-free: bitwise on the flags
     }
     template <class T>
     NR_HD static T hi(T a, T b) {
-        return (is_nan(b) | (!is_nan(a) & ge(a, b))) ? a : b;
+        const bool na = is_nan(a), nb = is_nan(b), c = ge(a, b);
+        return (nb | (!na & c)) ? a : b;  // branch-free: bitwise on the flags
     }
 };
 

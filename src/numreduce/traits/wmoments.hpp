@@ -170,7 +170,7 @@ struct WMoments {
             const T *px = src[0] + c, *pw = src[1] + c;
             auto get = [px, pw](long long j) { return xw_t{to_real<A>(px[j]), to_real<A>(pw[j])}; };
             acc = chunk_reduce(acc, n - c < BLOCK ? n - c : BLOCK, get,
-                               [get, px, pw](long long j0, long long j1, A K, A *s0, A *s1, A *s2) {
+                               [=](long long j0, long long j1, A K, A *s0, A *s1, A *s2) {
 #if defined(NR_HAVE_HOST_SIMD)
                                    if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
                                        simd::wsums<T, SKIP_NAN>(px + j0, pw + j0, j1 - j0, K, s0, s1, s2);
