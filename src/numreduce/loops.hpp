@@ -12,6 +12,19 @@
 #include "host_traits.hpp"  // the traits' host-only members (before any traits header)
 #include "loop_entry.hpp"
 
+// A software prefetch of the cache line at p for reading (a hint: it never
+// changes a result).  GCC/Clang's builtin; under MSVC on x86/x64 SSE's
+// _mm_prefetch into every cache level, as the builtin's default; nothing
+// elsewhere.
+#if defined(__GNUC__) || defined(__clang__)
+#define NR_PREFETCH(p) __builtin_prefetch(p)
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86)) && !defined(_M_ARM64EC)
+#include <xmmintrin.h>
+#define NR_PREFETCH(p) _mm_prefetch(reinterpret_cast<const char *>(p), _MM_HINT_T0)
+#else
+#define NR_PREFETCH(p) ((void)(p))
+#endif
+
 namespace nr {
 
 template <class Tr>
@@ -49,7 +62,7 @@ inline void gather_k(T *buf, const T *p, npy_intp m) {
     constexpr npy_intp S = 64 / (K * (npy_intp)sizeof(T)) > 0 ? 64 / (K * (npy_intp)sizeof(T)) : 1;
     npy_intp j = 0;
     for (; j + S <= m; j += S) {
-        __builtin_prefetch(reinterpret_cast<const char *>(p + K * j) + 4096);
+        NR_PREFETCH(reinterpret_cast<const char *>(p + K * j) + 4096);
         for (npy_intp i = 0; i < S; i++) buf[j + i] = p[K * (j + i)];
     }
     for (; j < m; j++) buf[j] = p[K * j];
@@ -941,8 +954,8 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
         if ((npy_uintp)g >= (npy_uintp)G) break;
         const npy_uintp ga = (npy_uintp)ids[i + PF];
         const char *pa = reinterpret_cast<const char *>(w + (ga < (npy_uintp)G ? ga : 0));
-        __builtin_prefetch(pa);
-        if constexpr (K > 1 && sizeof(Group) > 64) __builtin_prefetch(pa + 64);
+        NR_PREFETCH(pa);
+        if constexpr (K > 1 && sizeof(Group) > 64) NR_PREFETCH(pa + 64);
         Slot *wg = w[g].s;
         for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
     }

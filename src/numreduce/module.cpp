@@ -9,6 +9,18 @@
 #include "simd.hpp"
 #include "ufuncs.hpp"
 
+// The compiler that built the module (show_config's "compiler"): GCC's and
+// Clang's __VERSION__ string (MinGW-w64 and clang-cl included); MSVC has no
+// __VERSION__, its full version number instead.
+#if defined(__VERSION__)
+#define NR_BUILD_COMPILER __VERSION__
+#elif defined(_MSC_FULL_VER)
+#define NR_STRINGIFY_(x) #x
+#define NR_STRINGIFY(x) NR_STRINGIFY_(x)
+#define NR_BUILD_COMPILER "MSVC " NR_STRINGIFY(_MSC_FULL_VER)
+#else
+#define NR_BUILD_COMPILER "unknown"
+#endif
 
 namespace {
 
@@ -95,7 +107,7 @@ PyMODINIT_FUNC PyInit__core(void) {
         PyModule_AddStringConstant(m, "_NATIVE_REASON", reason.c_str()) < 0 ||
         add_capsule(m) < 0 ||
         PyModule_AddIntConstant(m, "_C_API_VERSION", NUMREDUCE_API_VERSION) < 0 ||
-        PyModule_AddStringConstant(m, "_BUILD_COMPILER", __VERSION__) < 0 ||
+        PyModule_AddStringConstant(m, "_BUILD_COMPILER", NR_BUILD_COMPILER) < 0 ||
         PyModule_AddStringConstant(m, "_SIMD_KERNELS", simd_kernels()) < 0 ||
         PyModule_AddIntConstant(m, "_BUILD_NPY_TARGET_VERSION", NPY_FEATURE_VERSION) < 0) {
         Py_DECREF(m);

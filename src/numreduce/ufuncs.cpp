@@ -39,7 +39,7 @@ void for_ordered_types(F &&f) {
     f(NPY_HALF, half16{});
     f(NPY_FLOAT, float{});
     f(NPY_DOUBLE, double{});
-    f(NPY_LONGDOUBLE, (long double){});
+    f(NPY_LONGDOUBLE, static_cast<long double>(0));
     f(NPY_CFLOAT, cplx<float>{});
     f(NPY_CDOUBLE, cplx<double>{});
     f(NPY_CLONGDOUBLE, cplx<long double>{});

@@ -1,29 +1,43 @@
 // Shared scalar vocabulary for the reduction traits.
 //
 // Everything in src/numreduce/traits/ is plain C++17 arithmetic with no
-// library includes, so the same headers compile on the host (the NumPy
-// extension) and under NVRTC (the CuPy mirror).  Host/device qualifiers are
-// hidden behind NR_HD.  Host-only members (the row-block kernels, the SIMD
-// block pass of argminmax) are declared here only under NR_HOST_TRAITS and
-// defined in ../host_traits.hpp; the SIMD fast paths inside block_reduce are
-// compiled only under NR_HAVE_HOST_SIMD, which ../simd.hpp defines (host
-// translation units include it, through loops.hpp, before the traits).  The
-// headers are installed as package data (numreduce/include/numreduce/traits)
-// and tests/test_nvrtc.py compiles them with NVRTC's default options.
+// library includes (but <cmath> on the host: long double's exp, and
+// std::fma where GCC's builtins are not there, MSVC), so the same headers
+// compile on the host (the NumPy extension) and under NVRTC (the CuPy
+// mirror).  Host/device qualifiers are hidden behind NR_HD.  Host-only
+// members (the row-block kernels, the SIMD block pass of argminmax) are
+// declared here only under NR_HOST_TRAITS and defined in ../host_traits.hpp;
+// the SIMD fast paths inside block_reduce are compiled only under
+// NR_HAVE_HOST_SIMD, which ../simd.hpp defines (host translation units
+// include it, through loops.hpp, before the traits).  The headers are
+// installed as package data (numreduce/include/numreduce/traits) and
+// tests/test_nvrtc.py compiles them with NVRTC's default options.
+// tests/test_msvc_sources.py checks that no GNU-only construct reaches MSVC.
 #pragma once
+
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(__GNUC__) && !defined(__clang__)
+#include <cmath>  // std::fma (fused_mul_add): the host compilers without GCC's builtins (MSVC)
+#endif
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define NR_HD __host__ __device__ __forceinline__
 #else
 #define NR_HD inline
 #endif
-// The same, always inlined on the host (GCC/Clang): the scalar TwoSum and
-// its helpers inside the SIMD kernels' tails and the row-block loops, which
-// the compiler otherwise calls out of line from target-specific code.
-#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && (defined(__GNUC__) || defined(__clang__))
-#define NR_HD_ALWAYS inline __attribute__((always_inline))
-#else
+// The same, always inlined on the host: the scalar TwoSum and its helpers
+// inside the SIMD kernels' tails and the row-block loops, which the compiler
+// otherwise calls out of line from target-specific code, and exp64_nonpos_v
+// (expfn.hpp), whose vector instantiations must compile into their SIMD
+// variant's code.  The one definition: GCC/Clang (clang-cl included) the
+// attribute, MSVC __forceinline, any other compiler plain inline.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define NR_HD_ALWAYS NR_HD
+#elif defined(__GNUC__) || defined(__clang__)
+#define NR_HD_ALWAYS inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define NR_HD_ALWAYS __forceinline
+#else
+#define NR_HD_ALWAYS inline
 #endif
 
 namespace nr {
@@ -232,24 +246,34 @@ struct sources {
 };
 
 // a * b + c rounded once (fused multiply-add): the instruction on GPUs and
-// in the host's vector clones, libm's (exact) fma otherwise.
+// in the host's vector clones, libm's (exact) fma otherwise.  GCC/Clang's
+// builtins and std::fma (MSVC and other host compilers) are the same
+// correctly rounded operation.
 NR_HD_ALWAYS float fused_mul_add(float a, float b, float c) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
     return fmaf(a, b, c);
-#else
+#elif defined(__GNUC__) || defined(__clang__)
     return __builtin_fmaf(a, b, c);
+#else
+    return std::fma(a, b, c);
 #endif
 }
 NR_HD_ALWAYS double fused_mul_add(double a, double b, double c) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
     return fma(a, b, c);
-#else
+#elif defined(__GNUC__) || defined(__clang__)
     return __builtin_fma(a, b, c);
+#else
+    return std::fma(a, b, c);
 #endif
 }
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
 NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double c) {
+#if defined(__GNUC__) || defined(__clang__)
     return __builtin_fmal(a, b, c);
+#else
+    return std::fma(a, b, c);
+#endif
 }
 #endif
 
@@ -259,11 +283,11 @@ NR_HD_ALWAYS long double fused_mul_add(long double a, long double b, long double
 // product is pinned in a register; on GPUs the round-to-nearest multiply
 // intrinsic, which the compiler never fuses.
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define NR_OPAQUE_FP(v) __asm__("" : "+x"(v))
-#elif defined(__aarch64__)
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
 #define NR_OPAQUE_FP(v) __asm__("" : "+w"(v))
-#else
+#else  // MSVC and the rest: a volatile round trip
 #define NR_OPAQUE_FP(v)         \
     do {                        \
         volatile auto t_ = (v); \
@@ -364,8 +388,8 @@ NR_HD_ALWAYS void two_prod(A a, A b, A &p, A &e) {
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__FMA__)
     e = fused_mul_add(a, b, -p);
 #else
-    if constexpr (sizeof(A) > 8) {
-        e = fused_mul_add(a, b, -p);  // long double: libm's fmal
+    if constexpr (same_type<A, long double>::value) {
+        e = fused_mul_add(a, b, -p);  // long double (binary64 under MSVC): libm's fmal
     } else {
         const A ca = dekker<A>::split * a, cb = dekker<A>::split * b;
         const A ah = ca - (ca - a), al = a - ah;

@@ -129,14 +129,9 @@ NR_HD double exp_tab_rel(unsigned long long j) {
 }
 // Below this argument the callers of exp64_nonpos_v take 0 (exp < 2^-1075).
 constexpr double EXP64_FLOOR = -745.5;
-// Always inlined on the host: the vector instantiations must compile into
-// their SIMD variant's code (a call would pass wide vectors across an ISA
-// boundary: the baseline ABI).
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define NR_HD_ALWAYS NR_HD
-#else
-#define NR_HD_ALWAYS inline __attribute__((always_inline))
-#endif
+// Always inlined on the host (NR_HD_ALWAYS, common.hpp): the vector
+// instantiations must compile into their SIMD variant's code (a call would
+// pass wide vectors across an ISA boundary: the baseline ABI).
 // exp64_nonpos_v in its two halves around the table lookup, for callers
 // whose lookup needs an instruction set of its own (simd.hpp's AVX-512
 // permutes: a function with a target attribute may be inlined into one with
