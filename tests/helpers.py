@@ -170,20 +170,42 @@ def assert_same_outcome(got, want):
 SIMD_NAMES = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
 
 
+def simd_kernels():
+    """This build's vector kernels as show_config names them (the level this
+    process runs, "none (scalar loops: ...)" where there are none)."""
+    from numreduce import _config
+
+    return _config.config()["simd_kernels"]
+
+
+def scalar_build():
+    """Whether this build has no vector kernels: built with -Dsimd=false, or
+    for a platform that has none (not x86-64 with GCC/Clang)."""
+    return simd_kernels().startswith("none (scalar loops")
+
+
 def run_at_simd_level(code, level, timeout=900, args=()):
     """Run `code` in a new interpreter with NUMREDUCE_SIMD=level (the
     variant is chosen once per process).  The code prints the active
     kernels first (nr.show_config's simd_kernels) and its own result last;
-    returns that last line.  Skips, saying why, where the platform has no
-    vector kernels or the CPU lacks the level."""
+    returns that last line.  Skips, saying why, where the CPU lacks the
+    level.  A build without vector kernels (scalar_build()) runs the code
+    once, under "baseline" (NUMREDUCE_SIMD has no effect there), so its
+    scalar loops take the same checks; its other levels skip."""
+    scalar = scalar_build()
+    if scalar and level != "baseline":
+        pytest.skip(f"no vector kernels in this build ({simd_kernels()}): "
+                    "the scalar loops run this check once, as [baseline]")
     env = dict(os.environ, NUMREDUCE_SIMD=level)
     proc = subprocess.run([sys.executable, "-P", "-c", code, *args], env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     kernels, last = lines[0], lines[-1]
-    if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
+    if scalar:
+        assert kernels == simd_kernels(), (kernels, simd_kernels())
+        return last
+    assert kernels in SIMD_NAMES.values(), kernels  # a SIMD build runs a vector level
     if kernels != SIMD_NAMES[level]:
         pytest.skip(f"this CPU has no {SIMD_NAMES[level]} (ran {kernels} instead)")
     return last

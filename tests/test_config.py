@@ -117,3 +117,28 @@ def test_native_reason_is_plain_words():
     elif nr._core._NATIVE_REASON.startswith("NumPy rejects the reduction-loop slot"):
         assert "slot number" not in reason and "ArrayMethod" not in reason
         assert reason.startswith("this NumPy has no multi-output reduction slots")
+
+
+def test_simd_kernels_say_which_or_why_none():
+    """show_config's simd_kernels names the vector level in use, or says
+    that there is none and why: the build disabled them (meson -Dsimd=false;
+    NUMREDUCE_SIMD is then no cap on anything) or the compiler/CPU has none.
+    On x86-64 Linux (GCC or Clang: the only compilers that build it there)
+    only the build option can leave them out."""
+    import platform
+
+    kernels = nr._config.config()["simd_kernels"]
+    disabled = ("none (scalar loops: disabled by the build, -Dsimd=false; "
+                "NUMREDUCE_SIMD has no effect)")
+    platform_none = "none (scalar loops: no vector kernels for this compiler or CPU)"
+    assert kernels in ("baseline (SSE2)", "AVX2+FMA", "AVX-512", disabled, platform_none), kernels
+    if sys.platform == "linux" and platform.machine() == "x86_64":
+        assert kernels != platform_none
+    if kernels.startswith("none"):
+        for level in ("baseline", "avx512"):
+            r = subprocess.run([sys.executable, "-P", "-c",
+                                "from numreduce import _config; "
+                                "print(_config.config()['simd_kernels'])"],
+                               capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, NUMREDUCE_SIMD=level))
+            assert r.returncode == 0 and r.stdout.strip() == kernels, (level, r.stdout, r.stderr)

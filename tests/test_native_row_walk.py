@@ -8,6 +8,7 @@ multi-output reduction slots (a NumPy 2.6 development build)."""
 
 import numpy as np
 import pytest
+from helpers import run_at_simd_level
 
 import numreduce as nr
 
@@ -153,15 +154,5 @@ print("checked", checked)
 @pytest.mark.native
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
 def test_minimummaximum_axis0_every_simd_level(level):
-    import os
-    import subprocess
-    import sys
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
-    proc = subprocess.run([sys.executable, "-P", "-c", _LEVEL_CHECK], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = proc.stdout.splitlines()
-    want = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}[level]
-    if lines[0] != want:
-        pytest.skip(f"this CPU has no {want} (ran {lines[0]} instead)")
-    assert int(lines[-1].split()[1]) > 1000, lines[-1]
+    last = run_at_simd_level(_LEVEL_CHECK, level, timeout=600)
+    assert int(last.split()[1]) > 1000, last

@@ -72,8 +72,10 @@ PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "numreduce._core",
 const char *simd_kernels() {
 #if defined(NR_HAVE_HOST_SIMD)
     return nr::simd::simd_level_name();
+#elif defined(NR_DISABLE_HOST_SIMD)
+    return "none (scalar loops: disabled by the build, -Dsimd=false; NUMREDUCE_SIMD has no effect)";
 #else
-    return "none (scalar loops)";
+    return "none (scalar loops: no vector kernels for this compiler or CPU)";
 #endif
 }
 

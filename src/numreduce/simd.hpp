@@ -6,10 +6,12 @@
 // caps the level (tests run every variant the CPU has).  Other compilers /
 // architectures fall back to the scalar traits loops.  Traits headers call
 // these only under NR_HAVE_HOST_SIMD; the CuPy mirror never sees this file.
+// NR_DISABLE_HOST_SIMD (meson -Dsimd=false) turns all of it off, the
+// target_clones included: the scalar loops only, as other platforms get.
 #pragma once
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && (defined(__GNUC__) || defined(__clang__)) && \
-    (defined(__x86_64__) || defined(__i386__))
+    (defined(__x86_64__) || defined(__i386__)) && !defined(NR_DISABLE_HOST_SIMD)
 #define NR_HAVE_HOST_SIMD 1
 #include <cstdlib>
 #include <cstring>

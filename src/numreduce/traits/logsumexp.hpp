@@ -81,6 +81,8 @@ struct MaxSumExp {
         if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
             j1 = simd::sum_exp(xb, m, mx, &s, &cnt);
         }
+#else
+        if constexpr (same_type<A, double>::value) j1 = sum_exp_lanes(xb, m, mx, &s, &cnt);
 #endif
         if constexpr (same_type<A, double>::value) {
             // s: 2^64 times the sum (exp64_nonpos), scaled back once
@@ -120,6 +122,36 @@ struct MaxSumExp {
 #endif
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
         return merge_blocks(acc, n, [x](long long k, long long m) { return reduce_block(x + k, m); });
+    }
+    // Where there are no vector kernels (not x86-64 with GCC/Clang, the
+    // build option -Dsimd=false, the device): pass 2 of a block in scalar
+    // code with the lanes of simd.hpp's SSE2 baseline sum_exp -- element j
+    // in lane j % 8, the lanes folded in its order -- into *out (2^64 times
+    // the sum) and *cnt (the maxima); returns the elements covered (a
+    // multiple of 8), the caller adds the rest.  A block's sum is then 128
+    // additions deep, not 1024: the bound of docs/accuracy.md (k = 144 +
+    // ...) holds without SIMD, and on x86-64 these are the baseline level's
+    // bits.
+    NR_HD static long long sum_exp_lanes(const in_t *x, long long m, double mx, double *out,
+                                         double *cnt) {
+        double a[8] = {}, c[8] = {};
+        long long k = 0;
+        for (; k + 8 <= m; k += 8) {
+            for (int l = 0; l < 8; l++) {
+                const double v = to_real<double>(x[k + l]), d = v - mx;
+                const bool eq = v == mx;  // also for +-inf; never for NaN
+                c[l] += eq ? 1.0 : 0.0;
+                a[l] += eq || d < EXP64_FLOOR ? 0.0 : exp64_nonpos(d);
+            }
+        }
+        *out = lanes_fold(a);
+        *cnt = lanes_fold(c);
+        return k;
+    }
+    // The 8 lanes (two per SSE2 vector, four vectors) as the baseline adds
+    // them: the vectors pairwise, then the two lanes.
+    NR_HD static double lanes_fold(const double *a) {
+        return ((a[0] + a[2]) + (a[4] + a[6])) + ((a[1] + a[3]) + (a[5] + a[7]));
     }
 };
 
@@ -290,6 +322,8 @@ struct MaxSumExpB {
             long long j1 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
             if constexpr (simd::f64_lanes<T>::value) j1 = simd::sum_exp_b(xs, bs, m, mx, &s, &c);
+#else
+            j1 = sum_exp_b_lanes(xs, bs, m, mx, &s, &c);
 #endif
             for (long long j = j1; j < m; j++) {
                 const double v = to_real<double>(xs[j]), b = to_real<double>(bs[j]), d = v - mx;
@@ -316,6 +350,26 @@ struct MaxSumExpB {
             const T *p[2] = {src[0] + k, src[1] + k};
             return reduce_block_sources(p, m);
         });
+    }
+    // Without vector kernels: simd.hpp's baseline sum_exp_b in scalar code,
+    // as MaxSumExp::sum_exp_lanes (element j in lane j % 8; on x86-64, whose
+    // baseline has no FMA, the product b e is rounded on its own as there).
+    NR_HD static long long sum_exp_b_lanes(const T *xs, const T *bs, long long m, double mx,
+                                           double *out, double *cnt) {
+        double a[8] = {}, c[8] = {};
+        long long k = 0;
+        for (; k + 8 <= m; k += 8) {
+            for (int l = 0; l < 8; l++) {
+                const double v = to_real<double>(xs[k + l]), b = to_real<double>(bs[k + l]), d = v - mx;
+                const double p = b * exp64_nonpos(d);
+                const bool eq = v == mx;  // also for +-inf
+                a[l] = eq || d < EXP64_FLOOR || b == 0.0 ? a[l] : a[l] + p;
+                c[l] = eq ? c[l] + b : c[l];
+            }
+        }
+        *out = base::lanes_fold(a);
+        *cnt = base::lanes_fold(c);
+        return k;
     }
 };
 
