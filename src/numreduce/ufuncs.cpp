@@ -1,5 +1,6 @@
 // The registration table and the registry.  Adding a reduction = one traits
-// header, one row in table(), its tests.  The rows are registered through
+// header, one row in table() with its loops in a table_loops_*.cpp (declared
+// in table_loops.hpp), its tests.  The rows are registered through
 // register_spec, the function numreduce's C API exports to other extension
 // modules (extension.hpp), so numreduce's own ufuncs and third-party ones
 // take one route.
@@ -9,122 +10,11 @@
 #include <set>
 
 #include "extension.hpp"
-#include "traits/argminmax.hpp"
-#include "traits/comoments.hpp"
-#include "traits/fminfmax.hpp"
-#include "traits/logsumexp.hpp"
-#include "traits/minmax.hpp"
-#include "traits/moments.hpp"
-#include "traits/twosum.hpp"
-#include "traits/wmoments.hpp"
+#include "table_loops.hpp"
+#include "traits/minmax.hpp"  // the probe's loop
 
 namespace nr {
 namespace {
-
-// Every dtype NumPy orders (np.minimum's dtypes less object): calls
-// f(type_num, T{}) once per NumPy type number with its storage type T.
-template <class F>
-void for_ordered_types(F &&f) {
-    f(NPY_BOOL, npy_bool{});
-    f(NPY_BYTE, npy_byte{});
-    f(NPY_UBYTE, npy_ubyte{});
-    f(NPY_SHORT, npy_short{});
-    f(NPY_USHORT, npy_ushort{});
-    f(NPY_INT, npy_int{});
-    f(NPY_UINT, npy_uint{});
-    f(NPY_LONG, npy_long{});
-    f(NPY_ULONG, npy_ulong{});
-    f(NPY_LONGLONG, npy_longlong{});
-    f(NPY_ULONGLONG, npy_ulonglong{});
-    f(NPY_HALF, half16{});
-    f(NPY_FLOAT, float{});
-    f(NPY_DOUBLE, double{});
-    f(NPY_LONGDOUBLE, static_cast<long double>(0));
-    f(NPY_CFLOAT, cplx<float>{});
-    f(NPY_CDOUBLE, cplx<double>{});
-    f(NPY_CLONGDOUBLE, cplx<long double>{});
-    f(NPY_DATETIME, datetime64{});
-    f(NPY_TIMEDELTA, timedelta64{});
-}
-
-// make_loop for numreduce's own table, with the traits' scatter_rows
-// (loops.hpp) registered for the engine's grouped reductions of several
-// rows (engine_scatter.cpp).
-template <class Tr>
-LoopEntry builtin_loop(int in_type, int out_type) {
-    register_scatter_rows(&scatter_block<Tr>, &scatter_rows<Tr>);
-    return make_loop<Tr>(in_type, out_type);
-}
-
-// Order-only reductions Tr<T>: output = input, every ordered dtype.
-template <template <class> class Tr>
-std::vector<LoopEntry> ordered_dtypes() {
-    std::vector<LoopEntry> v;
-    for_ordered_types([&](int type, auto tag) {
-        v.push_back(builtin_loop<Tr<decltype(tag)>>(type, type));
-    });
-    return v;
-}
-
-template <class A>
-constexpr int npy_type_of() {
-    return std::is_same<A, float>::value    ? NPY_FLOAT
-           : std::is_same<A, double>::value ? NPY_DOUBLE
-                                            : NPY_LONGDOUBLE;
-}
-
-// Real-valued reductions Tr<T, A>: bool and integers accumulate in float64,
-// float16 in F16A, float32 in F32A, float64 and long double in themselves.
-template <template <class, class> class Tr, class F16A, class F32A>
-std::vector<LoopEntry> real_dtypes(bool with_integers) {
-    std::vector<LoopEntry> v;
-    if (with_integers) {
-        v = {
-            builtin_loop<Tr<npy_bool, double>>(NPY_BOOL, NPY_DOUBLE),
-            builtin_loop<Tr<npy_byte, double>>(NPY_BYTE, NPY_DOUBLE),
-            builtin_loop<Tr<npy_ubyte, double>>(NPY_UBYTE, NPY_DOUBLE),
-            builtin_loop<Tr<npy_short, double>>(NPY_SHORT, NPY_DOUBLE),
-            builtin_loop<Tr<npy_ushort, double>>(NPY_USHORT, NPY_DOUBLE),
-            builtin_loop<Tr<npy_int, double>>(NPY_INT, NPY_DOUBLE),
-            builtin_loop<Tr<npy_uint, double>>(NPY_UINT, NPY_DOUBLE),
-            builtin_loop<Tr<npy_long, double>>(NPY_LONG, NPY_DOUBLE),
-            builtin_loop<Tr<npy_ulong, double>>(NPY_ULONG, NPY_DOUBLE),
-            builtin_loop<Tr<npy_longlong, double>>(NPY_LONGLONG, NPY_DOUBLE),
-            builtin_loop<Tr<npy_ulonglong, double>>(NPY_ULONGLONG, NPY_DOUBLE),
-        };
-    }
-    v.push_back(builtin_loop<Tr<half16, F16A>>(NPY_HALF, npy_type_of<F16A>()));
-    v.push_back(builtin_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()));
-    v.push_back(builtin_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE));
-    v.push_back(builtin_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE));
-    return v;
-}
-
-// Reductions of two sources Tr<T, A>: float32 sources accumulate in
-// F32A, float64 and long double in themselves (numreduce's functions cast
-// other sources to float64 first).
-template <template <class, class> class Tr, class F32A>
-std::vector<LoopEntry> source_dtypes() {
-    return {builtin_loop<Tr<float, F32A>>(NPY_FLOAT, npy_type_of<F32A>()),
-            builtin_loop<Tr<double, double>>(NPY_DOUBLE, NPY_DOUBLE),
-            builtin_loop<Tr<long double, long double>>(NPY_LONGDOUBLE, NPY_LONGDOUBLE)};
-}
-
-template <class T, class A>
-using PlainWMoments = WMoments<T, A, false>;
-template <class T, class A>
-using NanWMoments = WMoments<T, A, true>;
-
-template <class T, class A>
-using PlainMoments = Moments<T, A, false>;
-
-// TwoSum with its default map, as a template of two parameters (C++17
-// before P0522 -- Clang through 18 by default -- matches a template
-// template parameter only to a template of the same parameters).
-template <class T, class A>
-using PlainTwoSum = TwoSum<T, A>;
-template <class T, class A>
-using NanMoments = Moments<T, A, true>;
 
 std::vector<UFuncDef> &table() {
     static std::vector<UFuncDef> t = {
@@ -172,7 +62,7 @@ std::vector<UFuncDef> &table() {
          "(array([ 1., nan,  1.]), array([ 2., nan,  3.]))\n"
          ">>> nr.reduce(nr.minimummaximum, np.array([3., 1., 4., 1., 5.]))\n"
          "(np.float64(1.0), np.float64(5.0))",
-         2, ordered_dtypes<MinMax>(), nullptr},
+         2, minimummaximum_loops(), nullptr},
         {"fminfmax",
          "fminfmax(x1, x2, /, out=(None, None), *, where=True, ...)\n"
          "\n"
@@ -204,7 +94,7 @@ std::vector<UFuncDef> &table() {
          "(array([1., 0., 1.]), array([2., 0., 3.]))\n"
          ">>> nr.reduce(nr.fminfmax, np.array([np.nan, 2., 1.]))\n"
          "(np.float64(1.0), np.float64(2.0))",
-         2, ordered_dtypes<FMinFMax>(), nullptr},
+         2, fminfmax_loops(), nullptr},
         {"moments",
          "moments(x1, x2, /, out=(None, None, None), *, where=True, ...)\n"
          "\n"
@@ -242,7 +132,7 @@ std::vector<UFuncDef> &table() {
          "(np.float64(5.0), np.float64(2.8), np.float64(12.8))\n"
          ">>> nr.moments(np.array([1., 2.]), np.array([3., 2.]))\n"
          "(array([2., 2.]), array([2., 2.]), array([2., 0.]))",
-         3, real_dtypes<PlainMoments, double, double>(true), nullptr},
+         3, moments_loops(), nullptr},
         {"nanmoments",
          "nanmoments(x1, x2, /, out=(None, None, None), *, where=True, ...)\n"
          "\n"
@@ -269,7 +159,7 @@ std::vector<UFuncDef> &table() {
          ">>> import numpy as np, numreduce as nr\n"
          ">>> nr.reduce(nr.nanmoments, np.array([1., np.nan, 3.]))\n"
          "(np.float64(2.0), np.float64(2.0), np.float64(2.0))",
-         3, real_dtypes<NanMoments, double, double>(false), nullptr},
+         3, nanmoments_loops(), nullptr},
         {"maxsumexp",
          "maxsumexp(x1, x2, /, out=(None, None), *, where=True, ...)\n"
          "\n"
@@ -306,7 +196,7 @@ std::vector<UFuncDef> &table() {
          ">>> m, t = nr.reduce(nr.maxsumexp, np.array([1000., 1000.]))\n"
          ">>> float(m), float(t), float(m + np.log1p(t))\n"
          "(1000.0, 1.0, 1000.6931471805599)",
-         2, real_dtypes<MaxSumExp, double, double>(true), nullptr},
+         2, maxsumexp_loops(), nullptr},
         {"twosum",
          "twosum(x1, x2, /, out=(None, None), *, where=True, ...)\n"
          "\n"
@@ -339,7 +229,7 @@ std::vector<UFuncDef> &table() {
          ">>> s, e = nr.reduce(nr.twosum, np.array([1e16, 1., -1e16]))\n"
          ">>> float(s), float(e)\n"
          "(0.0, 1.0)",
-         2, real_dtypes<PlainTwoSum, float, float>(true), nullptr},
+         2, twosum_loops(), nullptr},
         // Internal (not exported by numreduce): the fused map of
         // numreduce.mapreduce(np.square, fsum, x) -- twosum over the rounded
         // squares, read from x itself.
@@ -372,10 +262,7 @@ std::vector<UFuncDef> &table() {
          ">>> s, e = nr.reduce(nr._core.sqtwosum, x)\n"
          ">>> bool(s == np.square(x).sum() and e == 1.)\n"
          "True",
-         2,
-         {make_loop<SquareSum<float, float>>(NPY_FLOAT, NPY_FLOAT),
-          make_loop<SquareSum<double, double>>(NPY_DOUBLE, NPY_DOUBLE)},
-         nullptr},
+         2, sqtwosum_loops(), nullptr},
         // Reductions of two sources: ufuncs of two inputs whose call gives
         // the state of one element; numreduce.reduce(u, (x, y), ...).
         {"wmoments",
@@ -414,7 +301,7 @@ std::vector<UFuncDef> &table() {
          ">>> W, K, m, M2 = nr.reduce(nr.wmoments, (np.array([1., 2., 4.]), np.array([1., 0., 3.])))\n"
          ">>> float(W), float(K + m), float(M2 / W)\n"
          "(4.0, 3.25, 1.6875)",
-         4, source_dtypes<PlainWMoments, double>(), nullptr},
+         4, wmoments_loops(), nullptr},
         {"nanwmoments",
          "nanwmoments(x, w, /, out=(None,) * 4, *, where=True, ...)\n"
          "\n"
@@ -445,7 +332,7 @@ std::vector<UFuncDef> &table() {
          ">>> W, K, m, M2 = nr.reduce(nr.nanwmoments, (np.array([1., np.nan, 4.]), np.array([1., 5., 3.])))\n"
          ">>> float(W), float(K + m)\n"
          "(4.0, 3.25)",
-         4, source_dtypes<NanWMoments, double>(), nullptr},
+         4, nanwmoments_loops(), nullptr},
         {"comoments",
          "comoments(x, y, /, out=(None,) * 8, *, where=True, ...)\n"
          "\n"
@@ -484,7 +371,7 @@ std::vector<UFuncDef> &table() {
          "...     nr.comoments, (np.array([1., 2., 3.]), np.array([1., 3., 2.])))\n"
          ">>> float(Cxy / (n - 1))      # np.cov(x, y)[0, 1]\n"
          "0.5",
-         8, source_dtypes<CoMoments, double>(), nullptr},
+         8, comoments_loops(), nullptr},
         {"maxsumexpb",
          "maxsumexpb(x, b, /, out=(None, None), *, where=True, ...)\n"
          "\n"
@@ -520,7 +407,7 @@ std::vector<UFuncDef> &table() {
          ">>> m, t = nr.reduce(nr.maxsumexpb, (np.array([0., 0.]), np.array([1., 1.])))\n"
          ">>> float(m + np.log(abs(t + 1)))     # log(2)\n"
          "0.6931471805599453",
-         2, source_dtypes<MaxSumExpB, double>(), nullptr},
+         2, maxsumexpb_loops(), nullptr},
         {"twoprod",
          "twoprod(x, y, /, out=(None, None), *, where=True, ...)\n"
          "\n"
@@ -553,7 +440,7 @@ std::vector<UFuncDef> &table() {
          ">>> s, e = nr.reduce(nr.twoprod, (np.array([1e16, 1., -1e16]), np.ones(3)))\n"
          ">>> float(s + e)                      # np.dot gives 0.0\n"
          "1.0",
-         2, source_dtypes<SumProd, float>(), nullptr},
+         2, twoprod_loops(), nullptr},
     };
     return t;
 }
@@ -953,17 +840,6 @@ const LoopEntry *find_loop(PyObject *ufunc, int in_type, int *nout, const char *
 bool first_is_state(PyObject *ufunc) {
     const UFuncDef *def = def_of(ufunc);
     return def != nullptr && !def->safe_casts;  // safe_casts: another extension's
-}
-
-ArgRowsFn *find_arg_loop(int in_type, bool skip_nan) {
-    ArgRowsFn *found = nullptr;
-    for_ordered_types([&](int type, auto tag) {
-        using T = decltype(tag);
-        if (type == in_type) {
-            found = skip_nan ? &arg_rows<ArgMinMax<T, true>> : &arg_rows<ArgMinMax<T, false>>;
-        }
-    });
-    return found;
 }
 
 bool probe_native_reduce(std::string *reason) {
