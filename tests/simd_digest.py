@@ -16,7 +16,6 @@ lists the differing entries when any digest differs (entries for a level
 that only one side has are reported, not counted).
 """
 
-import hashlib
 import json
 import os
 import platform
