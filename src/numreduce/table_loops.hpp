@@ -3,7 +3,10 @@
 // The functions are defined in the table_loops_*.cpp files, a few rows each:
 // instantiating the loop templates (loops.hpp) for every traits class and
 // dtype is nearly all of the extension's compile time, and split across
-// translation units it is compiled in parallel (meson/ninja -j).
+// translation units it is compiled in parallel (meson/ninja -j).  Each
+// traits class's loops are instantiated in one of these files only: Clang
+// 14 emits the resolver of a target_clones function (NR_TARGET_CLONES) as a
+// strong symbol, so the same instantiation in two files would not link.
 #pragma once
 
 #include <vector>

@@ -11,7 +11,6 @@
 
 #include "extension.hpp"
 #include "table_loops.hpp"
-#include "traits/minmax.hpp"  // the probe's loop
 
 namespace nr {
 namespace {
@@ -844,8 +843,12 @@ bool first_is_state(PyObject *ufunc) {
 
 bool probe_native_reduce(std::string *reason) {
     // A throwaway ufunc: whatever happens, the real ufuncs are untouched.
-    UFuncDef def = {"_numreduce_probe", "", 2, {make_loop<MinMax<double>>(NPY_DOUBLE, NPY_DOUBLE)},
-                    nullptr};
+    // Its loop: minimummaximum's float64 one (the loops are instantiated in
+    // their table_loops_*.cpp only: see table_loops.hpp).
+    UFuncDef def = {"_numreduce_probe", "", 2, {}, nullptr};
+    for (const LoopEntry &e : minimummaximum_loops()) {
+        if (e.in_type == NPY_DOUBLE) def.loops.push_back(e);
+    }
     PyObject *ufunc = make_ufunc(def, /*native=*/true);
     if (ufunc == nullptr) {
         PyObject *type, *value, *tb;
