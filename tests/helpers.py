@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 
@@ -167,7 +168,12 @@ def assert_same_outcome(got, want):
         assert_same_result(gv, wv)
 
 
-SIMD_NAMES = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
+# show_config()'s simd_kernels at each NUMREDUCE_SIMD level.  The baseline
+# is SSE2 on x86-64 and NEON on aarch64, whose one variant it is (there the
+# higher levels skip, as on an x86-64 CPU without them).
+SIMD_NAMES = {"baseline": ("NEON" if platform.machine().lower() in ("aarch64", "arm64")
+                           else "baseline (SSE2)"),
+              "avx2": "AVX2+FMA", "avx512": "AVX-512"}
 
 
 def run_at_simd_level(code, level, timeout=900, args=()):
@@ -183,7 +189,7 @@ def run_at_simd_level(code, level, timeout=900, args=()):
     lines = proc.stdout.splitlines()
     kernels, last = lines[0], lines[-1]
     if kernels == "none (scalar loops)":
-        pytest.skip("no vector kernels on this platform (not x86-64 with GCC/Clang)")
+        pytest.skip("no vector kernels in this build (not x86-64 or aarch64 with GCC/Clang)")
     if kernels != SIMD_NAMES[level]:
         pytest.skip(f"this CPU has no {SIMD_NAMES[level]} (ran {kernels} instead)")
     return last
