@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 
@@ -167,7 +168,12 @@ def assert_same_outcome(got, want):
         assert_same_result(gv, wv)
 
 
-SIMD_NAMES = {"baseline": "baseline (SSE2)", "avx2": "AVX2+FMA", "avx512": "AVX-512"}
+# show_config()'s simd_kernels at each NUMREDUCE_SIMD level.  The baseline
+# is SSE2 on x86-64 and NEON on aarch64, whose one variant it is (there the
+# higher levels skip, as on an x86-64 CPU without them).
+SIMD_NAMES = {"baseline": ("NEON" if platform.machine().lower() in ("aarch64", "arm64")
+                           else "baseline (SSE2)"),
+              "avx2": "AVX2+FMA", "avx512": "AVX-512"}
 
 
 def simd_kernels():
@@ -180,7 +186,7 @@ def simd_kernels():
 
 def scalar_build():
     """Whether this build has no vector kernels: built with -Dsimd=false, or
-    for a platform that has none (not x86-64 with GCC/Clang)."""
+    for a platform that has none (not x86-64 or aarch64 with GCC/Clang)."""
     return simd_kernels().startswith("none (scalar loops")
 
 

@@ -1,35 +1,53 @@
 // Host-only SIMD kernels for the hottest contiguous-stream loops, written
-// once with GCC/Clang vector extensions and compiled three times -- for the
-// x86-64 baseline (SSE2, 16-byte vectors), AVX2+FMA (32 bytes) and AVX-512
-// (64 bytes) -- with the variant picked at run time (simd_level()), so one
-// wheel is fast on every x86-64 CPU.  NUMREDUCE_SIMD=baseline|avx2|avx512
-// caps the level (tests run every variant the CPU has).  Other compilers /
-// architectures fall back to the scalar traits loops.  Traits headers call
-// these only under NR_HAVE_HOST_SIMD; the CuPy mirror never sees this file.
-// NR_DISABLE_HOST_SIMD (meson -Dsimd=false) turns all of it off, the
-// target_clones included: the scalar loops only, as other platforms get.
+// once with GCC/Clang vector extensions and compiled three times on x86-64
+// -- for the baseline (SSE2, 16-byte vectors), AVX2+FMA (32 bytes) and
+// AVX-512 (64 bytes) -- with the variant picked at run time (simd_level()),
+// so one wheel is fast on every x86-64 CPU; on aarch64 once, for NEON
+// (16-byte vectors, with FMA: the architecture's baseline, so no run-time
+// choice).  NUMREDUCE_SIMD=baseline|avx2|avx512 caps the level (tests run
+// every variant the CPU has; on aarch64 every value gives NEON).  Other
+// compilers / architectures fall back to the scalar traits loops.  Traits
+// headers call these only under NR_HAVE_HOST_SIMD; the CuPy mirror never
+// sees this file.  NR_DISABLE_HOST_SIMD (meson -Dsimd=false) turns all of
+// it off, the target_clones included: the scalar loops only, as other
+// platforms get.
 #pragma once
 
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && (defined(__GNUC__) || defined(__clang__)) && \
     (defined(__x86_64__) || defined(__i386__)) && !defined(NR_DISABLE_HOST_SIMD)
 #define NR_HAVE_HOST_SIMD 1
+#define NR_SIMD_X86 1
+#elif !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__aarch64__) && defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA) &&                       \
+    defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(NR_DISABLE_HOST_SIMD)
+#define NR_HAVE_HOST_SIMD 1
+#define NR_SIMD_AARCH64 1
+#endif
+#if defined(NR_HAVE_HOST_SIMD)
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
 
+#if defined(NR_SIMD_X86)
 #include <immintrin.h>  // AVX-512's vcvtph2ps (half_lanes), in target("avx512f") code only
+// x86 intrinsics inside the kernels' BYTES == 32 / 64 branches: dropped
+// where there are none (aarch64), whose one variant never takes them.
+#define NR_X86_ONLY(...) __VA_ARGS__
+#else
+#define NR_X86_ONLY(...)
+#endif
 
 #include "traits/common.hpp"  // half16
 
 // Generic (traits-driven) loops compiled for AVX-512, AVX2 and the
 // baseline, picked at load time by the dynamic loader (target_clones, an
-// ifunc: GCC, and Clang from 14, on Linux with glibc; by CPU alone, NUMREDUCE_SIMD does
-// not apply).  Clang takes it on member functions of class templates, not on
-// function templates: the generic loops are static members.
-// glibc only: musl has no ifunc.
-#if defined(__linux__) && defined(__GLIBC__) && \
+// ifunc: GCC, and Clang from 14, on x86-64 Linux with glibc -- musl has no
+// ifunc; by CPU alone, NUMREDUCE_SIMD does not apply).  Clang takes it on
+// member functions of class templates, not on function templates: the
+// generic loops are static members.
+#if defined(NR_SIMD_X86) && defined(__linux__) && defined(__GLIBC__) && \
     ((defined(__GNUC__) && !defined(__clang__)) || (defined(__clang__) && __clang_major__ >= 14))
 #define NR_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
@@ -41,18 +59,33 @@
 #if defined(NR_HAVE_HOST_SIMD)
 
 // The variants: X(suffix, vector bytes, function attributes).
+#if defined(NR_SIMD_X86)
 #define NR_SIMD_VARIANTS(X)                                                      \
     X(base, 16, )                                                                \
     X(avx2, 32, __attribute__((target("avx2,fma"))))                             \
     X(avx512, 64, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))))
+#else  // aarch64: NEON (Advanced SIMD) with FMA, the baseline
+#define NR_SIMD_VARIANTS(X) X(base, 16, )
+#endif
 
 namespace nr {
 namespace simd {
 
-// 0 = baseline (SSE2), 1 = AVX2+FMA, 2 = AVX-512 (F, BW, VL, DQ): what the
-// CPU has, capped by the environment variable NUMREDUCE_SIMD.
+// Whether the baseline variant (base, 16 bytes) has a fused multiply-add:
+// on aarch64, where FMA is part of the baseline (and -ffp-contract=fast
+// uses it), not on x86-64's SSE2.
+#if defined(NR_SIMD_AARCH64)
+constexpr bool BASE_HAS_FMA = true;
+#else
+constexpr bool BASE_HAS_FMA = false;
+#endif
+
+// 0 = baseline (SSE2; NEON on aarch64), 1 = AVX2+FMA, 2 = AVX-512 (F, BW,
+// VL, DQ): what the CPU has, capped by the environment variable
+// NUMREDUCE_SIMD.
 inline int detect_level() {
     int level = 0;
+#if defined(NR_SIMD_X86)
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         level = 1;
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -60,6 +93,7 @@ inline int detect_level() {
             level = 2;
         }
     }
+#endif
     if (const char *cap = std::getenv("NUMREDUCE_SIMD")) {
         const int c = !std::strcmp(cap, "baseline") ? 0
                       : !std::strcmp(cap, "avx2")   ? 1
@@ -74,7 +108,11 @@ inline int simd_level() {
     return level;
 }
 inline const char *simd_level_name() {
+#if defined(NR_SIMD_X86)
     static const char *const names[] = {"baseline (SSE2)", "AVX2+FMA", "AVX-512"};
+#else
+    static const char *const names[] = {"NEON"};
+#endif
     return names[simd_level()];
 }
 
@@ -95,7 +133,11 @@ inline A opaque_one() {
 // instruction that uses it, so a min/max step (vpminsw and vpmaxsw, each with
 // its memory operand) loaded every vector twice; integer min/max at L2
 // sizes then ran 1.15x a max-only loop at AVX2 (one load: 0.73-0.80x).
+#if defined(NR_SIMD_X86)
 #define NR_IN_REGISTER(v) __asm__("" : "+x"(v))
+#else
+#define NR_IN_REGISTER(v) __asm__("" : "+w"(v))  // aarch64's SIMD&FP registers
+#endif
 
 // Elements of T ahead of the min/max kernel's loads that it prefetches, one
 // cache line per vector group: 4 KiB.  Past the L2 (1e7 float64: 80 MB) the
@@ -555,6 +597,7 @@ namespace simd {
     ATTR inline NAME##_vf NAME(const half16 *p) {                                       \
         NAME##_vh h;                                                                    \
         std::memcpy(&h, p, sizeof h);                                                   \
+        NR_X86_ONLY(                                                                    \
         if constexpr (VCVT && (N) == 16) {                                              \
             __m256i hv;                                                                 \
             std::memcpy(&hv, &h, sizeof hv);                                            \
@@ -571,7 +614,7 @@ namespace simd {
             NAME##_vf f;                                                                \
             std::memcpy(&f, &fv, sizeof f);                                             \
             return f;                                                                   \
-        }                                                                               \
+        })                                                                              \
         const NAME##_vi w = __builtin_convertvector(h, NAME##_vi);                      \
         const NAME##_vi em = w & 0x7fffu, sign = (w & 0x8000u) << 16;                   \
         const NAME##_vf sub = __builtin_convertvector((NAME##_vs)em, NAME##_vf) * 0x1p-24f; \
@@ -591,6 +634,7 @@ alignas(64) inline constexpr unsigned long long exp_tab_bits_host[16] = {NR_EXP_
                                                                          NR_EXP_TAB_BITS_1};
 alignas(64) inline constexpr double exp_tab_rel_host[16] = {NR_EXP_TAB_REL_0, NR_EXP_TAB_REL_1};
 
+#if defined(NR_SIMD_X86)
 // Helpers for the widest variants' instructions that vector extensions
 // cannot spell, each with its variant's target attribute (a wide vector
 // never crosses a function boundary of a narrower ISA) and always inlined.
@@ -638,6 +682,7 @@ __attribute__((target("avx512f"), always_inline)) inline V permute2_512(V a, V b
     std::memcpy(&out, &r, 64);
     return out;
 }
+#endif  // NR_SIMD_X86
 
 // The transpose of two_sum_rows' L vectors of L lanes (S[j] becomes lane j
 // of every vector): for D = 1, 2, ..., L / 2, vectors i and i + D (i & D
@@ -888,8 +933,8 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             if constexpr (L == 8) {                                                     \
                 const U k0 = {NR_EXP_TAB_BITS_0}, k1 = {NR_EXP_TAB_BITS_1};             \
                 const V r0 = {NR_EXP_TAB_REL_0}, r1 = {NR_EXP_TAB_REL_1};               \
-                kb = permute2_512(k0, k1, j);                                           \
-                rel = permute2_512(r0, r1, j);                                          \
+                NR_X86_ONLY(kb = permute2_512(k0, k1, j);)                              \
+                NR_X86_ONLY(rel = permute2_512(r0, r1, j);)                             \
             } else {                                                                    \
                 for (int i = 0; i < L; i++) {                                           \
                     kb[i] = exp_tab_bits_host[j[i] & 15];                               \
@@ -1062,12 +1107,12 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
        16) of the contiguous sources into 16 lanes (s, c) (element j in lane                 \
        j % 16, whatever the vector width), read from and written back to                     \
        s[0..16), c[0..16): each product split exactly (TwoProduct: an explicit               \
-       fused multiply-subtract at AVX2 and AVX-512, Dekker's product of                      \
-       Veltkamp halves in the baseline), p added to s by TwoSum (p kept in a                 \
+       fused multiply-subtract at AVX2, AVX-512 and NEON, Dekker's product of                \
+       Veltkamp halves in the SSE2 baseline), p added to s by TwoSum (p kept in a                 \
        register: never fused into the sum) and both errors to c -- exact                     \
        operations, so every level gives the traits' scalar lanes' bits.                      \
        false (the lanes then partly written) where a factor is beyond Dekker's               \
-       split (baseline only: the caller steps instead) */                                    \
+       split (SSE2 baseline only: the caller steps instead) */                                    \
     template <class T>                                                                       \
     ATTR inline bool sum_prod_##SUFFIX(const T *x, const T *y, long long n, double *s, double *c) { \
         constexpr int L = BYTES / 8, V = 16 / L;                                             \
@@ -1083,9 +1128,11 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 NR_IN_REGISTER(p);                                                           \
                 vd_##SUFFIX e;                                                               \
                 if constexpr (BYTES == 64) {                                                 \
-                    e = fmsub_512<T>(a, b, p);                                               \
+                    NR_X86_ONLY(e = fmsub_512<T>(a, b, p);)                                  \
                 } else if constexpr (BYTES == 32) {                                          \
-                    e = fmsub_256<T>(a, b, p);                                               \
+                    NR_X86_ONLY(e = fmsub_256<T>(a, b, p);)                                  \
+                } else if constexpr (BASE_HAS_FMA) { /* aarch64: fmsub lane by lane */      \
+                    for (int l = 0; l < L; l++) e[l] = __builtin_fma(a[l], b[l], -p[l]);     \
                 } else {                                                                     \
                     const vd_##SUFFIX ca = a * 134217729.0, cb = b * 134217729.0; /* 2^27 + 1 */ \
                     const vd_##SUFFIX ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh; \
@@ -1105,7 +1152,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             std::memcpy(s + v * L, &sv[v], BYTES);                                           \
             std::memcpy(c + v * L, &cv[v], BYTES);                                           \
         }                                                                                    \
-        if (BYTES == 16) {                                                                   \
+        if (BYTES == 16 && !BASE_HAS_FMA) {                                                  \
             for (int l = 0; l < L; l++)                                                      \
                 if (!(big[l] < 0x1p995)) return false;                                       \
         }                                                                                    \
@@ -1480,6 +1527,7 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_HALF_LANES
 
 // The dispatchers: the variant of simd_level().
+#if defined(NR_SIMD_X86)
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)                                  \
     TEMPLATE inline auto NAME ARGS {                                             \
         switch (simd_level()) {                                                  \
@@ -1488,6 +1536,10 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
             default: return NAME##_base CALL;                                    \
         }                                                                        \
     }
+#else  // one variant
+#define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL) \
+    TEMPLATE inline auto NAME ARGS { return NAME##_base CALL; }
+#endif
 #define NR_COMMA ,
 NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
             (const T *x, long long n, typename minmax_lane<T>::type *lo,

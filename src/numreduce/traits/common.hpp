@@ -365,8 +365,8 @@ NR_HD typename Tr::acc_t step_each(typename Tr::acc_t a, const typename Tr::in_t
 
 // TwoProduct: p = fl(a b) and its exact rounding error e, a b = p + e
 // exactly (where the product neither overflows nor underflows).  With a
-// hardware FMA (GPUs, host code built for it) e is one fused multiply-add;
-// without one (the host's baseline x86-64 build, where fma is a slow libm
+// hardware FMA (GPUs, host code built for it, aarch64 always) e is one fused
+// multiply-add; without one (the host's baseline x86-64 build, where fma is a slow libm
 // call) Dekker's product of Veltkamp halves, exact as well, with the libm
 // fma only where a split would overflow (|a| or |b| >= 2**995, 2**115 for
 // float).
@@ -385,7 +385,9 @@ struct dekker<float> {
 template <class A>
 NR_HD_ALWAYS void two_prod(A a, A b, A &p, A &e) {
     p = a * b;
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__FMA__)
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+    // (on an FMA target -ffp-contract=fast would also fuse Dekker's split:
+    // GCC's aarch64 code computed a C - (a C - a) = a, exact only by luck)
     e = fused_mul_add(a, b, -p);
 #else
     if constexpr (same_type<A, long double>::value) {
