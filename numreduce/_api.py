@@ -161,6 +161,13 @@ def accumulate(ufunc, array, axis=0, dtype=None, out=None):
     cumminmax, logcumsumexp, cumfsum, cummeanvar : the cumulative user functions.
     reduce : the reduction of the whole axis.
 
+    Notes
+    -----
+    Long scans over a non-leading axis use several threads; the result is
+    the same for any thread count.  The running moments use Welford's
+    update (a few ulp of the data's scale per element), not the blocked
+    two-pass scheme of ``reduce``.
+
     Examples
     --------
     >>> import numpy as np, numreduce as nr
@@ -352,11 +359,21 @@ def segmented_reduce(ufunc, array, starts, stops, axis=0, dtype=None, out=None,
     ValueError
         ``starts`` and ``stops`` of different lengths, or an empty segment of a
         ufunc without initials and without ``initial``.
+    TypeError
+        A ufunc that is not one of numreduce's multi-output ufuncs (NumPy
+        has no ``segmented_reduce`` to pass it to).
 
     See Also
     --------
     reduceat : NumPy's index rules (no empty segments).
     reduce_by_group : segments given by a label per element.
+
+    Notes
+    -----
+    Each segment is reduced as ``reduce`` reduces the slice, with the GIL
+    released; where there is enough work the segments are shared among
+    :func:`set_num_threads` threads, and the result is the same for any
+    thread count.
 
     Examples
     --------
@@ -420,9 +437,13 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
     Raises
     ------
     IndexError
-        A group id outside ``[0, num_groups)``.
+        A group id outside ``[0, num_groups)`` (negative ids, and uint64 ids
+        beyond the ``intp`` range, included), naming the first bad position.
     ValueError
-        An empty group of a ufunc without initials and without ``initial``.
+        An empty group of a ufunc without initials and without ``initial``;
+        ``group_ids`` not 1-d or of another length than ``axis``.
+    TypeError
+        ``group_ids`` that are not integers.
 
     See Also
     --------
@@ -430,6 +451,16 @@ def reduce_by_group(ufunc, array, group_ids, num_groups=None, axis=0, dtype=None
         the grouped user functions built on it.
     segmented_reduce : contiguous segments.
     at : the in-place, unbuffered form.
+
+    Notes
+    -----
+    Dtypes, ``dtype=``, ``out`` casting and NaN rules are ``reduce``'s.  The
+    GIL is released.  Without ``initial``, a stream longer than ``2**21``
+    elements is cut into fixed pieces of ``2**21`` elements, whatever the
+    thread count; the pieces are computed by up to :func:`set_num_threads`
+    threads and merged in order, so the result is bitwise the same for any
+    thread count (for ``moments`` within its merge bound of the one-pass
+    result).
 
     Examples
     --------
@@ -471,7 +502,8 @@ def at(ufunc, outs, indices, values):
         Broadcast to the indexed shape (``ValueError`` where it does not).
         Cast, with the accumulators, to the loop dtype of
         ``np.result_type(values, *outs)``; the results are cast back
-        (``same_kind``).
+        (``same_kind``).  ``values`` that overlap ``outs`` are read before
+        anything changes.
 
     Returns
     -------
@@ -484,6 +516,9 @@ def at(ufunc, outs, indices, values):
         An index out of range.
     ValueError
         ``values`` that do not broadcast to the indexed shape.
+    TypeError
+        Results that cannot be cast back into ``outs`` with ``same_kind``
+        casting (float values into int64 accumulators).
 
     See Also
     --------
@@ -634,7 +669,8 @@ def argminmax(a, axis=None, keepdims=False, out=None):
     keepdims : bool, default False
         Keep the reduced axes as axes of length 1.
     out : tuple of two integer ndarrays, optional
-        Arrays for the two index results, of the result's shape.
+        Arrays for the two index results, of the result's shape, of a
+        dtype that ``np.intp`` casts to safely (as ``np.argmin`` requires).
 
     Returns
     -------
@@ -679,7 +715,8 @@ def nanargminmax(a, axis=None, keepdims=False, out=None):
     keepdims : bool, default False
         Keep the reduced axes as axes of length 1.
     out : tuple of two integer ndarrays, optional
-        Arrays for the two index results, of the result's shape.
+        Arrays for the two index results, of the result's shape, of a
+        dtype that ``np.intp`` casts to safely (as ``np.argmin`` requires).
 
     Returns
     -------
@@ -779,10 +816,13 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
     Raises
     ------
     TypeError
-        An integer, bool or object ``dtype=``; complex data with ``weights``.
+        An integer, bool or object ``dtype=``; a float ``dtype=`` on complex
+        data (NumPy would drop the imaginary parts); datetime64,
+        timedelta64, string or object data (as ``np.var``); complex data
+        with ``weights``; a ``ddof`` that is not a real number.
     ValueError
-        A negative weight; ``ddof`` and ``correction`` both given; an ``out``
-        of another shape.
+        A negative weight; ``ddof`` and ``correction`` both given; a ``ddof``
+        array of one or more dimensions; an ``out`` of another shape.
 
     See Also
     --------
@@ -799,6 +839,14 @@ def meanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where
     uses a shifted two-pass scheme on blocks of the data in one read, so that
     it is at least as accurate as ``np.var``, also on data with a large
     offset.  Empty slices give NaN with NumPy's warnings.
+
+    ``dtype=`` float16, float32 or float64: computed in float64 and rounded
+    once to that dtype; longdouble: the data are cast to long double and
+    accumulated there; a complex dtype gives both results in it (the
+    variance with a zero imaginary part, as in NumPy).  ``ddof`` may be
+    negative or fractional: ``var = M2 / max(n - ddof, 0)``, as ``np.var``.
+    As in NumPy, an inf or NaN in one part of a complex mean makes the other
+    part NaN (``np.mean([inf + 0j])`` is ``inf + nanj``).
 
     Examples
     --------
@@ -1168,7 +1216,10 @@ def fsum(a, axis=None, dtype=None, out=None, keepdims=False, initial=NoValue, wh
     Raises
     ------
     TypeError
-        An integer, bool or object ``dtype=``; datetime64 or timedelta64 data;
+        An integer, bool or object ``dtype=``; a float ``dtype=`` on complex
+        data (NumPy would drop the imaginary parts); datetime64 or
+        timedelta64 data; object data without a float or complex ``dtype=``
+        (with one, the elements are cast to it, as ``np.sum`` casts them);
         ``initial=None`` or a complex ``initial`` for a real sum.
 
     See Also
@@ -1264,7 +1315,11 @@ def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     ``b=`` / ``return_sign=`` read each block of the other operand beside
     the block of the image (operands that broadcast the image further make
     ``f`` run on the broadcast sources); complex ``logsumexp`` (several
-    array passes) computes ``f(*arrays)`` whole, as on CuPy.
+    array passes) computes ``f(*arrays)`` whole, as on CuPy.  Where
+    ``np.seterr`` asks for underflow reports or raises on overflow, or a
+    result is not finite while overflow is reported, the fused
+    ``np.square`` loop is not used: ``f`` runs on the blocks, so
+    that its floating-point reports are ``f(x)``'s.
 
     Examples
     --------

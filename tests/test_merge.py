@@ -283,12 +283,13 @@ def test_merge_releases_gil_and_handles_strided_large():
 
 
 def test_streaming_example_in_docs(tmp_path, monkeypatch):
-    """docs/api.md's streaming example (chunks of a memory-mapped file) runs."""
-    text = (DOCS / "api.md").read_text()
+    """The user guide's streaming example (chunks of a memory-mapped file,
+    docs/guide/ufunc-methods.md) runs."""
+    text = (DOCS / "guide" / "ufunc-methods.md").read_text()
     m = re.search(r"<!-- streaming example -->\s*```python\n(.*?)```", text, re.S)
-    assert m, "docs/api.md lost its streaming example"
+    assert m, "docs/guide/ufunc-methods.md lost its streaming example"
     monkeypatch.chdir(tmp_path)
-    exec(compile(m.group(1), "docs/api.md", "exec"), {})
+    exec(compile(m.group(1), "docs/guide/ufunc-methods.md", "exec"), {})
 
 
 def test_docstring_examples():

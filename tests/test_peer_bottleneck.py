@@ -196,7 +196,7 @@ def test_sweep_fsum():
     for a in generated_arrays():
         for axis in axes_of(a):
             with np.errstate(all="ignore"):
-                # docs/api.md: float64 for integers, float32 for float16
+                # docs/guide/ufunc-methods.md: float64 for integers, float32 for float16
                 acc = {"b": np.float64, "i": np.float64, "u": np.float64}.get(a.dtype.kind)
                 if a.dtype == np.float16:
                     acc = np.float32

@@ -606,7 +606,7 @@ class TestFsum:
 # Threaded whole-array reductions against NumPy (numreduce.set_num_threads)
 # ---------------------------------------------------------------------------
 
-_CHUNK = 2**21  # docs/api.md: threads split into chunks of at least 2**21 elements
+_CHUNK = 2**21  # docs/guide/threads.md: threads split into chunks of at least 2**21 elements
 
 
 @pytest.fixture(scope="module")

@@ -491,7 +491,7 @@ def test_reduceat_random_bad_indices_match_numpy(case, bad, data):
 
 
 def test_initial_none_with_initials_documented_semantics():
-    """initial=None on a ufunc with initials (docs/api.md): reduce,
+    """initial=None on a ufunc with initials (docs/semantics.md): reduce,
     segmented_reduce and reduce_by_group start from the first element's
     state, as the loops start a slice (the proper statistics, those of the
     default), and refuse empty ones and where=."""
