@@ -129,7 +129,7 @@ struct MinMaxOf : minmax_scatter<T> {
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             constexpr int L = simd::minmax_lanes<T>();
-            T lo[L], hi[L], nan[L];
+            T lo[L]{}, hi[L]{}, nan[L]{};  // (the kernel writes `lanes` of them)
             if (const int lanes = simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nan)) {
                 k = n;  // the kernel covers the whole stream
                 // Usually no lane is marked (no NaN seen; skipping: every
@@ -158,7 +158,7 @@ struct MinMaxOf : minmax_scatter<T> {
             // both sides; skipping, an all-NaN stream leaves acc as it is;
             // a zero result is the stream's first zero (ties keep the first).
             constexpr int L = simd::minmax_lanes<T>();
-            short lo[L], hi[L];
+            short lo[L]{}, hi[L]{};
             if (const int lanes = simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nullptr)) {
                 k = n;  // the kernel covers the whole stream
                 short l = lo[0], h = hi[0];
