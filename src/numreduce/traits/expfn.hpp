@@ -17,17 +17,6 @@ namespace nr {
 // type-punning rule, vector types included) and for NVCC/NVRTC, and -- unlike
 // __builtin_memcpy -- known to NVRTC.  Compiles to a register move.
 template <class To, class From>
-NR_HD To bitcast(From f) {
-    static_assert(sizeof(To) == sizeof(From), "bitcast needs equal sizes");
-    union {
-        From f;
-        To t;
-    } u;
-    u.f = f;
-    return u.t;
-}
-// The same into t, the value by reference (for wide vectors: see exp64_scale).
-template <class To, class From>
 NR_HD_ALWAYS void bitcast_to(const From &f, To &t) {
     static_assert(sizeof(To) == sizeof(From), "bitcast needs equal sizes");
     union {
@@ -36,6 +25,14 @@ NR_HD_ALWAYS void bitcast_to(const From &f, To &t) {
     } u;
     u.f = f;
     t = u.t;
+}
+// The same as a value (scalars; a wide vector is passed by reference,
+// through bitcast_to: see exp64_scale).
+template <class To, class From>
+NR_HD To bitcast(From f) {
+    To t;
+    bitcast_to(f, t);
+    return t;
 }
 
 // exp(x) for x <= 0 (and NaN/-inf), the only arguments log-sum-exp needs:
