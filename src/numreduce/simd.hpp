@@ -949,7 +949,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         vd_##SUFFIX t, r, p, rel, out;                                                  \
         exp64_reduce(x, t, r, p);                                                       \
         vu_##SUFFIX tb, kb;                                                             \
-        std::memcpy(&tb, &t, BYTES);                                                    \
+        bitcast_to(t, tb);                                                              \
         exp_tab_##SUFFIX::get(tb, kb, rel);                                             \
         exp64_scale(tb, r, p, kb, rel, out);                                            \
         return out;                                                                     \
