@@ -35,6 +35,7 @@ def config() -> dict:
         "machine": platform.machine(),
         "numpy_simd": _simd_level(),
         "simd_kernels": _core._SIMD_KERNELS,
+        **_core._kernel_policy(),
         "native_reduce": HAVE_NATIVE_REDUCE,
         "native_reason": native_reason(),
         "reduce_path": "native ufunc.reduce + engine" if HAVE_NATIVE_REDUCE else "engine",
@@ -71,7 +72,11 @@ def show_config() -> None:
     """Print numreduce's build and run-time configuration.
 
     One ``key: value`` line each: the versions of numreduce, NumPy and
-    Python, the SIMD kernels in use, the thread setting, and whether
+    Python, the SIMD kernels in use and what was chosen for this CPU
+    (``cpu``; ``stream_kernels``: the vector width of the kernels that
+    stream memory -- the min/max family, the axis-0 row streams -- and why;
+    ``prefetch``: their software prefetch and why; ``row_layout``: which
+    axis-0 rows stream whole, by the L1 data cache), the thread setting, and whether
     ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,
     ``reduce_path``) and why.  Without the native path a ``native_hint``
     line says what to call instead: ``nr.minimummaximum.reduce(a)`` raises
@@ -285,6 +290,16 @@ def _check_simd_env() -> None:
     if value and value not in ("baseline", "avx2", "avx512"):
         raise ValueError(f"NUMREDUCE_SIMD={value!r}: use 'baseline', 'avx2' or 'avx512' "
                          "(a cap on the vector kernels; unset: the best the CPU has)")
+    value = os.environ.get("NUMREDUCE_STREAM_WIDTH")
+    if value and value not in ("auto", "16", "32", "64"):
+        raise ValueError(f"NUMREDUCE_STREAM_WIDTH={value!r}: use '16', '32', '64' or 'auto' "
+                         "(the vector bytes of the memory-streaming kernels, at most "
+                         "NUMREDUCE_SIMD's; auto or unset: chosen by the CPU)")
+    value = os.environ.get("NUMREDUCE_PREFETCH")
+    if value and value not in ("auto", "on", "off"):
+        raise ValueError(f"NUMREDUCE_PREFETCH={value!r}: use 'on', 'off' or 'auto' "
+                         "(software prefetch in the 1-D streaming kernels; auto or unset: "
+                         "chosen by the CPU)")
 
 
 _check_simd_env()

@@ -301,19 +301,15 @@ def _plain(ufunc, array, axes, keepdims, frame=False):
         shape = kept + (1,) * k if keepdims else kept
     elif axes == list(range(axes[0], axes[0] + k)):
         # a run of middle axes: each (n, inner) slab of the (outer, n, inner)
-        # block reduced over its leading axis (the column-blocked kernels;
-        # np.require made a transposed copy), where the slabs are large
-        # enough for one call each
+        # block reduced over its leading axis, one call for all the slabs
+        # (the axis-0 row kernels; np.require made a transposed copy),
+        # where the slabs are large enough
         i, j = axes[0], axes[0] + k
         outer, n = math.prod(array.shape[:i]), math.prod(array.shape[i:j])
         inner = math.prod(array.shape[j:])
         if n == 0 or n * inner < _SLAB:
             return None
-        block = array.reshape(outer, n, inner)
-        slabs = [_core._reduce_rows(ufunc, block[o]) for o in range(outer)]
-        if any(r is None for r in slabs):
-            return None
-        res = tuple(np.stack([r[q] for r in slabs]) for q in range(len(slabs[0])))
+        res = _core._reduce_rows(ufunc, array.reshape(outer, n, inner))  # slab after slab
         kept = array.shape[:i] + array.shape[j:]
         shape = array.shape[:i] + (1,) * k + array.shape[j:] if keepdims else kept
     else:

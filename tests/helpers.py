@@ -190,19 +190,20 @@ def scalar_build():
     return simd_kernels().startswith("none (scalar loops")
 
 
-def run_at_simd_level(code, level, timeout=900, args=()):
+def run_at_simd_level(code, level, timeout=900, args=(), env=None):
     """Run `code` in a new interpreter with NUMREDUCE_SIMD=level (the
     variant is chosen once per process).  The code prints the active
     kernels first (nr.show_config's simd_kernels) and its own result last;
     returns that last line.  Skips, saying why, where the CPU lacks the
     level.  A build without vector kernels (scalar_build()) runs the code
     once, under "baseline" (NUMREDUCE_SIMD has no effect there), so its
-    scalar loops take the same checks; its other levels skip."""
+    scalar loops take the same checks; its other levels skip.  `env`: more
+    environment variables for the run (NUMREDUCE_STREAM_WIDTH...)."""
     scalar = scalar_build()
     if scalar and level != "baseline":
         pytest.skip(f"no vector kernels in this build ({simd_kernels()}): "
                     "the scalar loops run this check once, as [baseline]")
-    env = dict(os.environ, NUMREDUCE_SIMD=level)
+    env = dict(os.environ, **(env or {}), NUMREDUCE_SIMD=level)
     proc = subprocess.run([sys.executable, "-P", "-c", code, *args], env=env,
                           capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -579,13 +579,17 @@ struct DirectCall {
     // with one entry per element of the kept axis (the tuple in *ret, their
     // data pointers in outs[]).  1 = ready, 0 = not for this path (the
     // caller returns None), -1 = error.  The reduced `axis` must not be empty.
+    // (axis 0 of a 3-D (outer, n, inner) array: its middle axis, the
+    // outputs outer * inner long)
     int start_2d(PyObject *ufunc, PyArrayObject *a, int axis, char **outs, PyObject **ret) {
-        if (PyArray_NDIM(a) != 2 || PyArray_DIM(a, axis) == 0 || !PyArray_IS_C_CONTIGUOUS(a)) {
+        const int nd = PyArray_NDIM(a);
+        if (!(nd == 2 || (nd == 3 && axis == 0)) || PyArray_DIM(a, nd - 2 + axis) == 0 ||
+            !PyArray_IS_C_CONTIGUOUS(a)) {
             return 0;
         }
         const int ok = init(ufunc, a);
         if (ok <= 0) return ok;
-        npy_intp length = PyArray_DIM(a, 1 - axis);
+        npy_intp length = nd == 3 ? PyArray_DIM(a, 0) * PyArray_DIM(a, 2) : PyArray_DIM(a, 1 - axis);
         *ret = PyTuple_New(nout);
         for (int i = 0; *ret != nullptr && i < nout; i++) {
             Py_INCREF(out);
@@ -827,11 +831,13 @@ PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a) {
         Py_RETURN_NONE;
     }
     const int nout = call.nout;
-    const npy_intp rows = PyArray_DIM(a, 0), cols = PyArray_DIM(a, 1);
+    // a 3-D (outer, rows, cols) array: its middle axis, one slab after another
+    const int nd = PyArray_NDIM(a);
+    const npy_intp slabs = nd == 3 ? PyArray_DIM(a, 0) : 1;
+    const npy_intp rows = PyArray_DIM(a, nd - 2), cols = PyArray_DIM(a, nd - 1);
     const npy_intp osize = call.out->elsize, isize = PyArray_DESCR(a)->elsize;
 
     // Start values: the initials broadcast along the row, or row 0 itself.
-    const char *x = PyArray_BYTES(a);
     alignas(16) char one[NPY_MAXARGS][32];
     char *onep[NPY_MAXARGS];
     for (int i = 0; i < nout; i++) onep[i] = one[i];
@@ -840,26 +846,31 @@ PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a) {
         Py_DECREF(ret);
         return nullptr;
     }
-    for (int i = 0; i < nout; i++) {
-        if (have) {
-            for (npy_intp c = 0; c < cols; c++) std::memcpy(outs[i] + c * osize, one[i], osize);
-        } else {
-            std::memcpy(outs[i], x, cols * isize);  // same type (DirectCall checked)
-        }
-    }
-    // Whole rows stream past the accumulator rows (sequential reads; column
-    // blocking measured slower here), unless the traits reduce row blocks
-    // themselves.
     int r = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    if (call.entry->rows != nullptr) {
-        call.entry->rows(outs, x + (have ? 0 : cols * isize), have ? rows : rows - 1, cols);
-    } else {
-        for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
-            r = call.run(outs, osize, x + row * cols * isize, cols);
+    for (npy_intp sl = 0; sl < slabs && r == 0; sl++) {
+        const char *x = PyArray_BYTES(a) + sl * rows * cols * isize;
+        char *acc[NPY_MAXARGS];
+        for (int i = 0; i < nout; i++) {
+            acc[i] = outs[i] + sl * cols * osize;
+            if (have) {
+                for (npy_intp c = 0; c < cols; c++) std::memcpy(acc[i] + c * osize, one[i], osize);
+            } else {
+                std::memcpy(acc[i], x, cols * isize);  // same type (DirectCall checked)
+            }
         }
+        // Whole rows stream past the accumulator rows (sequential reads;
+        // column blocking measured slower here), unless the traits reduce
+        // row blocks themselves.
+        Py_BEGIN_ALLOW_THREADS;
+        if (call.entry->rows != nullptr) {
+            call.entry->rows(acc, x + (have ? 0 : cols * isize), have ? rows : rows - 1, cols);
+        } else {
+            for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
+                r = call.run(acc, osize, x + row * cols * isize, cols);
+            }
+        }
+        Py_END_ALLOW_THREADS;
     }
-    Py_END_ALLOW_THREADS;
     if (r < 0) {
         Py_DECREF(ret);
         return nullptr;

@@ -34,7 +34,17 @@ namespace nr {
     template <class T, bool SKIP_NAN>
     NR_TARGET_CLONES inline void MinMaxOf<T, SKIP_NAN>::rows_reduce(out_t *const *acc, const in_t *x, long long rows,
                                             long long cols, long long stride) {
-        // Blocks of 16 rows: few enough concurrent row streams for the
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
+            // rows whose accumulators fit in L1: streamed whole, in memory order
+            if (2 * cols * (long long)sizeof(T) <= simd::row_stream_bytes() &&
+                simd::minmax_rows<T, SKIP_NAN && (T(0.5) != T(0))>(acc[0], acc[1], x, rows, cols,
+                                                                   stride) == cols) {
+                return;
+            }
+        }
+#endif
+        // Wider rows, blocks of 16: few enough concurrent row streams for the
         // prefetchers, enough rows to amortise the accumulator load/store.
         constexpr long long RB = 16;
         for (long long r0 = 0; r0 < rows; r0 += RB) {
@@ -355,6 +365,40 @@ namespace nr {
                 }
             }
             return;
+        }
+#endif
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (vec && same_type<T, A>::value) {
+            // Rows whose accumulators fit in L1 (row_stream_bytes, at most
+            // 32 KiB: the start values saved on the stack): streamed whole,
+            // in memory order; then, as the tiles, the error zeroed where the
+            // sum is not finite and a column whose TwoSum overflowed inside
+            // redone from its start with step()'s arithmetic.
+            constexpr long long SAVE = 32768 / (2 * (long long)sizeof(A));
+            if (cols <= SAVE && 2 * cols * (long long)sizeof(A) <= simd::row_stream_bytes()) {
+                A s0[SAVE], e0[SAVE];
+                std::memcpy(s0, acc[0], cols * sizeof(A));
+                std::memcpy(e0, acc[1], cols * sizeof(A));
+                if (simd::two_sum_stream<A, M>(acc[0], acc[1], x, rows, cols, stride) == cols) {
+                    for (long long c = 0; c < cols; c++) {
+                        const A sc = acc[0][c], ec = acc[1][c];
+                        if (sc - sc != A(0)) {
+                            acc[1][c] = A(0);
+                        } else if (ec - ec != A(0)) {
+                            A sj = s0[c], cj = e0[c];
+                            for (long long r = 0; r < rows; r++) {
+                                A t, e;
+                                nr::two_sum(sj, M::one(x[r * stride + c]), t, e);
+                                cj = t - t == A(0) ? cj + e : A(0);
+                                sj = t;
+                            }
+                            acc[0][c] = sj;
+                            acc[1][c] = cj;
+                        }
+                    }
+                    return;
+                }
+            }
         }
 #endif
         for (long long r0 = 0; r0 < rows; r0 += RB) {

@@ -2,6 +2,7 @@
 #define NR_IMPORT_NUMPY_HERE
 #include "numpy_api.hpp"
 
+#include <cstdio>
 #include <string>
 
 #include "engine.hpp"
@@ -23,6 +24,8 @@
 #endif
 
 namespace {
+
+PyObject *kernel_policy(PyObject *, PyObject *);  // below
 
 PyMethodDef methods[] = {
     {"_reduce", (PyCFunction)nr::engine_reduce, METH_VARARGS,
@@ -60,6 +63,8 @@ PyMethodDef methods[] = {
     {"_fast_function", (PyCFunction)nr::fast_function_new, METH_VARARGS,
      "_fast_function(name, general, ufunc, nan_ufunc) -> the C fast-path callable of the\n"
      "user function `name` (numreduce/_fastpath.py binds the public names to them)."},
+    {"_kernel_policy", (PyCFunction)kernel_policy, METH_NOARGS,
+     "_kernel_policy() -> dict: the CPU and the kernel choices made for it (show_config)."},
     {"_has_initials", (PyCFunction)nr::registry_has_initials, METH_VARARGS,
      "_has_initials(ufunc, dtype) -> bool: whether the loop for `dtype` has initials."},
     {nullptr, nullptr, 0, nullptr},
@@ -76,6 +81,37 @@ const char *simd_kernels() {
     return "none (scalar loops: disabled by the build, -Dsimd=false; NUMREDUCE_SIMD has no effect)";
 #else
     return "none (scalar loops: no vector kernels for this compiler or CPU)";
+#endif
+}
+
+// _kernel_policy() -> dict: what the kernels were chosen by on this CPU,
+// for show_config(): the CPU (cpuid), the width of the memory-streaming
+// kernels and why, the software prefetch and why, the axis-0 row layout
+// (by the L1 data cache the OS reports).
+PyObject *kernel_policy(PyObject *, PyObject *) {
+#if defined(NR_HAVE_HOST_SIMD)
+    namespace s = nr::simd;
+    static const char *const widths[] = {"16", "32", "64"};
+    const s::mem_choice m = s::choose_mem_level();
+    const s::prefetch_choice p = s::choose_prefetch();
+    const long long l1 = s::l1d_bytes();
+    char stream[320], prefetch[200], rows[240];
+    std::snprintf(stream, sizeof stream, "%s-byte vectors (%s)", widths[s::mem_level()], m.why);
+    if (p.bytes > 0) {
+        std::snprintf(prefetch, sizeof prefetch, "%lld KiB ahead (%s)", p.bytes / 1024, p.why);
+    } else {
+        std::snprintf(prefetch, sizeof prefetch, "off (%s)", p.why);
+    }
+    std::snprintf(rows, sizeof rows,
+                  "rows with up to %lld KiB of accumulators stream whole, wider rows in "
+                  "register tiles (half the L1d: %lld KiB %s)",
+                  s::row_stream_bytes() / 1024, (l1 > 0 ? l1 : 32768) / 1024,
+                  l1 > 0 ? "from the OS" : "assumed: the OS did not say");
+    return Py_BuildValue("{s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
+                         "prefetch", prefetch, "row_layout", rows);
+#else
+    return Py_BuildValue("{s:s,s:s,s:s,s:s}", "cpu", "unknown", "stream_kernels", "none (scalar loops)",
+                         "prefetch", "off (scalar loops)", "row_layout", "scalar loops");
 #endif
 }
 

@@ -24,13 +24,21 @@
 #define NR_SIMD_AARCH64 1
 #endif
 #if defined(NR_HAVE_HOST_SIMD)
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>  // sysconf: the L1 data cache's size (row_stream_bytes)
+#endif
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 #if defined(NR_SIMD_X86)
+#include <cpuid.h>      // the CPU's vendor, family and model (cpu_model)
 #include <immintrin.h>  // AVX-512's vcvtph2ps (half_lanes), in target("avx512f") code only
 // x86 intrinsics inside the kernels' BYTES == 32 / 64 branches: dropped
 // where there are none (aarch64), whose one variant never takes them.
@@ -116,6 +124,136 @@ inline const char *simd_level_name() {
     return names[simd_level()];
 }
 
+// The CPU as cpuid names it: vendor (0 unknown, 1 Intel, 2 AMD), family and
+// model (with their extended fields), and its words for show_config().
+struct cpu_model {
+    int vendor = 0, family = 0, model = 0;
+    char text[64] = "unknown";
+};
+inline cpu_model read_cpu_model() {
+    cpu_model c;
+#if defined(NR_SIMD_X86)
+    unsigned a, b, cx, d;
+    if (!__get_cpuid(0, &a, &b, &cx, &d)) return c;
+    char v[13];
+    std::memcpy(v, &b, 4);
+    std::memcpy(v + 4, &d, 4);
+    std::memcpy(v + 8, &cx, 4);
+    v[12] = 0;
+    c.vendor = !std::strcmp(v, "GenuineIntel") ? 1 : !std::strcmp(v, "AuthenticAMD") ? 2 : 0;
+    if (__get_cpuid(1, &a, &b, &cx, &d)) {
+        const unsigned fam = (a >> 8) & 0xf, mod = (a >> 4) & 0xf;
+        c.family = (int)(fam == 0xf ? fam + ((a >> 20) & 0xff) : fam);
+        c.model = (int)(fam == 0x6 || fam == 0xf ? mod | (((a >> 16) & 0xf) << 4) : mod);
+    }
+    std::snprintf(c.text, sizeof c.text, "%s family %xh model %xh", v, c.family, c.model);
+#elif defined(NR_SIMD_AARCH64)
+    std::snprintf(c.text, sizeof c.text, "aarch64");
+#endif
+    return c;
+}
+inline const cpu_model &cpu() {
+    static const cpu_model c = read_cpu_model();
+    return c;
+}
+
+// The level of the kernels that stream memory at a few operations an
+// element: the min/max family (minmax, minmax_cols, minmax_rows, find_eq,
+// argminmax) and the axis-0 row streams (two_sum_stream).  simd_level(),
+// but the 32-byte (AVX2) variants on CPUs whose AVX-512 executes 512-bit
+// operations as two 256-bit halves and whose memory then streams slower
+// with 64-byte vectors: AMD family 19h (Zen 4).  Measured on an EPYC of
+// that family (from memory, one thread): minmax of 1e7 float32 0.95 ms at
+// 64 bytes against 0.68 ms at 32, float64 2.2 against 1.9, argminmax
+// float64 3.3 against 2.4, a (40000, 250) float64 fsum over axis 0 0.37 ns
+// an element against 0.26 (np.sum 0.26) -- while from L2 the 64-byte
+// kernels are faster.  The compute-bound kernels (TwoSum lanes, moments,
+// exp) keep simd_level(): faster at 64 bytes there too.  Every level gives
+// the same bits, so the choice is speed alone.
+// NUMREDUCE_STREAM_WIDTH=64|32|16 sets the width instead (at most
+// simd_level(): NUMREDUCE_SIMD and the CPU still cap it); "auto" or unset:
+// this rule.
+struct mem_choice {
+    int level;
+    const char *why;
+};
+inline mem_choice choose_mem_level() {
+    const int level = simd_level();
+    if (const char *w = std::getenv("NUMREDUCE_STREAM_WIDTH")) {
+        const int want = !std::strcmp(w, "64") ? 2 : !std::strcmp(w, "32") ? 1 : !std::strcmp(w, "16") ? 0 : -1;
+        if (want >= 0) return {want < level ? want : level, "set by NUMREDUCE_STREAM_WIDTH"};
+    }
+    if (level == 2 && cpu().vendor == 2 && cpu().family == 0x19) {
+        return {1, "AMD family 19h (Zen 4) runs 512-bit operations as two 256-bit halves; "
+                   "its 64-byte streaming kernels read memory 1.1-1.4x slower than the 32-byte ones"};
+    }
+    return {level, "the widest level of simd_kernels"};
+}
+inline int mem_level() {
+    static const int level = choose_mem_level().level;
+    return level;
+}
+
+// The widest accumulator rows (bytes, all outputs together) that the
+// axis-0 row-block kernels (minmax_rows, two_sum_rows_stream) stream whole
+// rows past: half the L1 data cache the OS reports (32 KiB where it says
+// nothing), so that the accumulators stay in L1 while the data stream in
+// memory order -- the hardware prefetchers' easiest pattern.  Wider rows
+// take the register tiles (minmax_cols, two_sum_cols), whose accumulators
+// would not fit: a tile reads a short piece of each of 16 rows, which on
+// narrow rows the prefetchers did not follow (a (40000, 250) float64
+// block over axis 0: 0.90 ns an element in tiles, 0.27 from L2, np.sum
+// 0.32, on a Zen 4 with 32 KiB L1d).
+inline long long l1d_bytes() {
+    long long v = 0;
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
+    v = (long long)sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#elif defined(__APPLE__)
+    long long s = 0;
+    size_t len = sizeof s;
+    if (sysctlbyname("hw.l1dcachesize", &s, &len, nullptr, 0) == 0) v = s;
+#endif
+    return v > 0 ? v : 0;
+}
+inline long long row_stream_bytes() {
+    static const long long v = [] {
+        const long long l1 = l1d_bytes();
+        return (l1 > 0 ? l1 : 32768) / 2;
+    }();
+    return v;
+}
+
+// The software prefetch distance of the 1-D streaming kernels (min/max,
+// argminmax, TwoSum lanes), in bytes; 0: none, the hardware prefetchers
+// alone.  (The axis-0 column tiles prefetch within their rows whatever
+// this says: a tile reads a short piece of each of 16 rows, and without
+// it a (4000, 2500) float64 fsum over axis 0 took 10.9 ms against 3.8 on
+// the same Zen 4.)  4 KiB, measured on Intel (Sapphire Rapids: 1.2-1.4x faster past
+// the L2, see minmax_ahead); none on AMD family 19h, where it cost
+// (Zen 4, 1e7 elements from memory, one thread: minmax float32 1.15 ms
+// with it against 1.05 without, fsum float64 2.7 against 2.5, argminmax
+// float64 2.7 against 2.4).  NUMREDUCE_PREFETCH=on|off sets it instead.
+struct prefetch_choice {
+    long long bytes;
+    const char *why;
+};
+inline prefetch_choice choose_prefetch() {
+    if (const char *p = std::getenv("NUMREDUCE_PREFETCH")) {
+        if (!std::strcmp(p, "on")) return {4096, "set by NUMREDUCE_PREFETCH"};
+        if (!std::strcmp(p, "off")) return {0, "set by NUMREDUCE_PREFETCH"};
+    }
+    if (cpu().vendor == 2 && cpu().family == 0x19) {
+        return {0, "AMD family 19h: the hardware prefetchers alone were faster (measured on Zen 4)"};
+    }
+#if defined(NR_SIMD_AARCH64)
+    return {4096, "the x86 default (not measured on ARM)"};
+#else
+    return {4096, "the default (measured on Intel Sapphire Rapids: 1.2-1.4x past the L2)"};
+#endif
+}
+inline const long long g_prefetch_bytes = choose_prefetch().bytes;
+inline long long prefetch_bytes() { return g_prefetch_bytes; }
+
 // 1, read through a volatile so that the compiler cannot fold x * one:
 // the kernels write some of their additions as x * one + y, which the
 // compiler contracts (-ffp-contract=fast) into a fused multiply-add where the
@@ -140,15 +278,17 @@ inline A opaque_one() {
 #endif
 
 // Elements of T ahead of the min/max kernel's loads that it prefetches, one
-// cache line per vector group: 4 KiB.  Past the L2 (1e7 float64: 80 MB) the
-// kernel read 20-24 GB/s against np.max's 28 (1.20-1.40x its time); 2 KiB
-// gave 1.01-1.05x at AVX-512, but AVX2 float64 still 0.33-0.40 ns an
-// element and int64 1.04-1.21x float64's time; at 4 KiB both levels read
-// 0.27-0.29 ns an element (huge pages), int64 0.98-1.05x float64.  1 KiB
-// gave 1.11x.  Same bits (no arithmetic changes).
+// cache line per vector group: 4 KiB where software prefetch is on
+// (prefetch_bytes), else none (a distance no index reaches).  Past the L2
+// (1e7 float64: 80 MB) on a Sapphire Rapids the kernel read 20-24 GB/s
+// against np.max's 28 (1.20-1.40x its time); 2 KiB gave 1.01-1.05x at
+// AVX-512, but AVX2 float64 still 0.33-0.40 ns an element and int64
+// 1.04-1.21x float64's time; at 4 KiB both levels read 0.27-0.29 ns an
+// element (huge pages), int64 0.98-1.05x float64.  1 KiB gave 1.11x.  Same
+// bits (no arithmetic changes).
 template <class T>
-constexpr long long minmax_ahead() {
-    return 4096 / (long long)sizeof(T);
+inline long long minmax_ahead() {
+    return prefetch_bytes() > 0 ? prefetch_bytes() / (long long)sizeof(T) : (1ll << 62);
 }
 
 // Vectors in flight per loop step of the min/max kernels.
@@ -210,16 +350,17 @@ inline long long half_first_zero(const half16 *x, long long n) {
 }
 
 // Elements of T ahead of the TwoSum lanes' loads that the stream
-// prefetches, every cache line of a step (prefetch_lines): 4 KiB.  Out of
-// cache, the lanes' dependency chains keep too few loads in flight:
-// without it a 1e7 int64 sum (converted in the loop) took 9.2 ms against
-// 5.1 ms for float64 at AVX-512, and the AVX2 float64 sum 6.0 ms.  1 KiB
-// (one line a step: every other line at AVX-512) gave 0.42-0.45 ns an
-// element at 1e7 (huge pages), 4 KiB of every line 0.28-0.31 at AVX2 and
-// AVX-512, int64 included (0.98-1.07x float64's time); 8 KiB no better.
+// prefetches, every cache line of a step (prefetch_lines): 4 KiB where
+// software prefetch is on (prefetch_bytes), else none.  Out of cache on a
+// Sapphire Rapids, the lanes' dependency chains kept too few loads in
+// flight: without it a 1e7 int64 sum (converted in the loop) took 9.2 ms
+// against 5.1 ms for float64 at AVX-512, and the AVX2 float64 sum 6.0 ms.
+// 1 KiB (one line a step: every other line at AVX-512) gave 0.42-0.45 ns
+// an element at 1e7 (huge pages), 4 KiB of every line 0.28-0.31 at AVX2
+// and AVX-512, int64 included (0.98-1.07x float64's time); 8 KiB no better.
 template <class T>
-constexpr long long two_sum_ahead() {
-    return 4096 / (long long)sizeof(T);
+inline long long two_sum_ahead() {
+    return minmax_ahead<T>();
 }
 
 // Prefetch every cache line of the SPAN bytes at p (one line where SPAN is
@@ -345,10 +486,11 @@ struct f64_lanes {
         }                                                                             \
         const unsigned mis = (unsigned)((unsigned long long)x % BYTES);               \
         long long k = mis == 0 || mis % sizeof(T) ? U * W : (BYTES - mis) / sizeof(T); \
+        const long long ahead = minmax_ahead<T>();                                    \
         for (; k + U * W <= n; k += U * W) {                                          \
             for (int u = 0; u < U; u++) {                                             \
-                if ((u * BYTES) % 64 == 0 && k + minmax_ahead<T>() < n)               \
-                    __builtin_prefetch(x + k + u * W + minmax_ahead<T>());            \
+                if ((u * BYTES) % 64 == 0 && k + ahead < n)                           \
+                    __builtin_prefetch(x + k + u * W + ahead);                        \
                 V v;                                                                  \
                 std::memcpy(&v, x + k + u * W, BYTES);                                \
                 NR_IN_REGISTER(v);                                                    \
@@ -451,6 +593,81 @@ struct f64_lanes {
         return c0;                                                                    \
     }
 
+// The rows of a row-major block reduced over axis 0 into lo_acc / hi_acc
+// (one per column, holding the start values) with the accumulator rows in
+// memory (L1: the caller streams only rows whose accumulators fit,
+// row_stream_bytes) and the data read in memory order, row after row: the
+// column tiles' results, bit for bit.  Propagating: the last NaN of a
+// column's start value (lo's) and its rows is the result on both sides, as
+// the tiles' NaN lanes give; skipping (fmin/fmax): a NaN start value stays
+// until the column's first number, NaN elements are skipped.  The columns
+// past the last whole vector run in one more vector held in registers,
+// ending at the last column (its first lanes, columns done in memory, are
+// dropped).  Returns the number of columns done: cols, or 0 (nothing
+// touched) where cols is narrower than one vector.
+#define NR_ROWS_KERNEL(SUFFIX, BYTES, ATTR)                                           \
+    template <bool SKIP, class V>                                                     \
+    ATTR __attribute__((always_inline)) inline void minmax_into_##SUFFIX(V &lo, V &hi, V v) { \
+        if constexpr (SKIP) {                                                         \
+            lo = (v < lo) | ((lo != lo) & (v == v)) ? v : lo;                         \
+            hi = (v > hi) | ((hi != hi) & (v == v)) ? v : hi;                         \
+        } else {                                                                      \
+            lo = (v < lo) | (v != v) ? v : lo;                                        \
+            hi = (v > hi) | (v != v) ? v : hi;                                        \
+        }                                                                             \
+    }                                                                                 \
+    template <class T, bool SKIP = false>                                             \
+    ATTR long long minmax_rows_##SUFFIX(T *lo_acc, T *hi_acc, const T *x, long long rows, \
+                                        long long cols, long long stride) {           \
+        constexpr int W = BYTES / (int)sizeof(T), U = 4;                              \
+        typedef T V __attribute__((vector_size(BYTES)));                              \
+        typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
+        if (cols < W) return 0;                                                       \
+        if constexpr (!SKIP && (T)0.5 != (T)0) {                                      \
+            /* a NaN start value is the tiles' NaN lane of both sides */             \
+            for (long long c = 0; c < cols; c++)                                      \
+                if (lo_acc[c] != lo_acc[c]) hi_acc[c] = lo_acc[c];                    \
+        }                                                                             \
+        const long long full = cols / W * W, t0 = cols - W;                           \
+        const int keep = (int)(full - t0); /* tail lanes already in whole vectors */ \
+        V tlo = *reinterpret_cast<const VU *>(lo_acc + t0);                           \
+        V thi = *reinterpret_cast<const VU *>(hi_acc + t0);                           \
+        for (long long r = 0; r < rows; r++) {                                        \
+            const T *xr = x + r * stride;                                             \
+            long long c = 0;                                                          \
+            for (; c + U * W <= full; c += U * W) {                                   \
+                for (int u = 0; u < U; u++) {                                         \
+                    VU *l = reinterpret_cast<VU *>(lo_acc + c + u * W);               \
+                    VU *h = reinterpret_cast<VU *>(hi_acc + c + u * W);               \
+                    V a = *l, b = *h, v;                                              \
+                    std::memcpy(&v, xr + c + u * W, BYTES);                           \
+                    minmax_into_##SUFFIX<SKIP>(a, b, v);                              \
+                    *l = a;                                                           \
+                    *h = b;                                                           \
+                }                                                                     \
+            }                                                                         \
+            for (; c < full; c += W) {                                                \
+                VU *l = reinterpret_cast<VU *>(lo_acc + c);                           \
+                VU *h = reinterpret_cast<VU *>(hi_acc + c);                           \
+                V a = *l, b = *h, v;                                                  \
+                std::memcpy(&v, xr + c, BYTES);                                       \
+                minmax_into_##SUFFIX<SKIP>(a, b, v);                                  \
+                *l = a;                                                               \
+                *h = b;                                                               \
+            }                                                                         \
+            if (keep < W) {                                                           \
+                V v;                                                                  \
+                std::memcpy(&v, xr + t0, BYTES);                                      \
+                minmax_into_##SUFFIX<SKIP>(tlo, thi, v);                              \
+            }                                                                         \
+        }                                                                             \
+        for (int j = keep; j < W; j++) {                                              \
+            lo_acc[t0 + j] = tlo[j];                                                  \
+            hi_acc[t0 + j] = thi[j];                                                  \
+        }                                                                             \
+        return cols;                                                                  \
+    }
+
 // The first i in [0, n) with x[i] == v (x[i] a NaN when v is NaN), or n:
 // four vector compares per step, their masks OR-ed and tested once; the
 // step that matched is then searched in order.
@@ -501,7 +718,7 @@ struct f64_lanes {
 // 1024 on (float64 0.44 against 0.54 us), so there the one pass stays for
 // rows of up to 1024.
 inline long long argminmax_short() {
-    return simd_level() >= 2 ? 4096 : 1024;
+    return mem_level() >= 2 ? 4096 : 1024;
 }
 
 #define NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)                                            \
@@ -535,8 +752,9 @@ inline long long argminmax_short() {
         il[0] = il[1] = ih[0] = ih[1] = iota;                                         \
         auto nan = lo[0] != lo[0];                                                    \
         long long k = W;                                                              \
+        const long long ahead = minmax_ahead<T>();                                    \
         for (; k + 2 * W <= n; k += 2 * W) {                                          \
-            if (k + minmax_ahead<T>() < n) prefetch_lines<2 * BYTES>(x + k + minmax_ahead<T>()); \
+            if (k + ahead < n) prefetch_lines<2 * BYTES>(x + k + ahead);              \
             arg_step_##SUFFIX(lo[0], hi[0], il[0], ih[0], nan, x, k, iota);            \
             arg_step_##SUFFIX(lo[1], hi[1], il[1], ih[1], nan, x, k + W, iota);        \
         }                                                                             \
@@ -1235,6 +1453,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         s0 = s1 = vt{} * (A)-1; /* sum([-0.0]) = -0.0 */                                 \
         c0 = c1 = vt{};                                                                  \
         const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        const long long ahead = two_sum_ahead<T>();                                      \
         long long k = 0;                                                                 \
         if constexpr (narrow_i64_##SUFFIX<T>) {                                          \
             /* chunks of 64-bit integers by the narrow conversion, a chunk */            \
@@ -1244,7 +1463,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 const vt s0k = s0, s1k = s1, c0k = c0, c1k = c1;                         \
                 vu_##SUFFIX bad = {};                                                    \
                 for (long long j = k; j < k + CH; j += 2 * L) {                          \
-                    if (j + two_sum_ahead<T>() < n) prefetch_lines<2 * L * sizeof(T)>(x + j + two_sum_ahead<T>()); \
+                    if (j + ahead < n) prefetch_lines<2 * L * sizeof(T)>(x + j + ahead);   \
                     two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap_##SUFFIX<M>(narrow_##SUFFIX(x + j, bad)), \
                                           vmap_##SUFFIX<M>(narrow_##SUFFIX(x + j + L, bad)), one, mone); \
                 }                                                                        \
@@ -1258,7 +1477,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         }                                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                             \
             /* prefetched ahead: see two_sum_ahead */                                    \
-            if (k + two_sum_ahead<T>() < n) prefetch_lines<2 * L * sizeof(T)>(x + k + two_sum_ahead<T>()); \
+            if (k + ahead < n) prefetch_lines<2 * L * sizeof(T)>(x + k + ahead);         \
             two_sum_step_##SUFFIX(s0, s1, c0, c1, vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + k)), \
                                   vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + k + L)), one, mone); \
         }                                                                                \
@@ -1308,10 +1527,11 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         __int128 S = 0;                                                                  \
         unsigned long long tail_bad = 0;                                                 \
         long long k = 0;                                                                 \
+        const long long ahead = two_sum_ahead<T>();                                      \
         for (; k + CH <= n; k += CH) {                                                   \
             vu_##SUFFIX a0 = {}, a1 = {}, bad = {};                                      \
             for (long long j = k; j < k + CH; j += 2 * L) {                              \
-                if (j + two_sum_ahead<T>() < n) prefetch_lines<2 * BYTES>(x + j + two_sum_ahead<T>()); \
+                if (j + ahead < n) prefetch_lines<2 * BYTES>(x + j + ahead);                 \
                 vu_##SUFFIX u0, u1;                                                      \
                 std::memcpy(&u0, x + j, BYTES);                                          \
                 std::memcpy(&u1, x + j + L, BYTES);                                      \
@@ -1488,6 +1708,70 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             std::memcpy(c_acc + c0 + u * W, &c[u], BYTES);                               \
         }                                                                                \
     }                                                                                    \
+    /* The rows of a block summed down into (s_acc, c_acc) with the */                  \
+    /* accumulator rows in memory (L1: the caller streams only rows whose */            \
+    /* accumulators fit, row_stream_bytes) and the data read in memory */                \
+    /* order: per column in row order, the tiles' TwoSum arithmetic, the */             \
+    /* columns past the last whole vector in one more vector held in */                \
+    /* registers (its first lanes dropped).  The error is left as the */                 \
+    /* arithmetic gives it: the caller zeroes it where the sum is not finite */          \
+    /* and redoes a column whose TwoSum overflowed inside (a finite sum with */          \
+    /* a non-finite error) with step(), as the tiles do.  Returns cols, or 0 */          \
+    /* (nothing touched) where cols is narrower than one vector */                      \
+    template <class A, class M = id_map>                                                 \
+    ATTR inline long long two_sum_stream_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
+                                                  long long cols, long long stride) {    \
+        constexpr int W = BYTES / (int)sizeof(A), U = 4;                                 \
+        typedef A vt __attribute__((vector_size(BYTES)));                                \
+        typedef A VU __attribute__((vector_size(BYTES), aligned(sizeof(A)), may_alias)); \
+        if (cols < W) return 0;                                                          \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        const long long full = cols / W * W, t0 = cols - W;                              \
+        const int keep = (int)(full - t0);                                               \
+        vt ts = *reinterpret_cast<const VU *>(s_acc + t0);                               \
+        vt tc = *reinterpret_cast<const VU *>(c_acc + t0);                               \
+        for (long long r = 0; r < rows; r++) {                                           \
+            const A *xr = x + r * stride;                                                \
+            long long c = 0;                                                             \
+            for (; c + U * W <= full; c += U * W) {                                      \
+                for (int u = 0; u < U; u++) {                                            \
+                    VU *sp = reinterpret_cast<VU *>(s_acc + c + u * W);                  \
+                    VU *cp = reinterpret_cast<VU *>(c_acc + c + u * W);                  \
+                    vt sv = *sp, cv = *cp, v;                                            \
+                    std::memcpy(&v, xr + c + u * W, BYTES);                              \
+                    v = vmap_##SUFFIX<M>(v);                                             \
+                    const vt t = sv * one + v, b = sv * mone + t;                        \
+                    cv += (sv - (b * mone + t)) + (v - b);                               \
+                    *sp = t;                                                             \
+                    *cp = cv;                                                            \
+                }                                                                        \
+            }                                                                            \
+            for (; c < full; c += W) {                                                   \
+                VU *sp = reinterpret_cast<VU *>(s_acc + c);                              \
+                VU *cp = reinterpret_cast<VU *>(c_acc + c);                              \
+                vt sv = *sp, cv = *cp, v;                                                \
+                std::memcpy(&v, xr + c, BYTES);                                          \
+                v = vmap_##SUFFIX<M>(v);                                                 \
+                const vt t = sv * one + v, b = sv * mone + t;                            \
+                cv += (sv - (b * mone + t)) + (v - b);                                   \
+                *sp = t;                                                                 \
+                *cp = cv;                                                                \
+            }                                                                            \
+            if (keep < W) {                                                              \
+                vt v;                                                                    \
+                std::memcpy(&v, xr + t0, BYTES);                                         \
+                v = vmap_##SUFFIX<M>(v);                                                 \
+                const vt t = ts * one + v, b = ts * mone + t;                            \
+                tc += (ts - (b * mone + t)) + (v - b);                                   \
+                ts = t;                                                                  \
+            }                                                                            \
+        }                                                                                \
+        for (int j = keep; j < W; j++) {                                                 \
+            s_acc[t0 + j] = ts[j];                                                       \
+            c_acc[t0 + j] = tc[j];                                                       \
+        }                                                                                \
+        return cols;                                                                     \
+    }                                                                                    \
     /* the columns of the block in tiles of 4 vectors, then of one, then */              \
     /* (cols >= W) the last W columns as one tile of which only the lanes of */          \
     /* the columns not yet done are kept (the others, already summed, are */             \
@@ -1513,6 +1797,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)          \
     NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)        \
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
+    NR_ROWS_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
     NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)           \
     NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
@@ -1521,16 +1806,18 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_MINMAX_STEP
 #undef NR_MINMAX_KERNEL
 #undef NR_COLS_KERNEL
+#undef NR_ROWS_KERNEL
 #undef NR_FIND_KERNEL
 #undef NR_ARG_KERNEL
 #undef NR_F64_KERNELS
 #undef NR_HALF_LANES
 
-// The dispatchers: the variant of simd_level().
+// The dispatchers: the variant of NR_LEVEL(), mem_level() for the
+// memory-streaming kernels, simd_level() for the others.
 #if defined(NR_SIMD_X86)
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)                                  \
     TEMPLATE inline auto NAME ARGS {                                             \
-        switch (simd_level()) {                                                  \
+        switch (NR_LEVEL()) {                                                    \
             case 2: return NAME##_avx512 CALL;                                   \
             case 1: return NAME##_avx2 CALL;                                     \
             default: return NAME##_base CALL;                                    \
@@ -1541,6 +1828,7 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
     TEMPLATE inline auto NAME ARGS { return NAME##_base CALL; }
 #endif
 #define NR_COMMA ,
+#define NR_LEVEL mem_level  // the memory-streaming kernels
 NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
             (const T *x, long long n, typename minmax_lane<T>::type *lo,
              typename minmax_lane<T>::type *hi, typename minmax_lane<T>::type *nan),
@@ -1548,9 +1836,17 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
 NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, minmax_cols,
             (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
             <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, minmax_rows,
+            (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
+            <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
 NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
             <T>(x, n, lo, hi))
+NR_DISPATCH(template <class A NR_COMMA class M = id_map>, two_sum_stream,
+            (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
+            <A NR_COMMA M>(s, c, x, rows, cols, stride))
+#undef NR_LEVEL
+#define NR_LEVEL simd_level  // the others
 // The float64 kernels read float64, float32, float16 or integers (load_*:
 // converted as to_real does); f64_lanes<T> says which.
 NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
@@ -1583,6 +1879,7 @@ NR_DISPATCH(template <class A NR_COMMA class M = id_map>, two_sum_cols,
             (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
             <A NR_COMMA M>(s, c, x, rows, cols, stride))
 #undef NR_COMMA
+#undef NR_LEVEL
 #undef NR_DISPATCH
 
 }  // namespace simd
