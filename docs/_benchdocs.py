@@ -10,8 +10,9 @@ whole run; the docs build (docs/conf.py, at ``builder-inited``) calls
 - ``bench-headline.md``: the headline speed-ups, included by index.md;
 - ``bench-xarray.md``, ``bench-pandas.md``: the accessors' rows with their
   times, included by grouped.md;
-- ``bench-layouts.md``: the layouts sweep (``python -m numreduce bench
-  --layouts --save docs/_data/bench-layouts.json``), one table;
+- ``bench-layouts.md``: the layouts sweeps (``python -m numreduce bench
+  --layouts --save docs/_data/bench-layouts*.json``), one table per stored
+  run (per CPU);
 - ``bench-area-<k>.png``: one plot per area of its speed-ups (bars on a
   log scale, a line at 1.0, the value beside each bar);
 - ``bench-time.png``: the rows that compare numreduce's time with one
@@ -353,8 +354,22 @@ def layouts_table(doc):
         out.append(f"| {layout}, {shape.replace(' F', ', F-ordered')} | " + " | ".join(cells)
                    + " |")
     c = doc["config"]
+    chosen = "".join(f", {k.replace('_', ' ')} {c[k]}" for k in ("cpu", "stream_kernels",
+                                                                 "prefetch") if k in c)
     out += ["", f"float64 / float32 in each cell.  {doc['cpu']}, one thread, numreduce SIMD kernels "
-                f"{c['simd_kernels']}, NumPy {c['numpy']}; `{doc['command']}`.", ""]
+                f"{c['simd_kernels']}{chosen}, NumPy {c['numpy']}; `{doc['command']}`"
+                + (f" ({doc['note']})" if doc.get("note") else "") + ".", ""]
+    return "\n".join(out)
+
+
+def layouts_tables(paths):
+    """One layouts table per stored sweep (docs/_data/bench-layouts*.json:
+    one per CPU), each under a heading naming its CPU."""
+    out = []
+    for path in paths:
+        doc = load(path)
+        cpu = doc["config"].get("cpu", "")
+        out += [f"### {doc['cpu']}" + (f" ({cpu})" if cpu else ""), "", layouts_table(doc)]
     return "\n".join(out)
 
 
@@ -380,10 +395,12 @@ def accessor_table(doc, prefix):
 
 
 def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json",
-              layouts=HERE / "_data" / "bench-layouts.json"):
+              layouts=None):
     out = pathlib.Path(out)
     out.mkdir(exist_ok=True)
-    (out / "bench-layouts.md").write_text(layouts_table(load(layouts)), encoding="utf-8")
+    if layouts is None:  # every stored sweep, one per CPU
+        layouts = sorted((HERE / "_data").glob("bench-layouts*.json"))
+    (out / "bench-layouts.md").write_text(layouts_tables(layouts), encoding="utf-8")
     doc = load(data)
     (out / "bench-tables.md").write_text(tables(doc), encoding="utf-8")
     (out / "bench-machine.md").write_text(machine(doc), encoding="utf-8")

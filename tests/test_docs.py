@@ -241,8 +241,8 @@ def test_user_pages_have_no_development_history(tmp_path):
         sys.path.pop(0)
     doc = _benchdocs.load()
     for name, text in [("bench-tables.md", _benchdocs.tables(doc)),
-                       ("bench-layouts.md", _benchdocs.layouts_table(
-                           _benchdocs.load(DOCS / "_data" / "bench-layouts.json"))),
+                       ("bench-layouts.md", _benchdocs.layouts_tables(
+                           sorted((DOCS / "_data").glob("bench-layouts*.json")))),
                        ("bench-headline.md", _benchdocs.headline(doc)),
                        ("bench-xarray.md", _benchdocs.accessor_table(doc, "xr ")),
                        ("bench-pandas.md", _benchdocs.accessor_table(doc, "pd "))]:

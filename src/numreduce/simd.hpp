@@ -716,9 +716,12 @@ struct f64_lanes {
 // 1.35-1.60 in float64), and at 4096 0.61-0.72 against 0.94-0.97; at AVX2
 // (selects of 3 uops on this Golden Cove core) the blocked pass wins from
 // 1024 on (float64 0.44 against 0.54 us), so there the one pass stays for
-// rows of up to 1024.
+// rows of up to 1024.  AMD's selects (vblendv) are one uop at either
+// width: there the one pass takes rows of up to 4096 at AVX2 too (Zen 4, 32
+// bytes, rows of 2500: the blocked pass ran the sweep's C axis 1 cell at
+// 1.00x / 1.16x np.argmin + np.argmax, float64 / float32).
 inline long long argminmax_short() {
-    return mem_level() >= 2 ? 4096 : 1024;
+    return mem_level() >= 2 || (mem_level() == 1 && cpu().vendor == 2) ? 4096 : 1024;
 }
 
 #define NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)                                            \
