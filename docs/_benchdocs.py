@@ -38,7 +38,8 @@ AREAS = [
     ("minmax on a whole array", lambda c: c.startswith("minmax ") and "^2" not in c),
     ("minmax along an axis", lambda c: c.startswith("minmax ") and "^2" in c),
     ("Other reductions", lambda c: c.split()[0] in ("nanminmax", "argminmax", "meanvar",
-                                                   "logsumexp", "fsum")
+                                                   "logsumexp", "fsum", "fminfmax",
+                                                   "nanargminmax")
      and "threads" not in c and "weights=" not in c and " b= " not in c),
     ("Scans, segments and groups", lambda c: c.split()[0] in (
         "cumminmax", "logcumsumexp", "reduceat", "group_minmax", "group_meanvar")
@@ -58,6 +59,8 @@ _DTYPES = {"f64": "float64", "float64": "float64", "float32": "float32", "int16"
 # What each function is compared with, where the label does not say it.
 _REFERENCE = {
     "nanminmax": "np.nanmin + np.nanmax",
+    "fminfmax": "np.fmin.reduce + np.fmax.reduce",
+    "nanargminmax": "np.nanargmin + np.nanargmax",
     "argminmax": "np.argmin + np.argmax",
     "meanvar": "np.mean + np.var",
     "logsumexp": "scipy.special.logsumexp",
@@ -69,6 +72,7 @@ _REFERENCE = {
 _VS = {
     "min+max": "np.min + np.max",
     "max": "np.max alone",
+    "argmax": "np.argmax alone",
     "np.sum": "np.sum",
     "np.at": "np.minimum.at + np.maximum.at",
     "pandas": "pandas groupby",

@@ -399,6 +399,23 @@ def target_rows(quick: bool = False, on_row=None):
                                    lambda: np.max(a))
             rows.append(_ratio_row(f"minmax {dtype} {n:.0e} vs min+max", t_nr, t_two, 1.9, "faster"))
             rows.append(_ratio_row(f"minmax {dtype} {n:.0e} vs max", t_nr, t_max, 1.05, "at_most"))
+    # the rest of the 1-D min/max family at np.max's / np.argmax's speed
+    # (one pass over memory is the whole cost)
+    for dtype in ("float32", "float64", "int32", "int64"):
+        a = _data(dtype, big, rng)
+        fl = dtype.startswith("float")
+        if fl:
+            rows.append(_ratio_row(f"nanminmax {dtype} {big:.0e} vs max",
+                                   *t(lambda: nr.nanminmax(a), lambda: np.max(a)), 1.05, "at_most"))
+            rows.append(_ratio_row(f"fminfmax {dtype} {big:.0e} vs max",
+                                   *t(lambda: nr.reduce(nr.fminfmax, a), lambda: np.max(a)), 1.05,
+                                   "at_most"))
+        rows.append(_ratio_row(f"argminmax {dtype} {big:.0e} vs argmax",
+                               *t(lambda: nr.argminmax(a), lambda: np.argmax(a)), 1.10, "at_most"))
+        if fl:
+            rows.append(_ratio_row(f"nanargminmax {dtype} {big:.0e} vs argmax",
+                                   *t(lambda: nr.nanargminmax(a), lambda: np.argmax(a)), 1.10,
+                                   "at_most"))
     for dtype in ("float32", "float64", "int32", "int64"):
         a = _data(dtype, 1000, rng)
         rows.append(_ratio_row(f"minmax {dtype} 1e3 vs max",

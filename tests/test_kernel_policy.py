@@ -23,20 +23,27 @@ from test_simd_levels import CHECK
 
 from numreduce import _config
 
-WIDTH_LEVEL = {"16": "baseline", "32": "avx2", "64": "avx512"}
+# (width, level): every width under each level that has it; 32 bytes under
+# AVX-512 is the AVX-512VL variant (avx512y), under AVX2 the AVX2 one
+WIDTHS = [("16", "baseline"), ("32", "avx2"), ("32", "avx512"), ("64", "avx512")]
 
 
-@pytest.mark.parametrize("width", ["16", "32", "64"])
-def test_vector_kernels_at_every_stream_width(width):
-    # the memory-streaming kernels at `width` bytes under the CPU's best
-    # level (a width the CPU lacks: the test skips, saying so)
-    code = CHECK.replace('print(_config.config()["simd_kernels"])',
-                         'print(_config.config()["simd_kernels"]); '
-                         'assert _config.config()["stream_kernels"].startswith('
-                         f'"{width}-byte vectors (set by NUMREDUCE_STREAM_WIDTH)"), '
-                         '_config.config()["stream_kernels"]')
-    checked = run_at_simd_level(code, WIDTH_LEVEL[width], timeout=600,
-                                env={"NUMREDUCE_STREAM_WIDTH": width})
+def _width_says(width, level):
+    """A line for the checks: assert that the process runs the
+    memory-streaming kernels at `width` bytes, as set."""
+    isa = {"baseline": "SSE2", "avx2": "AVX2", "avx512": "AVX-512VL" if width == "32"
+           else "AVX-512"}[level]
+    return ('print(_config.config()["simd_kernels"]); s = _config.config()["stream_kernels"]; '
+            f'assert s.startswith("{width}-byte vectors") and "(set by NUMREDUCE_STREAM_WIDTH)" '
+            f'in s and (s.split("(")[0].rstrip().endswith("{isa}") or "NEON" in s), s')
+
+
+@pytest.mark.parametrize("width, level", WIDTHS)
+def test_vector_kernels_at_every_stream_width(width, level):
+    # the memory-streaming kernels at `width` bytes under `level` (a level
+    # the CPU lacks: the test skips, saying so)
+    code = CHECK.replace('print(_config.config()["simd_kernels"])', _width_says(width, level))
+    checked = run_at_simd_level(code, level, timeout=600, env={"NUMREDUCE_STREAM_WIDTH": width})
     assert checked.startswith("checked ") and int(checked.split()[1]) > 1000, checked
 
 
@@ -120,10 +127,10 @@ ROWS = textwrap.dedent(r'''
 ''')
 
 
-@pytest.mark.parametrize("width", ["16", "32", "64"])
-def test_row_streams_at_every_stream_width(width):
-    checked = run_at_simd_level(ROWS, WIDTH_LEVEL[width], timeout=600,
-                                env={"NUMREDUCE_STREAM_WIDTH": width})
+@pytest.mark.parametrize("width, level", WIDTHS)
+def test_row_streams_at_every_stream_width(width, level):
+    code = ROWS.replace('print(_config.config()["simd_kernels"])', _width_says(width, level))
+    checked = run_at_simd_level(code, level, timeout=600, env={"NUMREDUCE_STREAM_WIDTH": width})
     assert checked.startswith("checked ") and int(checked.split()[1]) > 500, checked
 
 
@@ -142,8 +149,7 @@ def test_show_config_says_what_was_chosen_for_this_cpu():
 @pytest.mark.parametrize("env, key, start", [
     ({"NUMREDUCE_PREFETCH": "off"}, "prefetch", "off (set by NUMREDUCE_PREFETCH)"),
     ({"NUMREDUCE_PREFETCH": "on"}, "prefetch", "4 KiB ahead (set by NUMREDUCE_PREFETCH)"),
-    ({"NUMREDUCE_STREAM_WIDTH": "16"}, "stream_kernels",
-     "16-byte vectors (set by NUMREDUCE_STREAM_WIDTH)"),
+    ({"NUMREDUCE_STREAM_WIDTH": "16"}, "stream_kernels", "16-byte vectors, "),
 ])
 def test_kernel_choices_can_be_set(env, key, start):
     if _config.config()["simd_kernels"].startswith("none"):

@@ -91,12 +91,11 @@ const char *simd_kernels() {
 PyObject *kernel_policy(PyObject *, PyObject *) {
 #if defined(NR_HAVE_HOST_SIMD)
     namespace s = nr::simd;
-    static const char *const widths[] = {"16", "32", "64"};
     const s::mem_choice m = s::choose_mem_level();
     const s::prefetch_choice p = s::choose_prefetch();
     const long long l1 = s::l1d_bytes();
     char stream[320], prefetch[200], rows[240];
-    std::snprintf(stream, sizeof stream, "%s-byte vectors (%s)", widths[s::mem_level()], m.why);
+    std::snprintf(stream, sizeof stream, "%s (%s)", s::mem_level_name(s::mem_level()), m.why);
     if (p.bytes > 0) {
         std::snprintf(prefetch, sizeof prefetch, "%lld KiB ahead (%s)", p.bytes / 1024, p.why);
     } else {

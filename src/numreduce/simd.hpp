@@ -72,6 +72,12 @@
     X(base, 16, )                                                                \
     X(avx2, 32, __attribute__((target("avx2,fma"))))                             \
     X(avx512, 64, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))))
+// The memory-streaming kernels' one more variant (mem_level 3): AVX-512
+// (VL) instructions on 32-byte vectors -- 64-bit integer min/max in one
+// instruction (vpminsq/vpminuq), where AVX2 compares and blends -- for the
+// CPUs that stream memory faster at 32 bytes (choose_mem_level).
+#define NR_SIMD_MEM_VARIANTS(X) \
+    X(avx512y, 32, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))))
 #else  // aarch64: NEON (Advanced SIMD) with FMA, the baseline
 #define NR_SIMD_VARIANTS(X) X(base, 16, )
 #endif
@@ -158,36 +164,56 @@ inline const cpu_model &cpu() {
 }
 
 // The level of the kernels that stream memory at a few operations an
-// element: the min/max family (minmax, minmax_cols, minmax_rows, find_eq,
-// argminmax) and the axis-0 row streams (two_sum_stream).  simd_level(),
-// but the 32-byte (AVX2) variants on CPUs whose AVX-512 executes 512-bit
-// operations as two 256-bit halves and whose memory then streams slower
-// with 64-byte vectors: AMD family 19h (Zen 4).  Measured on an EPYC of
-// that family (from memory, one thread): minmax of 1e7 float32 0.95 ms at
-// 64 bytes against 0.68 ms at 32, float64 2.2 against 1.9, argminmax
-// float64 3.3 against 2.4, a (40000, 250) float64 fsum over axis 0 0.37 ns
-// an element against 0.26 (np.sum 0.26) -- while from L2 the 64-byte
-// kernels are faster.  The compute-bound kernels (TwoSum lanes, moments,
-// exp) keep simd_level(): faster at 64 bytes there too.  Every level gives
-// the same bits, so the choice is speed alone.
-// NUMREDUCE_STREAM_WIDTH=64|32|16 sets the width instead (at most
-// simd_level(): NUMREDUCE_SIMD and the CPU still cap it); "auto" or unset:
-// this rule.
+// element: the min/max family (minmax, minmax_cols, minmax_rows, find_eq:
+// argminmax's blocked pass) and the axis-0 row streams (two_sum_stream).  simd_level(),
+// but AVX-512's instructions on 32-byte vectors (avx512y) on CPUs whose
+// AVX-512 executes 512-bit operations as two 256-bit halves and whose
+// memory then streams slower with 64-byte vectors: AMD family 19h (Zen 4).
+// Measured on an EPYC of that family (one thread, prefetch off, 32 against
+// 64 bytes): fsum over axis 0 of a (40000, 250) float64 block 2.45 ms
+// against 3.4, minmax over axis 0 of (40000, 250) 3.3 against 3.7 and of
+// (4000, 2500) 2.9 against 3.5, 1e7 int64 minmax 1.9 against 2.5 (AVX2,
+// with no 64-bit integer min/max, 2.2: hence AVX-512VL's vpminsq at 32
+// bytes); 1-D float minmax / argminmax of 1e7 the same at both widths
+// (1.85-1.9 ms float64, np.max 1.9).  (With software prefetch on, the
+// 64-byte 1-D kernels were 1.4x slower: see prefetch_bytes.)  The
+// value-and-index argminmax kernel keeps simd_level() (rows of 2500:
+// 2.31 ms at 64 bytes against 2.54), as do the compute-bound kernels
+// (TwoSum lanes, moments, exp).  Every level gives the same bits, so the choice is
+// speed alone.  NUMREDUCE_STREAM_WIDTH=64|32|16 sets the width instead (at
+// most simd_level(): NUMREDUCE_SIMD and the CPU still cap it; 32 under
+// AVX-512 is avx512y); "auto" or unset: this rule.
 struct mem_choice {
     int level;
     const char *why;
 };
+// Levels: 0-2 as simd_level(), 3 = AVX-512 on 32-byte vectors (the
+// avx512y variant: AVX-512 VL instructions, AVX2's width).
 inline mem_choice choose_mem_level() {
     const int level = simd_level();
     if (const char *w = std::getenv("NUMREDUCE_STREAM_WIDTH")) {
         const int want = !std::strcmp(w, "64") ? 2 : !std::strcmp(w, "32") ? 1 : !std::strcmp(w, "16") ? 0 : -1;
-        if (want >= 0) return {want < level ? want : level, "set by NUMREDUCE_STREAM_WIDTH"};
+        if (want >= 0) {
+            const int l = want < level ? want : level;
+            return {l == 1 && level == 2 ? 3 : l, "set by NUMREDUCE_STREAM_WIDTH"};
+        }
     }
     if (level == 2 && cpu().vendor == 2 && cpu().family == 0x19) {
-        return {1, "AMD family 19h (Zen 4) runs 512-bit operations as two 256-bit halves; "
-                   "its 64-byte streaming kernels read memory 1.1-1.4x slower than the 32-byte ones"};
+        return {3, "AMD family 19h (Zen 4) runs 512-bit operations as two 256-bit halves; "
+                   "its axis-0 and int64 kernels ran 1.1-1.4x faster at 32 bytes than at 64"};
     }
     return {level, "the widest level of simd_kernels"};
+}
+// The vector bytes and instruction set of a mem_level().
+inline const char *mem_level_name(int level) {
+#if defined(NR_SIMD_X86)
+    static const char *const names[] = {"16-byte vectors, SSE2", "32-byte vectors, AVX2",
+                                        "64-byte vectors, AVX-512", "32-byte vectors, AVX-512VL"};
+    return names[level];
+#else
+    (void)level;
+    return "16-byte vectors, NEON";
+#endif
 }
 inline int mem_level() {
     static const int level = choose_mem_level().level;
@@ -721,7 +747,7 @@ struct f64_lanes {
 // bytes, rows of 2500: the blocked pass ran the sweep's C axis 1 cell at
 // 1.00x / 1.16x np.argmin + np.argmax, float64 / float32).
 inline long long argminmax_short() {
-    return mem_level() >= 2 || (mem_level() == 1 && cpu().vendor == 2) ? 4096 : 1024;
+    return simd_level() >= 2 || (simd_level() == 1 && cpu().vendor == 2) ? 4096 : 1024;
 }
 
 #define NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)                                            \
@@ -1711,6 +1737,28 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             std::memcpy(c_acc + c0 + u * W, &c[u], BYTES);                               \
         }                                                                                \
     }                                                                                    \
+    /* the columns of the block in tiles of 4 vectors, then of one, then */              \
+    /* (cols >= W) the last W columns as one tile of which only the lanes of */          \
+    /* the columns not yet done are kept (the others, already summed, are */             \
+    /* stepped again on a copy and dropped, their overflow ignored); returns */          \
+    /* the number of leading columns done (the caller steps the rest) */                 \
+    template <class A, class M = id_map>                                                 \
+    ATTR inline long long two_sum_cols_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
+                                                long long cols, long long stride) {      \
+        constexpr int W = BYTES / (int)sizeof(A);                                        \
+        long long c0 = 0;                                                                \
+        constexpr long long PF = 512 / (long long)sizeof(A);                             \
+        for (; c0 + 4 * W <= cols; c0 += 4 * W)                                          \
+            two_sum_tile_##SUFFIX<4, A, M>(s_acc, c_acc, x, rows, stride, c0, 0, c0 + PF + 4 * W <= cols); \
+        for (; c0 + W <= cols; c0 += W) two_sum_tile_##SUFFIX<1, A, M>(s_acc, c_acc, x, rows, stride, c0); \
+        if (c0 < cols && cols >= W) {                                                    \
+            two_sum_tile_##SUFFIX<1, A, M>(s_acc, c_acc, x, rows, stride, cols - W, (int)(c0 - (cols - W))); \
+            c0 = cols;                                                                   \
+        }                                                                                \
+        return c0;                                                                       \
+    }
+
+#define NR_STREAM_KERNEL(SUFFIX, BYTES, ATTR)                                           \
     /* The rows of a block summed down into (s_acc, c_acc) with the */                  \
     /* accumulator rows in memory (L1: the caller streams only rows whose */            \
     /* accumulators fit, row_stream_bytes) and the data read in memory */                \
@@ -1774,38 +1822,28 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             c_acc[t0 + j] = tc[j];                                                       \
         }                                                                                \
         return cols;                                                                     \
-    }                                                                                    \
-    /* the columns of the block in tiles of 4 vectors, then of one, then */              \
-    /* (cols >= W) the last W columns as one tile of which only the lanes of */          \
-    /* the columns not yet done are kept (the others, already summed, are */             \
-    /* stepped again on a copy and dropped, their overflow ignored); returns */          \
-    /* the number of leading columns done (the caller steps the rest) */                 \
-    template <class A, class M = id_map>                                                 \
-    ATTR inline long long two_sum_cols_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
-                                                long long cols, long long stride) {      \
-        constexpr int W = BYTES / (int)sizeof(A);                                        \
-        long long c0 = 0;                                                                \
-        constexpr long long PF = 512 / (long long)sizeof(A);                             \
-        for (; c0 + 4 * W <= cols; c0 += 4 * W)                                          \
-            two_sum_tile_##SUFFIX<4, A, M>(s_acc, c_acc, x, rows, stride, c0, 0, c0 + PF + 4 * W <= cols); \
-        for (; c0 + W <= cols; c0 += W) two_sum_tile_##SUFFIX<1, A, M>(s_acc, c_acc, x, rows, stride, c0); \
-        if (c0 < cols && cols >= W) {                                                    \
-            two_sum_tile_##SUFFIX<1, A, M>(s_acc, c_acc, x, rows, stride, cols - W, (int)(c0 - (cols - W))); \
-            c0 = cols;                                                                   \
-        }                                                                                \
-        return c0;                                                                       \
     }
 
+// The memory-streaming kernels (mem_level), in every variant and in
+// NR_SIMD_MEM_VARIANTS' one more; the others in the variants.
+#define NR_SIMD_MEM_INSTANTIATE(SUFFIX, BYTES, ATTR) \
+    NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)              \
+    NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)            \
+    NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)              \
+    NR_ROWS_KERNEL(SUFFIX, BYTES, ATTR)              \
+    NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)              \
+    NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)               \
+    NR_STREAM_KERNEL(SUFFIX, BYTES, ATTR)
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
-    NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)          \
-    NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)        \
-    NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)          \
-    NR_ROWS_KERNEL(SUFFIX, BYTES, ATTR)          \
-    NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)          \
-    NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)           \
+    NR_SIMD_MEM_INSTANTIATE(SUFFIX, BYTES, ATTR) \
     NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
+#if defined(NR_SIMD_X86)
+NR_SIMD_MEM_VARIANTS(NR_SIMD_MEM_INSTANTIATE)
+#endif
 #undef NR_SIMD_INSTANTIATE
+#undef NR_SIMD_MEM_INSTANTIATE
+#undef NR_STREAM_KERNEL
 #undef NR_MINMAX_STEP
 #undef NR_MINMAX_KERNEL
 #undef NR_COLS_KERNEL
@@ -1815,12 +1853,22 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #undef NR_F64_KERNELS
 #undef NR_HALF_LANES
 
-// The dispatchers: the variant of NR_LEVEL(), mem_level() for the
-// memory-streaming kernels, simd_level() for the others.
+// The dispatchers: the variant of simd_level(), or of mem_level() for the
+// memory-streaming kernels (NR_DISPATCH_MEM).
 #if defined(NR_SIMD_X86)
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)                                  \
     TEMPLATE inline auto NAME ARGS {                                             \
-        switch (NR_LEVEL()) {                                                    \
+        switch (simd_level()) {                                                  \
+            case 2: return NAME##_avx512 CALL;                                   \
+            case 1: return NAME##_avx2 CALL;                                     \
+            default: return NAME##_base CALL;                                    \
+        }                                                                        \
+    }
+// (the memory-streaming kernels: mem_level(), with the AVX-512 32-byte variant)
+#define NR_DISPATCH_MEM(TEMPLATE, NAME, ARGS, CALL)                              \
+    TEMPLATE inline auto NAME ARGS {                                             \
+        switch (mem_level()) {                                                   \
+            case 3: return NAME##_avx512y CALL;                                  \
             case 2: return NAME##_avx512 CALL;                                   \
             case 1: return NAME##_avx2 CALL;                                     \
             default: return NAME##_base CALL;                                    \
@@ -1829,27 +1877,23 @@ NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #else  // one variant
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL) \
     TEMPLATE inline auto NAME ARGS { return NAME##_base CALL; }
+#define NR_DISPATCH_MEM NR_DISPATCH
 #endif
 #define NR_COMMA ,
-#define NR_LEVEL mem_level  // the memory-streaming kernels
-NR_DISPATCH(template <class T NR_COMMA bool SKIP>, minmax,
-            (const T *x, long long n, typename minmax_lane<T>::type *lo,
-             typename minmax_lane<T>::type *hi, typename minmax_lane<T>::type *nan),
-            <T NR_COMMA SKIP>(x, n, lo, hi, nan))
-NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, minmax_cols,
-            (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
-            <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
-NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, minmax_rows,
-            (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
-            <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
-NR_DISPATCH(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
-NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
-            <T>(x, n, lo, hi))
-NR_DISPATCH(template <class A NR_COMMA class M = id_map>, two_sum_stream,
-            (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
-            <A NR_COMMA M>(s, c, x, rows, cols, stride))
-#undef NR_LEVEL
-#define NR_LEVEL simd_level  // the others
+NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP>, minmax,
+                (const T *x, long long n, typename minmax_lane<T>::type *lo,
+                 typename minmax_lane<T>::type *hi, typename minmax_lane<T>::type *nan),
+                <T NR_COMMA SKIP>(x, n, lo, hi, nan))
+NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP = false>, minmax_cols,
+                (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
+                <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
+NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP = false>, minmax_rows,
+                (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
+                <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
+NR_DISPATCH_MEM(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
+NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_stream,
+                (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
+                <A NR_COMMA M>(s, c, x, rows, cols, stride))
 // The float64 kernels read float64, float32, float16 or integers (load_*:
 // converted as to_real does); f64_lanes<T> says which.
 NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
@@ -1857,6 +1901,8 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
             <T NR_COMMA SKIP>(x, n, K, y, o, c))
 NR_DISPATCH(template <bool SKIP = false>, dev_sums,
             (const double *y, long long n, double m, double *a, double *b), <SKIP>(y, n, m, a, b))
+NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
+            <T>(x, n, lo, hi))
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
@@ -1882,7 +1928,7 @@ NR_DISPATCH(template <class A NR_COMMA class M = id_map>, two_sum_cols,
             (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
             <A NR_COMMA M>(s, c, x, rows, cols, stride))
 #undef NR_COMMA
-#undef NR_LEVEL
+#undef NR_DISPATCH_MEM
 #undef NR_DISPATCH
 
 }  // namespace simd
