@@ -635,11 +635,11 @@ struct f64_lanes {
     template <bool SKIP, class V>                                                     \
     ATTR __attribute__((always_inline)) inline void minmax_into_##SUFFIX(V &lo, V &hi, V v) { \
         if constexpr (SKIP) {                                                         \
-            lo = (v < lo) | ((lo != lo) & (v == v)) ? v : lo;                         \
-            hi = (v > hi) | ((hi != hi) & (v == v)) ? v : hi;                         \
+            lo = ((v < lo) | ((lo != lo) & (v == v))) ? v : lo;                         \
+            hi = ((v > hi) | ((hi != hi) & (v == v))) ? v : hi;                         \
         } else {                                                                      \
-            lo = (v < lo) | (v != v) ? v : lo;                                        \
-            hi = (v > hi) | (v != v) ? v : hi;                                        \
+            lo = ((v < lo) | (v != v)) ? v : lo;                                      \
+            hi = ((v > hi) | (v != v)) ? v : hi;                                      \
         }                                                                             \
     }                                                                                 \
     template <class T, bool SKIP = false>                                             \
