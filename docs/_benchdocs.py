@@ -13,6 +13,8 @@ whole run; the docs build (docs/conf.py, at ``builder-inited``) calls
 - ``bench-layouts.md``: the layouts sweeps (``python -m numreduce bench
   --layouts --save docs/_data/bench-layouts*.json``), one table per stored
   run (per CPU);
+- ``bench-cpus.md``: the targets runs of every CPU stored
+  (``docs/_data/bench-targets*.json``), the rows they share side by side;
 - ``bench-area-<k>.png``: one plot per area of its speed-ups (bars on a
   log scale, a line at 1.0, the value beside each bar);
 - ``bench-time.png``: the rows that compare numreduce's time with one
@@ -366,14 +368,48 @@ def layouts_table(doc):
     return "\n".join(out)
 
 
+def stored_runs(stem):
+    """docs/_data/<stem>*.json: the main run (<stem>.json) first, then one
+    file per other CPU (<stem>-<cpu>.json)."""
+    return sorted((HERE / "_data").glob(f"{stem}*.json"), key=lambda p: (p.stem != stem, p.name))
+
+
+def _cpu_name(doc):
+    cpu = doc["config"].get("cpu", "")
+    return f"{doc['cpu']}" + (f" ({cpu})" if cpu else "")
+
+
+def cpus_table(docs):
+    """The rows every stored targets run has, one column of ratios per run
+    (per CPU): the reference's time over numreduce's ("faster" rows) or
+    numreduce's over the reference's ("the time" rows), as the tables
+    above."""
+    common = [r["case"] for r in docs[0]["rows"]
+              if all(any(q["case"] == r["case"] for q in d["rows"]) for d in docs[1:])]
+    by = [{r["case"]: r for r in d["rows"]} for d in docs]
+    out = ["| case | " + " | ".join(f"run {k + 1}" for k in range(len(docs))) + " |",
+           "|---|" + "---:|" * len(docs)]
+    for case in common:
+        cells = [_ratio_text(b[case]) for b in by]
+        out.append(f"| {case} | " + " | ".join(cells) + " |")
+    out.append("")
+    for k, d in enumerate(docs):
+        c = d["config"]
+        out.append(f"- run {k + 1}: {_cpu_name(d)}, numreduce SIMD kernels {c['simd_kernels']}"
+                   + "".join(f", {key.replace('_', ' ')} {c[key]}"
+                             for key in ("stream_kernels", "prefetch") if key in c)
+                   + f", NumPy {c['numpy_simd']}, {d['date']}")
+    out.append("")
+    return "\n".join(out)
+
+
 def layouts_tables(paths):
     """One layouts table per stored sweep (docs/_data/bench-layouts*.json:
     one per CPU), each under a heading naming its CPU."""
     out = []
     for path in paths:
         doc = load(path)
-        cpu = doc["config"].get("cpu", "")
-        out += [f"### {doc['cpu']}" + (f" ({cpu})" if cpu else ""), "", layouts_table(doc)]
+        out += [f"### {_cpu_name(doc)}", "", layouts_table(doc)]
     return "\n".join(out)
 
 
@@ -402,9 +438,11 @@ def write_all(out=HERE / "_generated", data=HERE / "_data" / "bench-targets.json
               layouts=None):
     out = pathlib.Path(out)
     out.mkdir(exist_ok=True)
-    if layouts is None:  # every stored sweep, one per CPU
-        layouts = sorted((HERE / "_data").glob("bench-layouts*.json"))
+    if layouts is None:  # every stored sweep, one per CPU (the main one first)
+        layouts = stored_runs("bench-layouts")
     (out / "bench-layouts.md").write_text(layouts_tables(layouts), encoding="utf-8")
+    (out / "bench-cpus.md").write_text(cpus_table([load(p) for p in stored_runs("bench-targets")]),
+                                       encoding="utf-8")
     doc = load(data)
     (out / "bench-tables.md").write_text(tables(doc), encoding="utf-8")
     (out / "bench-machine.md").write_text(machine(doc), encoding="utf-8")

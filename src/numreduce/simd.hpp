@@ -165,7 +165,9 @@ inline const cpu_model &cpu() {
 
 // The level of the kernels that stream memory at a few operations an
 // element: the min/max family (minmax, minmax_cols, minmax_rows, find_eq:
-// argminmax's blocked pass) and the axis-0 row streams (two_sum_stream).  simd_level(),
+// argminmax's blocked pass) and the axis-0 TwoSum kernels (two_sum_stream,
+// two_sum_cols: the wide rows' tiles, 4.5 ms at 32 bytes against 5.1 at 64
+// for a (4000, 4000) float64 fsum over axis 0 on Zen 4).  simd_level(),
 // but AVX-512's instructions on 32-byte vectors (avx512y) on CPUs whose
 // AVX-512 executes 512-bit operations as two 256-bit halves and whose
 // memory then streams slower with 64-byte vectors: AMD family 19h (Zen 4).
@@ -1662,7 +1664,9 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             for (; r < rows; r++) ok[r] = two_sum_##SUFFIX<T, A, M>(x + r * ld, n, s + r, c + r); \
         }                                                                                \
         for (; r < rows; r++) ok[r] = 0;                                                 \
-    }                                                                                    \
+    }
+
+#define NR_STREAM_KERNEL(SUFFIX, BYTES, ATTR)                                           \
     /* U vectors of columns [c0, c0 + U W) of a row-major block (rows x */               \
     /* cols, rows `stride` elements apart) summed down the rows into their */           \
     /* states (s_acc, c_acc), held in registers while the rows stream past: */          \
@@ -1756,9 +1760,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             c0 = cols;                                                                   \
         }                                                                                \
         return c0;                                                                       \
-    }
-
-#define NR_STREAM_KERNEL(SUFFIX, BYTES, ATTR)                                           \
+    }                                                                                    \
     /* The rows of a block summed down into (s_acc, c_acc) with the */                  \
     /* accumulator rows in memory (L1: the caller streams only rows whose */            \
     /* accumulators fit, row_stream_bytes) and the data read in memory */                \
@@ -1864,11 +1866,15 @@ NR_SIMD_MEM_VARIANTS(NR_SIMD_MEM_INSTANTIATE)
             default: return NAME##_base CALL;                                    \
         }                                                                        \
     }
-// (the memory-streaming kernels: mem_level(), with the AVX-512 32-byte variant)
+// (the memory-streaming kernels: mem_level(); its 32-byte AVX-512 level
+// runs the avx512y variant where NR_MEM_Y, a constant expression of the
+// call, says so, else AVX2's code at the same width)
 #define NR_DISPATCH_MEM(TEMPLATE, NAME, ARGS, CALL)                              \
     TEMPLATE inline auto NAME ARGS {                                             \
         switch (mem_level()) {                                                   \
-            case 3: return NAME##_avx512y CALL;                                  \
+            case 3:                                                              \
+                if constexpr (NR_MEM_Y) return NAME##_avx512y CALL;              \
+                else return NAME##_avx2 CALL;                                    \
             case 2: return NAME##_avx512 CALL;                                   \
             case 1: return NAME##_avx2 CALL;                                     \
             default: return NAME##_base CALL;                                    \
@@ -1880,6 +1886,11 @@ NR_SIMD_MEM_VARIANTS(NR_SIMD_MEM_INSTANTIATE)
 #define NR_DISPATCH_MEM NR_DISPATCH
 #endif
 #define NR_COMMA ,
+// The min/max family at 32 bytes under AVX-512: AVX-512VL's code (64-bit
+// integer min/max in one instruction; from L2 on Zen 4 1e5 int64 8.5 us
+// against AVX2's 12.4, float64 9.6 against 11.1), but AVX2's for 1- and
+// 2-byte elements (1e5 int16 2.0 us against 2.4; each kernel's data is x)
+#define NR_MEM_Y (sizeof(*x) > 2)
 NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP>, minmax,
                 (const T *x, long long n, typename minmax_lane<T>::type *lo,
                  typename minmax_lane<T>::type *hi, typename minmax_lane<T>::type *nan),
@@ -1891,6 +1902,13 @@ NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP = false>, minmax_rows,
                 (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
                 <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
 NR_DISPATCH_MEM(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
+#undef NR_MEM_Y
+// The TwoSum kernels at 32 bytes: AVX2's code (a (4000, 4000) float64 fsum
+// over axis 0 on Zen 4: 4.6 ms against 5.2 with AVX-512VL's)
+#define NR_MEM_Y false
+NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_cols,
+                (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
+                <A NR_COMMA M>(s, c, x, rows, cols, stride))
 NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_stream,
                 (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
                 <A NR_COMMA M>(s, c, x, rows, cols, stride))
@@ -1924,10 +1942,8 @@ NR_DISPATCH(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, t
 NR_DISPATCH(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum_rows,
             (const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok),
             <T NR_COMMA A NR_COMMA M>(x, ld, rows, n, s, c, ok))
-NR_DISPATCH(template <class A NR_COMMA class M = id_map>, two_sum_cols,
-            (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
-            <A NR_COMMA M>(s, c, x, rows, cols, stride))
 #undef NR_COMMA
+#undef NR_MEM_Y
 #undef NR_DISPATCH_MEM
 #undef NR_DISPATCH
 
