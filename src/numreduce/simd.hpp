@@ -5,7 +5,12 @@
 // so one wheel is fast on every x86-64 CPU; on aarch64 once, for NEON
 // (16-byte vectors, with FMA: the architecture's baseline, so no run-time
 // choice).  NUMREDUCE_SIMD=baseline|avx2|avx512 caps the level (tests run
-// every variant the CPU has; on aarch64 every value gives NEON).  Other
+// every variant the CPU has; on aarch64 every value gives NEON).  The
+// kernels that stream memory at a few operations an element (min/max, the
+// axis-0 row kernels) also have AVX-512 on 32-byte vectors and are picked
+// by mem_level(), which looks at the CPU (cpuid; the L1d size from the OS
+// decides which axis-0 rows stream whole): see choose_mem_level,
+// choose_prefetch, row_stream_bytes.  Other
 // compilers / architectures fall back to the scalar traits loops.  Traits
 // headers call these only under NR_HAVE_HOST_SIMD; the CuPy mirror never
 // sees this file.  NR_DISABLE_HOST_SIMD (meson -Dsimd=false) turns all of
@@ -1919,8 +1924,25 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
             <T NR_COMMA SKIP>(x, n, K, y, o, c))
 NR_DISPATCH(template <bool SKIP = false>, dev_sums,
             (const double *y, long long n, double m, double *a, double *b), <SKIP>(y, n, m, a, b))
+// argminmax's one pass: simd_level(), but AVX2's variant for rows shorter
+// than 64 vectors of 64 bytes (4 KiB) under AVX-512: its lanes' fold (value
+// and index, lane by lane) is half as long, and on short rows the fold is
+// the cost (Zen 4, 1e7 elements in rows of n, one thread, AVX-512 against
+// AVX2: n = 64 float32 11.2 ms against 6.3, 200 float64 3.5 against 3.1,
+// 1000 float32 1.56 against 1.43; from 500 float64 / 2000 float32 on,
+// AVX-512 is as fast or faster: 4000 float64 2.26 against 2.47).
+#if defined(NR_SIMD_X86)
+template <class T>
+inline bool argminmax(const T *x, long long n, long long *lo, long long *hi) {
+    const int level = simd_level();
+    if (level == 2 && n * (long long)sizeof(T) >= 4096) return argminmax_avx512<T>(x, n, lo, hi);
+    if (level >= 1) return argminmax_avx2<T>(x, n, lo, hi);
+    return argminmax_base<T>(x, n, lo, hi);
+}
+#else
 NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
             <T>(x, n, lo, hi))
+#endif
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))
