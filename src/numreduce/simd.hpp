@@ -1903,14 +1903,17 @@ NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP>, minmax,
 NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP = false>, minmax_cols,
                 (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
                 <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
+NR_DISPATCH_MEM(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
+#undef NR_MEM_Y
+// The TwoSum kernels and the min/max row streams at 32 bytes: AVX2's code
+// (Zen 4: a (4000, 4000) float64 fsum over axis 0 4.6 ms against 5.2 with
+// AVX-512VL's; minmax over the middle axis of (200, 200, 250) float64 3.1
+// against 3.7 -- the row streams' NaN-aware selects became mask-register
+// operations)
+#define NR_MEM_Y false
 NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP = false>, minmax_rows,
                 (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
                 <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
-NR_DISPATCH_MEM(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
-#undef NR_MEM_Y
-// The TwoSum kernels at 32 bytes: AVX2's code (a (4000, 4000) float64 fsum
-// over axis 0 on Zen 4: 4.6 ms against 5.2 with AVX-512VL's)
-#define NR_MEM_Y false
 NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_cols,
                 (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
                 <A NR_COMMA M>(s, c, x, rows, cols, stride))
