@@ -387,7 +387,8 @@ def cpus_table(docs):
     common = [r["case"] for r in docs[0]["rows"]
               if all(any(q["case"] == r["case"] for q in d["rows"]) for d in docs[1:])]
     by = [{r["case"]: r for r in d["rows"]} for d in docs]
-    out = ["| case | " + " | ".join(f"run {k + 1}" for k in range(len(docs))) + " |",
+    out = ["| case | " + " | ".join(f"{d['cpu'] or 'unknown CPU'} (run {k + 1})"
+                                    for k, d in enumerate(docs)) + " |",
            "|---|" + "---:|" * len(docs)]
     for case in common:
         cells = [_ratio_text(b[case]) for b in by]
