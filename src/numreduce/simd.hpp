@@ -639,66 +639,85 @@ struct f64_lanes {
 // dropped).  Returns the number of columns done: cols, or 0 (nothing
 // touched) where cols is narrower than one vector.
 #define NR_ROWS_KERNEL(SUFFIX, BYTES, ATTR)                                           \
-    template <bool SKIP, class V>                                                     \
-    ATTR __attribute__((always_inline)) inline void minmax_into_##SUFFIX(V &lo, V &hi, V v) { \
-        if constexpr (SKIP) {                                                         \
-            lo = ((v < lo) | ((lo != lo) & (v == v))) ? v : lo;                         \
-            hi = ((v > hi) | ((hi != hi) & (v == v))) ? v : hi;                         \
-        } else {                                                                      \
-            lo = ((v < lo) | (v != v)) ? v : lo;                                      \
-            hi = ((v > hi) | (v != v)) ? v : hi;                                      \
-        }                                                                             \
+    /* The walk of every row stream: rows x cols elements of T (rows `stride` */    \
+    /* apart) into two accumulator rows a0, a1 in memory, row after row, U */       \
+    /* vectors of columns at a time, then single vectors; the columns past */       \
+    /* the last whole vector in one more vector held in registers (its first */     \
+    /* lanes, columns done in memory, dropped).  F::step(st, acc0, acc1, v) */      \
+    /* steps two accumulator vectors by the data vector v (st: the step's */        \
+    /* constants); a variant's member so that it is compiled for its ISA. */        \
+    /* Returns cols, or 0 (nothing touched) where cols < one vector. */            \
+    template <class F, class T, class S>                                              \
+    ATTR __attribute__((always_inline)) inline void row_step_##SUFFIX(T *a0, T *a1, const T *xr, \
+                                                                      long long c, const S &st) { \
+        typedef T V __attribute__((vector_size(BYTES)));                              \
+        typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
+        VU *p0 = reinterpret_cast<VU *>(a0 + c);                                      \
+        VU *p1 = reinterpret_cast<VU *>(a1 + c);                                      \
+        V b0 = *p0, b1 = *p1, v;                                                      \
+        std::memcpy(&v, xr + c, BYTES);                                               \
+        F::step(st, b0, b1, v);                                                       \
+        *p0 = b0;                                                                     \
+        *p1 = b1;                                                                     \
     }                                                                                 \
-    template <class T, bool SKIP = false>                                             \
-    ATTR long long minmax_rows_##SUFFIX(T *lo_acc, T *hi_acc, const T *x, long long rows, \
-                                        long long cols, long long stride) {           \
+    template <class F, class T, class S>                                              \
+    ATTR __attribute__((always_inline)) inline long long row_stream_##SUFFIX(         \
+        T *a0, T *a1, const T *x, long long rows, long long cols, long long stride, const S &st) { \
         constexpr int W = BYTES / (int)sizeof(T), U = 4;                              \
         typedef T V __attribute__((vector_size(BYTES)));                              \
         typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
         if (cols < W) return 0;                                                       \
+        const long long full = cols / W * W, t0 = cols - W;                           \
+        const int keep = (int)(full - t0); /* tail lanes already in whole vectors */ \
+        V t_0 = *reinterpret_cast<const VU *>(a0 + t0);                               \
+        V t_1 = *reinterpret_cast<const VU *>(a1 + t0);                               \
+        for (long long r = 0; r < rows; r++) {                                        \
+            const T *xr = x + r * stride;                                             \
+            long long c = 0;                                                          \
+            for (; c + U * W <= full; c += U * W) {                                   \
+                for (int u = 0; u < U; u++) row_step_##SUFFIX<F>(a0, a1, xr, c + u * W, st); \
+            }                                                                         \
+            for (; c < full; c += W) row_step_##SUFFIX<F>(a0, a1, xr, c, st);         \
+            if (keep < W) {                                                           \
+                V v;                                                                  \
+                std::memcpy(&v, xr + t0, BYTES);                                      \
+                F::step(st, t_0, t_1, v);                                             \
+            }                                                                         \
+        }                                                                             \
+        for (int j = keep; j < W; j++) {                                              \
+            a0[t0 + j] = t_0[j];                                                      \
+            a1[t0 + j] = t_1[j];                                                      \
+        }                                                                             \
+        return cols;                                                                  \
+    }                                                                                 \
+    /* min/max's step: propagating, the last NaN of a column's start value */      \
+    /* (lo's) and its rows is the result on both sides, as the tiles' NaN */        \
+    /* lanes give; skipping (fmin/fmax): a NaN start value stays until the */       \
+    /* column's first number, NaN elements are skipped */                            \
+    template <bool SKIP>                                                              \
+    struct minmax_into_##SUFFIX {                                                     \
+        template <class V>                                                            \
+        ATTR __attribute__((always_inline)) static void step(int, V &lo, V &hi, V v) { \
+            if constexpr (SKIP) {                                                     \
+                lo = ((v < lo) | ((lo != lo) & (v == v))) ? v : lo;                   \
+                hi = ((v > hi) | ((hi != hi) & (v == v))) ? v : hi;                   \
+            } else {                                                                  \
+                lo = ((v < lo) | (v != v)) ? v : lo;                                  \
+                hi = ((v > hi) | (v != v)) ? v : hi;                                  \
+            }                                                                         \
+        }                                                                             \
+    };                                                                                \
+    template <class T, bool SKIP = false>                                             \
+    ATTR long long minmax_rows_##SUFFIX(T *lo_acc, T *hi_acc, const T *x, long long rows, \
+                                        long long cols, long long stride) {           \
+        if (cols < BYTES / (long long)sizeof(T)) return 0;                            \
         if constexpr (!SKIP && (T)0.5 != (T)0) {                                      \
             /* a NaN start value is the tiles' NaN lane of both sides */             \
             for (long long c = 0; c < cols; c++)                                      \
                 if (lo_acc[c] != lo_acc[c]) hi_acc[c] = lo_acc[c];                    \
         }                                                                             \
-        const long long full = cols / W * W, t0 = cols - W;                           \
-        const int keep = (int)(full - t0); /* tail lanes already in whole vectors */ \
-        V tlo = *reinterpret_cast<const VU *>(lo_acc + t0);                           \
-        V thi = *reinterpret_cast<const VU *>(hi_acc + t0);                           \
-        for (long long r = 0; r < rows; r++) {                                        \
-            const T *xr = x + r * stride;                                             \
-            long long c = 0;                                                          \
-            for (; c + U * W <= full; c += U * W) {                                   \
-                for (int u = 0; u < U; u++) {                                         \
-                    VU *l = reinterpret_cast<VU *>(lo_acc + c + u * W);               \
-                    VU *h = reinterpret_cast<VU *>(hi_acc + c + u * W);               \
-                    V a = *l, b = *h, v;                                              \
-                    std::memcpy(&v, xr + c + u * W, BYTES);                           \
-                    minmax_into_##SUFFIX<SKIP>(a, b, v);                              \
-                    *l = a;                                                           \
-                    *h = b;                                                           \
-                }                                                                     \
-            }                                                                         \
-            for (; c < full; c += W) {                                                \
-                VU *l = reinterpret_cast<VU *>(lo_acc + c);                           \
-                VU *h = reinterpret_cast<VU *>(hi_acc + c);                           \
-                V a = *l, b = *h, v;                                                  \
-                std::memcpy(&v, xr + c, BYTES);                                       \
-                minmax_into_##SUFFIX<SKIP>(a, b, v);                                  \
-                *l = a;                                                               \
-                *h = b;                                                               \
-            }                                                                         \
-            if (keep < W) {                                                           \
-                V v;                                                                  \
-                std::memcpy(&v, xr + t0, BYTES);                                      \
-                minmax_into_##SUFFIX<SKIP>(tlo, thi, v);                              \
-            }                                                                         \
-        }                                                                             \
-        for (int j = keep; j < W; j++) {                                              \
-            lo_acc[t0 + j] = tlo[j];                                                  \
-            hi_acc[t0 + j] = thi[j];                                                  \
-        }                                                                             \
-        return cols;                                                                  \
+        return row_stream_##SUFFIX<minmax_into_##SUFFIX<SKIP>>(lo_acc, hi_acc, x, rows, cols, \
+                                                              stride, 0);            \
     }
 
 // The first i in [0, n) with x[i] == v (x[i] a NaN when v is NaN), or n:
@@ -1769,66 +1788,31 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     /* The rows of a block summed down into (s_acc, c_acc) with the */                  \
     /* accumulator rows in memory (L1: the caller streams only rows whose */            \
     /* accumulators fit, row_stream_bytes) and the data read in memory */                \
-    /* order: per column in row order, the tiles' TwoSum arithmetic, the */             \
-    /* columns past the last whole vector in one more vector held in */                \
-    /* registers (its first lanes dropped).  The error is left as the */                 \
-    /* arithmetic gives it: the caller zeroes it where the sum is not finite */          \
-    /* and redoes a column whose TwoSum overflowed inside (a finite sum with */          \
-    /* a non-finite error) with step(), as the tiles do.  Returns cols, or 0 */          \
-    /* (nothing touched) where cols is narrower than one vector */                      \
+    /* order (row_stream): per column in row order, the tiles' TwoSum */                \
+    /* arithmetic.  The error is left as the arithmetic gives it: the caller */         \
+    /* zeroes it where the sum is not finite and redoes a column whose TwoSum */        \
+    /* overflowed inside (a finite sum with a non-finite error) with step(), */         \
+    /* as the tiles do.  Returns cols, or 0 (nothing touched) where cols is */          \
+    /* narrower than one vector */                                                       \
+    template <class M>                                                                   \
+    struct two_sum_into_##SUFFIX {                                                       \
+        template <class V>                                                               \
+        ATTR __attribute__((always_inline)) static void step(const V (&k)[2], V &s, V &c, V v) { \
+            v = vmap_##SUFFIX<M>(v);                                                     \
+            /* TwoSum, three of its adds on the FMA pipes (opaque_one: k[0] = 1, */     \
+            /* k[1] = -1) */                                                             \
+            const V t = s * k[0] + v, b = s * k[1] + t;                                  \
+            c += (s - (b * k[1] + t)) + (v - b);                                         \
+            s = t;                                                                       \
+        }                                                                                \
+    };                                                                                   \
     template <class A, class M = id_map>                                                 \
     ATTR inline long long two_sum_stream_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
                                                   long long cols, long long stride) {    \
-        constexpr int W = BYTES / (int)sizeof(A), U = 4;                                 \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
-        typedef A VU __attribute__((vector_size(BYTES), aligned(sizeof(A)), may_alias)); \
-        if (cols < W) return 0;                                                          \
-        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
-        const long long full = cols / W * W, t0 = cols - W;                              \
-        const int keep = (int)(full - t0);                                               \
-        vt ts = *reinterpret_cast<const VU *>(s_acc + t0);                               \
-        vt tc = *reinterpret_cast<const VU *>(c_acc + t0);                               \
-        for (long long r = 0; r < rows; r++) {                                           \
-            const A *xr = x + r * stride;                                                \
-            long long c = 0;                                                             \
-            for (; c + U * W <= full; c += U * W) {                                      \
-                for (int u = 0; u < U; u++) {                                            \
-                    VU *sp = reinterpret_cast<VU *>(s_acc + c + u * W);                  \
-                    VU *cp = reinterpret_cast<VU *>(c_acc + c + u * W);                  \
-                    vt sv = *sp, cv = *cp, v;                                            \
-                    std::memcpy(&v, xr + c + u * W, BYTES);                              \
-                    v = vmap_##SUFFIX<M>(v);                                             \
-                    const vt t = sv * one + v, b = sv * mone + t;                        \
-                    cv += (sv - (b * mone + t)) + (v - b);                               \
-                    *sp = t;                                                             \
-                    *cp = cv;                                                            \
-                }                                                                        \
-            }                                                                            \
-            for (; c < full; c += W) {                                                   \
-                VU *sp = reinterpret_cast<VU *>(s_acc + c);                              \
-                VU *cp = reinterpret_cast<VU *>(c_acc + c);                              \
-                vt sv = *sp, cv = *cp, v;                                                \
-                std::memcpy(&v, xr + c, BYTES);                                          \
-                v = vmap_##SUFFIX<M>(v);                                                 \
-                const vt t = sv * one + v, b = sv * mone + t;                            \
-                cv += (sv - (b * mone + t)) + (v - b);                                   \
-                *sp = t;                                                                 \
-                *cp = cv;                                                                \
-            }                                                                            \
-            if (keep < W) {                                                              \
-                vt v;                                                                    \
-                std::memcpy(&v, xr + t0, BYTES);                                         \
-                v = vmap_##SUFFIX<M>(v);                                                 \
-                const vt t = ts * one + v, b = ts * mone + t;                            \
-                tc += (ts - (b * mone + t)) + (v - b);                                   \
-                ts = t;                                                                  \
-            }                                                                            \
-        }                                                                                \
-        for (int j = keep; j < W; j++) {                                                 \
-            s_acc[t0 + j] = ts[j];                                                       \
-            c_acc[t0 + j] = tc[j];                                                       \
-        }                                                                                \
-        return cols;                                                                     \
+        const vt one = vt{} + opaque_one<A>();                                           \
+        const vt k[2] = {one, -one};                                                     \
+        return row_stream_##SUFFIX<two_sum_into_##SUFFIX<M>>(s_acc, c_acc, x, rows, cols, stride, k); \
     }
 
 // The memory-streaming kernels (mem_level), in every variant and in
