@@ -57,12 +57,19 @@ inline typename Tr::in_t load_in(const char *p) {
 // ahead, a cache line per step.  x[::2] of 1e7 elements out of memory,
 // one thread: fsum float32 6.1 -> 4.9 ms (np.sum 4.6), float64 14.4 ->
 // 11.3 ms (np.sum 9.3); minmax float64 11.5 -> 9.8 ms.
+// (The prefetch follows the streaming kernels' policy, simd.hpp's
+// prefetch_bytes: off on AMD family 19h.)
 template <int K, class T>
 inline void gather_k(T *buf, const T *p, npy_intp m) {
     constexpr npy_intp S = 64 / (K * (npy_intp)sizeof(T)) > 0 ? 64 / (K * (npy_intp)sizeof(T)) : 1;
+#if defined(NR_HAVE_HOST_SIMD)
+    const bool pf = simd::prefetch_bytes() > 0;
+#else
+    constexpr bool pf = true;
+#endif
     npy_intp j = 0;
     for (; j + S <= m; j += S) {
-        NR_PREFETCH(reinterpret_cast<const char *>(p + K * j) + 4096);
+        if (pf) NR_PREFETCH(reinterpret_cast<const char *>(p + K * j) + 4096);
         for (npy_intp i = 0; i < S; i++) buf[j + i] = p[K * (j + i)];
     }
     for (; j < m; j++) buf[j] = p[K * j];
