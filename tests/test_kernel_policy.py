@@ -6,10 +6,11 @@ row streams) and the software prefetch are chosen once per process by the
 CPU, or set by NUMREDUCE_STREAM_WIDTH / NUMREDUCE_PREFETCH; every choice
 must give the same bits.  Each width runs the vector-kernel check of
 test_simd_levels (against NumPy) in a subprocess, and the axis-0 row
-streams (rows whose accumulators fit in half the L1d) are checked bit for
-bit against TwoSum written out in NumPy, row after row -- the arithmetic
-of step(), which the column tiles give too -- and min/max against NumPy's
-own reductions, NaN, signed zeros, overflow and all-NaN columns included.
+kernels -- the register tiles on small blocks, the row streams on blocks
+larger than the L2 whose accumulators fit in half the L1d -- are checked
+bit for bit against TwoSum written out in NumPy, row after row (the
+arithmetic of step()), and min/max against NumPy's own reductions, NaN,
+signed zeros, overflow and all-NaN columns included.
 """
 
 import os
@@ -85,6 +86,34 @@ ROWS = textwrap.dedent(r'''
         checked += 1
 
     cols_list = (1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 100, 250, 257, 1000)
+
+    def twosum_mid(z):
+        """twosum_rows over the middle axis of a 3-D block (its slabs side
+        by side: the same IEEE operations, column by column)."""
+        s, c = twosum_rows(np.moveaxis(z, 1, 0).reshape(z.shape[1], -1))
+        return s.reshape(z.shape[0], z.shape[2]), c.reshape(z.shape[0], z.shape[2])
+
+    # blocks larger than any L2 (8 MiB), whose narrow rows stream whole: the
+    # middle axis of (outer, n, cols), n * cols >= 16384 (one call for all
+    # the slabs), against the same arithmetic in NumPy
+    for dt in ("float64", "float32"):
+        for cols in (7, 9, 17, 33, 100, 257, 1000):
+            n = max(40, -(-16384 // cols))
+            outer = max(2, -(-(8 << 20) // (n * cols * np.dtype(dt).itemsize)))
+            z = (rng.standard_normal((outer, n, cols)) * 1e3).astype(dt)
+            z[0, 5, 1], z[0, 6, 1] = np.finfo(dt).max, -np.finfo(dt).max
+            z[1, 3, cols - 1] = np.nan
+            same_bits(nr.reduce(nr.twosum, z, axis=1), twosum_mid(z), (dt, "streamed", cols))
+            y = z.copy()
+            y[:, :, 0] = np.nan
+            y[0, 0, -1] = -0.0
+            same_values(nr.reduce(nr.minimummaximum, y, axis=1),
+                        (np.minimum.reduce(y, axis=1), np.maximum.reduce(y, axis=1)),
+                        (dt, "streamed", cols))
+            with np.errstate(invalid="ignore"):
+                same_values(nr.reduce(nr.fminfmax, y, axis=1),
+                            (np.fmin.reduce(y, axis=1), np.fmax.reduce(y, axis=1)),
+                            (dt, "streamed fmin", cols))
     for dt in ("float64", "float32"):
         for cols in cols_list:
             for rows in (1, 2, 17, 300):

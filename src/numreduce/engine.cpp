@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "simd.hpp"  // rows_total_bytes (the axis-0 row layout hint)
 #include "ufuncs.hpp"
 
 #if defined(_WIN32)
@@ -863,7 +864,14 @@ PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a) {
         // row blocks themselves.
         Py_BEGIN_ALLOW_THREADS;
         if (call.entry->rows != nullptr) {
+#if defined(NR_HAVE_HOST_SIMD)
+            // the whole reduction's size, for the traits' row layout choice
+            nr::simd::rows_total_bytes = (long long)(slabs * rows * cols * isize);
+#endif
             call.entry->rows(acc, x + (have ? 0 : cols * isize), have ? rows : rows - 1, cols);
+#if defined(NR_HAVE_HOST_SIMD)
+            nr::simd::rows_total_bytes = 0;
+#endif
         } else {
             for (npy_intp row = have ? 0 : 1; row < rows && r == 0; row++) {
                 r = call.run(acc, osize, x + row * cols * isize, cols);

@@ -38,6 +38,7 @@ namespace nr {
         if constexpr (plain_arith<T>::value && sizeof(T) <= 8) {
             // rows whose accumulators fit in L1: streamed whole, in memory order
             if (2 * cols * (long long)sizeof(T) <= simd::row_stream_bytes() &&
+                simd::rows_from_memory(rows * stride * (long long)sizeof(T)) &&
                 simd::minmax_rows<T, SKIP_NAN && (T(0.5) != T(0))>(acc[0], acc[1], x, rows, cols,
                                                                    stride) == cols) {
                 return;
@@ -375,7 +376,8 @@ namespace nr {
             // sum is not finite and a column whose TwoSum overflowed inside
             // redone from its start with step()'s arithmetic.
             constexpr long long SAVE = 32768 / (2 * (long long)sizeof(A));
-            if (cols <= SAVE && 2 * cols * (long long)sizeof(A) <= simd::row_stream_bytes()) {
+            if (cols <= SAVE && 2 * cols * (long long)sizeof(A) <= simd::row_stream_bytes() &&
+                simd::rows_from_memory(rows * stride * (long long)sizeof(A))) {
                 A s0[SAVE], e0[SAVE];
                 std::memcpy(s0, acc[0], cols * sizeof(A));
                 std::memcpy(e0, acc[1], cols * sizeof(A));
