@@ -547,16 +547,13 @@ def target_rows(quick: bool = False, on_row=None):
         old = nr.set_num_threads(1)
         try:
             for name, fn in (("logsumexp", nr.logsumexp), ("meanvar", nr.meanvar)):
-
-                def threads(k, fn=fn):
-                    return _threaded(nr, k, fn, huge)
-
                 # The bound: two threads cannot beat two halves of one
                 # thread's time, nor the memory's speed -- the time of the
                 # cheapest read of the same data on two threads (minmax).
                 # The target is 1.7x, or 90% of a lower bound measured in
                 # the same run.
-                t1, t2, t_read = t(threads(1), threads(2), _threaded(nr, 2, nr.minmax, huge))
+                t1, t2, t_read = t(_threaded(nr, 1, fn, huge), _threaded(nr, 2, fn, huge),
+                                   _threaded(nr, 2, nr.minmax, huge))
                 bound = t1 / max(t_read, t1 / 2)
                 print(f"({name} 1e8 bound: 1 thread {_fmt_time(t1)}, a read of the data on 2 "
                       f"threads (minmax) {_fmt_time(t_read)}: 2 threads at most {bound:.2f}x "

@@ -76,7 +76,7 @@ def show_config() -> None:
     (``cpu``; ``stream_kernels``: the vector width of the kernels that
     stream memory -- the min/max family, the axis-0 row streams -- and why;
     ``prefetch``: their software prefetch and why; ``row_layout``: which
-    axis-0 rows stream whole, by the L1 data cache), the thread setting, and whether
+    axis-0 rows stream whole, by the L1 data cache and the L2), the thread setting, and whether
     ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,
     ``reduce_path``) and why.  Without the native path a ``native_hint``
     line says what to call instead: ``nr.minimummaximum.reduce(a)`` raises
@@ -298,7 +298,7 @@ def _check_simd_env() -> None:
     value = os.environ.get("NUMREDUCE_PREFETCH")
     if value and value not in ("auto", "on", "off"):
         raise ValueError(f"NUMREDUCE_PREFETCH={value!r}: use 'on', 'off' or 'auto' "
-                         "(software prefetch in the 1-D streaming kernels; auto or unset: "
+                         "(software prefetch in the streaming kernels; auto or unset: "
                          "chosen by the CPU)")
 
 

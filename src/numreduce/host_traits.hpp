@@ -387,15 +387,10 @@ namespace nr {
                         if (sc - sc != A(0)) {
                             acc[1][c] = A(0);
                         } else if (ec - ec != A(0)) {
-                            A sj = s0[c], cj = e0[c];
-                            for (long long r = 0; r < rows; r++) {
-                                A t, e;
-                                nr::two_sum(sj, M::one(x[r * stride + c]), t, e);
-                                cj = t - t == A(0) ? cj + e : A(0);
-                                sj = t;
-                            }
-                            acc[0][c] = sj;
-                            acc[1][c] = cj;
+                            acc_t a{{s0[c], e0[c]}};
+                            for (long long r = 0; r < rows; r++) a = step(a, x[r * stride + c]);
+                            acc[0][c] = a.v[0];
+                            acc[1][c] = a.v[1];
                         }
                     }
                     return;

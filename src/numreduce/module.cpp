@@ -93,7 +93,7 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
     namespace s = nr::simd;
     const s::mem_choice m = s::choose_mem_level();
     const s::prefetch_choice p = s::choose_prefetch();
-    const long long l1 = s::l1d_bytes();
+    const bool l1_os = s::os_cache_bytes(1) > 0, l2_os = s::os_cache_bytes(2) > 0;
     char stream[320], prefetch[200], rows[320];
     std::snprintf(stream, sizeof stream, "%s (%s)", s::mem_level_name(s::mem_level()), m.why);
     if (p.bytes > 0) {
@@ -103,10 +103,11 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
     }
     std::snprintf(rows, sizeof rows,
                   "rows with up to %lld KiB of accumulators stream whole where the reduction "
-                  "is larger than the L2 (%lld KiB), else register tiles (half the L1d: %lld KiB "
-                  "%s)",
-                  s::row_stream_bytes() / 1024, s::l2_bytes() / 1024, (l1 > 0 ? l1 : 32768) / 1024,
-                  l1 > 0 ? "from the OS" : "assumed: the OS did not say");
+                  "is larger than the L2 (%lld KiB%s), else register tiles (half the L1d: %lld "
+                  "KiB %s)",
+                  s::row_stream_bytes() / 1024, s::l2_bytes() / 1024,
+                  l2_os ? "" : ", assumed: the OS did not say", s::l1d_bytes() / 1024,
+                  l1_os ? "from the OS" : "assumed: the OS did not say");
     return Py_BuildValue("{s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
                          "prefetch", prefetch, "row_layout", rows);
 #else

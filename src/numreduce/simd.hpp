@@ -227,60 +227,51 @@ inline int mem_level() {
     return level;
 }
 
-// The widest accumulator rows (bytes, all outputs together) that the
-// axis-0 row-block kernels (minmax_rows, two_sum_rows_stream) stream whole
-// rows past: half the L1 data cache the OS reports (32 KiB where it says
-// nothing), so that the accumulators stay in L1 while the data stream in
-// memory order -- the hardware prefetchers' easiest pattern.  Wider rows
-// take the register tiles (minmax_cols, two_sum_cols), whose accumulators
-// would not fit: a tile reads a short piece of each of 16 rows, which on
-// narrow rows the prefetchers did not follow (a (40000, 250) float64
-// block over axis 0: 0.90 ns an element in tiles, 0.27 from L2, np.sum
-// 0.32, on a Zen 4 with 32 KiB L1d).
-inline long long l1d_bytes() {
+// A cache's size as the OS reports it (level 1: the L1 data cache, 2: the
+// L2), 0 where it says nothing.
+inline long long os_cache_bytes(int level) {
     long long v = 0;
-#if defined(_SC_LEVEL1_DCACHE_SIZE)
-    v = (long long)sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    v = (long long)sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
 #elif defined(__APPLE__)
-    long long s = 0;
-    size_t len = sizeof s;
-    if (sysctlbyname("hw.l1dcachesize", &s, &len, nullptr, 0) == 0) v = s;
+    size_t len = sizeof v;
+    if (sysctlbyname(level == 1 ? "hw.l1dcachesize" : "hw.l2cachesize", &v, &len, nullptr, 0) != 0) v = 0;
+#else
+    (void)level;
 #endif
     return v > 0 ? v : 0;
 }
-// The L2 size the OS reports (1 MiB where it says nothing), and the bytes
-// of the whole axis-0 reduction that a rows_reduce call is part of (the
-// engine sets it around its calls, one slab at a time for a middle axis;
-// 0: the call alone).  Rows stream whole (row_stream_bytes) only where
+// The L1d and the L2 the kernels assume: the OS's, else 32 KiB and 1 MiB.
+inline long long l1d_bytes() {
+    static const long long v = os_cache_bytes(1) > 0 ? os_cache_bytes(1) : 32768;
+    return v;
+}
+inline long long l2_bytes() {
+    static const long long v = os_cache_bytes(2) > 0 ? os_cache_bytes(2) : 1ll << 20;
+    return v;
+}
+// The bytes of the whole axis-0 reduction that a rows_reduce call is part
+// of (the engine sets it around its calls, one slab at a time for a middle
+// axis; 0: the call alone).  Rows stream whole (row_stream_bytes) only where
 // that reduction is larger than the L2: from cache, the register tiles'
 // one load an element beat the streams' three loads and two stores
 // (Zen 4, (100, 1000) float64 over axis 0: minmax 10.7 us in tiles against
 // 32.6 streamed, fsum 26 against 40), from memory the streams win (see
 // row_stream_bytes).
-inline long long l2_bytes() {
-    static const long long v = [] {
-        long long b = 0;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-        b = (long long)sysconf(_SC_LEVEL2_CACHE_SIZE);
-#elif defined(__APPLE__)
-        size_t len = sizeof b;
-        if (sysctlbyname("hw.l2cachesize", &b, &len, nullptr, 0) != 0) b = 0;
-#endif
-        return b > 0 ? b : 1ll << 20;
-    }();
-    return v;
-}
 inline thread_local long long rows_total_bytes = 0;
 inline bool rows_from_memory(long long call_bytes) {
     return (rows_total_bytes > call_bytes ? rows_total_bytes : call_bytes) > l2_bytes();
 }
-inline long long row_stream_bytes() {
-    static const long long v = [] {
-        const long long l1 = l1d_bytes();
-        return (l1 > 0 ? l1 : 32768) / 2;
-    }();
-    return v;
-}
+// The widest accumulator rows (bytes, all outputs together) that the
+// axis-0 row-block kernels (minmax_rows, two_sum_stream) stream whole
+// rows past: half the L1 data cache (l1d_bytes), so that the accumulators
+// stay in L1 while the data stream in memory order -- the hardware prefetchers' easiest pattern.  Wider rows
+// take the register tiles (minmax_cols, two_sum_cols), whose accumulators
+// would not fit: a tile reads a short piece of each of 16 rows, which on
+// narrow rows the prefetchers did not follow (a (40000, 250) float64
+// block over axis 0: 0.90 ns an element in tiles, 0.27 from L2, np.sum
+// 0.32, on a Zen 4 with 32 KiB L1d).
+inline long long row_stream_bytes() { return l1d_bytes() / 2; }
 
 // The software prefetch distance of the 1-D streaming kernels (min/max,
 // argminmax, TwoSum lanes) and of the strided gathers (loops.hpp's
@@ -462,6 +453,16 @@ struct f64_lanes {
             static_assert(std::is_same<M, id_map>::value, "a map of common.hpp");     \
             return v;                                                                 \
         }                                                                             \
+    }                                                                                 \
+    /* One TwoSum step of a vector of lanes: (s, c) += v, s rounded, c */            \
+    /* collecting the exact error; three of its adds on the FMA pipes (x * */         \
+    /* one + y, opaque_one: one = 1, mone = -1) */                                     \
+    template <class V>                                                                \
+    ATTR __attribute__((always_inline)) inline void two_sum_vec_##SUFFIX(V &s, V &c, V v, V one, \
+                                                                        V mone) {     \
+        const V t = s * one + v, b = s * mone + t;                                    \
+        c += (s - (b * mone + t)) + (v - b);                                          \
+        s = t;                                                                        \
     }                                                                                 \
     template <bool SKIP, class V>                                                     \
     ATTR __attribute__((always_inline)) inline void minmax_step_##SUFFIX(V &lo, V &hi, V &na, \
@@ -1518,12 +1519,8 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     /* elements v0, v1: three of its adds on the FMA pipes (opaque_one) */               \
     template <class vt>                                                                  \
     ATTR inline __attribute__((always_inline)) void two_sum_step_##SUFFIX(vt &s0, vt &s1, vt &c0, vt &c1, vt v0, vt v1, vt one, vt mone) { \
-        const vt t0 = s0 * one + v0, t1 = s1 * one + v1;                                 \
-        const vt b0 = s0 * mone + t0, b1 = s1 * mone + t1;                               \
-        c0 += (s0 - (b0 * mone + t0)) + (v0 - b0);                                       \
-        c1 += (s1 - (b1 * mone + t1)) + (v1 - b1);                                       \
-        s0 = t0;                                                                         \
-        s1 = t1;                                                                         \
+        two_sum_vec_##SUFFIX(s0, c0, v0, one, mone);                                     \
+        two_sum_vec_##SUFFIX(s1, c1, v1, one, mone);                                     \
     }                                                                                    \
     /* The 2 L lanes (s0, c0 | s1, c1) of x[0..n), n >= 2 L: TwoSum steps */             \
     /* of 2 L elements, the last partial step padded with -0.0 (s + -0.0 */              \
@@ -1753,11 +1750,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             for (int u = 0; u < U; u++) {                                                \
                 vt v;                                                                    \
                 std::memcpy(&v, xr + u * W, BYTES);                                      \
-                v = vmap_##SUFFIX<M>(v);                                                         \
-                /* TwoSum, three of its adds on the FMA pipes (opaque_one) */           \
-                const vt t = s[u] * one + v, b = s[u] * mone + t;                        \
-                c[u] += (s[u] - (b * mone + t)) + (v - b);                               \
-                s[u] = t;                                                                \
+                two_sum_vec_##SUFFIX(s[u], c[u], vmap_##SUFFIX<M>(v), one, mone);        \
             }                                                                            \
         }                                                                                \
         bool bad = false;                                                                \
@@ -1826,12 +1819,7 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     struct two_sum_into_##SUFFIX {                                                       \
         template <class V>                                                               \
         ATTR __attribute__((always_inline)) static void step(const V (&k)[2], V &s, V &c, V v) { \
-            v = vmap_##SUFFIX<M>(v);                                                     \
-            /* TwoSum, three of its adds on the FMA pipes (opaque_one: k[0] = 1, */     \
-            /* k[1] = -1) */                                                             \
-            const V t = s * k[0] + v, b = s * k[1] + t;                                  \
-            c += (s - (b * k[1] + t)) + (v - b);                                         \
-            s = t;                                                                       \
+            two_sum_vec_##SUFFIX(s, c, vmap_##SUFFIX<M>(v), k[0], k[1]);                 \
         }                                                                                \
     };                                                                                   \
     template <class A, class M = id_map>                                                 \
@@ -1844,17 +1832,19 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     }
 
 // The memory-streaming kernels (mem_level), in every variant and in
-// NR_SIMD_MEM_VARIANTS' one more; the others in the variants.
+// NR_SIMD_MEM_VARIANTS' one more (which only the min/max family of elements
+// wider than 2 bytes runs: NR_MEM_Y; the others are declared there for the
+// dispatchers' discarded branches); the others in the variants.
 #define NR_SIMD_MEM_INSTANTIATE(SUFFIX, BYTES, ATTR) \
     NR_MINMAX_STEP(SUFFIX, BYTES, ATTR)              \
     NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)            \
     NR_COLS_KERNEL(SUFFIX, BYTES, ATTR)              \
     NR_ROWS_KERNEL(SUFFIX, BYTES, ATTR)              \
     NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)              \
-    NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)               \
     NR_STREAM_KERNEL(SUFFIX, BYTES, ATTR)
 #define NR_SIMD_INSTANTIATE(SUFFIX, BYTES, ATTR) \
     NR_SIMD_MEM_INSTANTIATE(SUFFIX, BYTES, ATTR) \
+    NR_ARG_KERNEL(SUFFIX, BYTES, ATTR)           \
     NR_F64_KERNELS(SUFFIX, BYTES, ATTR)
 NR_SIMD_VARIANTS(NR_SIMD_INSTANTIATE)
 #if defined(NR_SIMD_X86)
