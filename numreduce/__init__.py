@@ -12,9 +12,10 @@ from ._version import __version__  # noqa: F401 (numreduce.__version__)
 
 from . import _core  # noqa: F401 (numreduce._core: the extension, for tools and tests)
 from ._core import (comoments, fminfmax, maxsumexp, maxsumexpb, minimummaximum, moments,
-                    nanmoments, nanwmoments, twoprod, twosum, wmoments)
+                    nanmoments, nansummary, nanwmoments, summary, twoprod, twosum, wmoments)
 from ._args import NoValue
-from ._api import (accumulate, at, correlation, covariance, cumfsum, cummeanvar, cumminmax,
+from ._api import (DescribeResult, accumulate, at, correlation, covariance, cumfsum, cummeanvar,
+                   cumminmax, describe, kurtosis, skew,
                    group_argminmax, group_fsum, group_logsumexp, group_meanvar, group_minmax,
                    logcumsumexp, mapreduce, merge, nancumminmax, reduce, reduce_by_group, reduceat,
                    segmented_reduce, sumprod)
@@ -28,6 +29,12 @@ from ._extension import C_API_VERSION, get_include
 
 __all__ = [
     "C_API_VERSION",
+    "DescribeResult",
+    "describe",
+    "kurtosis",
+    "nansummary",
+    "skew",
+    "summary",
     "HAVE_NATIVE_REDUCE",
     "NoValue",
     "accumulate",

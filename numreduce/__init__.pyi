@@ -1,5 +1,5 @@
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
@@ -17,6 +17,8 @@ minimummaximum: np.ufunc  # -> (min, max)
 fminfmax: np.ufunc  # -> (fmin, fmax)
 moments: np.ufunc  # -> (count, mean, M2)
 nanmoments: np.ufunc  # -> (count, mean, M2), NaN skipped
+summary: np.ufunc  # -> (count, min, max, mean, M2, M3, M4)
+nansummary: np.ufunc  # -> (count, min, max, mean, M2, M3, M4), NaN skipped
 maxsumexp: np.ufunc  # -> (max, sum of exp(x - max) - 1)
 twosum: np.ufunc  # -> (sum, error)
 # reductions of two arrays: numreduce.reduce(u, (x, y), ...)
@@ -188,6 +190,44 @@ def logsumexp(
 ) -> Any: ...
 def covariance(
     x: ArrayLike, y: ArrayLike, axis: _Axis = None, ddof: _DDof = 1, keepdims: bool = False
+) -> Any: ...
+_NanPolicy = Literal["propagate", "raise", "omit"]
+
+class DescribeResult(NamedTuple):
+    nobs: Any
+    minmax: tuple[Any, Any]
+    mean: Any
+    variance: Any
+    skewness: Any
+    kurtosis: Any
+
+def describe(
+    a: ArrayLike,
+    axis: int | None = 0,
+    ddof: _DDof = 1,
+    bias: bool = True,
+    nan_policy: _NanPolicy = "propagate",
+    *,
+    where: ArrayLike = True,
+) -> DescribeResult: ...
+def skew(
+    a: ArrayLike,
+    axis: int | None = 0,
+    bias: bool = True,
+    nan_policy: _NanPolicy = "propagate",
+    *,
+    keepdims: bool = False,
+    where: ArrayLike = True,
+) -> Any: ...
+def kurtosis(
+    a: ArrayLike,
+    axis: int | None = 0,
+    fisher: bool = True,
+    bias: bool = True,
+    nan_policy: _NanPolicy = "propagate",
+    *,
+    keepdims: bool = False,
+    where: ArrayLike = True,
 ) -> Any: ...
 def correlation(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
 def sumprod(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...

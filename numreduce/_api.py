@@ -21,7 +21,8 @@ from ._dispatch import (mapreduce as _mapreduce, masked_arg, masked_fill, masked
                         operands_backend, public_function)
 from ._dtypes import MULTI_OUTPUT
 
-__all__ = ["accumulate", "argminmax", "at", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax", "fsum",
+__all__ = ["DescribeResult", "accumulate", "argminmax", "at", "correlation", "covariance", "cumfsum",
+           "cummeanvar", "cumminmax", "describe", "fsum", "kurtosis", "skew",
            "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar", "group_minmax",
            "logcumsumexp", "logsumexp", "mapreduce", "meanstd", "meanvar", "merge", "minmax",
            "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "reduce",
@@ -30,6 +31,9 @@ __all__ = ["accumulate", "argminmax", "at", "correlation", "covariance", "cumfsu
 _REFUSE = masked_refuse("pass m.filled(value) or np.ma.getdata(m) explicitly")
 _REFUSE_GROUPS = masked_refuse("pass m.filled(value) or np.ma.getdata(m) (and where=~m.mask) "
                                "explicitly")
+_REFUSE_SUMMARY = masked_refuse("pass np.ma.getdata(m) with where=~np.ma.getmaskarray(m) "
+                                "explicitly")
+DescribeResult = _stats.DescribeResult
 _FOREIGN = {"passthrough": lambda ufunc: ufunc not in MULTI_OUTPUT}
 # (a reduction of several sources, a tuple of arrays, goes to the NumPy or
 # the Dask backend: _dispatch._policy)
@@ -1036,6 +1040,165 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 
 _REFUSE_PAIR = masked_refuse("pass np.ma.getdata(m) and a where= mask, or m.filled(value), "
                              "explicitly")
+
+
+@public_function(_stats.describe, _REFUSE_SUMMARY)
+def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True):
+    """Count, min, max, mean, variance, skewness and kurtosis in one pass:
+    ``scipy.stats.describe(a, axis, ddof, bias, nan_policy)``.
+
+    One reduction of the ``summary`` ufunc -- the count, extremes, mean and
+    central moments M2, M3, M4 of each slice, merged by Pebay's update
+    (blocked two-pass sums in a frame shifted by the data's mean, so offset
+    data keep their accuracy) -- finished into SciPy's result.  NumPy, Dask
+    and CuPy arrays.
+
+    Parameters
+    ----------
+    a : array_like
+        bool, integer or float data (complex and datetime data raise
+        TypeError).
+    axis : None or int, default 0
+        The axis to reduce; ``None`` reduces all elements (SciPy's
+        default is 0 as here).
+    ddof : int, default 1
+        Delta degrees of freedom of the variance.
+    bias : bool, default True
+        False: SciPy's bias corrections of the skewness (n > 2) and the
+        kurtosis (n > 3).
+    nan_policy : {'propagate', 'raise', 'omit'}, default 'propagate'
+        'propagate': a NaN makes the slice's statistics NaN; 'omit': NaN
+        elements are skipped in the same pass (``nobs`` is then each
+        slice's count); 'raise': ValueError where the data hold a NaN
+        (checked on the summary, before any result is returned).
+    where : array_like of bool, optional
+        Elements to include (broadcast to ``a``); ``nobs`` is then each
+        slice's count.
+
+    Returns
+    -------
+    DescribeResult
+        ``(nobs, minmax, mean, variance, skewness, kurtosis)`` as SciPy's:
+        ``nobs`` int64, ``minmax`` a pair in the data's dtype, the rest
+        float64 (float16, float32 and long double data keep their dtype;
+        the sums are float64 for float16 and float32 data).  The kurtosis
+        is Fisher's (0 for the normal distribution).
+
+    Raises
+    ------
+    ValueError
+        Empty input (SciPy's message), a bad ``nan_policy``, or a NaN with
+        ``nan_policy='raise'``.
+
+    See Also
+    --------
+    scipy.stats.describe : the same result in six passes.
+    skew, kurtosis : one statistic each, same pass.
+    summary : the ufunc whose reduction this is.
+
+    Notes
+    -----
+    A slice whose variance is lost to rounding (``m2 <= (eps * mean)**2``,
+    a constant slice) has NaN skewness and kurtosis with SciPy's
+    RuntimeWarning.  Quantiles are not included: they are not one-pass
+    (mergeable) statistics.  Unlike SciPy, the variance of bool data is
+    that of 0 and 1 (SciPy 1.17 gives inf).
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> r = nr.describe(np.arange(10))
+    >>> int(r.nobs), r.minmax, float(r.mean), round(float(r.variance), 6)
+    (10, (np.int64(0), np.int64(9)), 4.5, 9.166667)
+    >>> round(float(r.kurtosis), 6)
+    -1.224242
+    """
+
+
+@public_function(_stats.skew, _REFUSE_SUMMARY)
+def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=True):
+    """Sample skewness in one pass: ``scipy.stats.skew(a, axis, bias,
+    nan_policy, keepdims=keepdims)``.
+
+    ``m3 / m2**1.5`` of the biased central moments (``bias=False``:
+    SciPy's correction ``sqrt(n (n - 1)) / (n - 2)`` where n > 2), from one
+    reduction of the ``summary`` ufunc (see :func:`describe`).
+
+    Parameters
+    ----------
+    a : array_like
+        bool, integer or float data.
+    axis : None or int, default 0
+        The axis to reduce; ``None`` reduces all elements.
+    bias : bool, default True
+    nan_policy : {'propagate', 'raise', 'omit'}, default 'propagate'
+    keepdims : bool, default False
+    where : array_like of bool, optional
+        Elements to include (broadcast to ``a``).
+
+    Returns
+    -------
+    skewness : NumPy scalar or ndarray
+        float64 (float16, float32 and long double data keep their dtype).
+        NaN for an empty slice (with SciPy's warning) and for a slice whose
+        variance is lost to rounding (a constant slice: SciPy's
+        precision-loss RuntimeWarning).
+
+    See Also
+    --------
+    scipy.stats.skew
+    describe, kurtosis
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> float(nr.skew(np.array([2, 8, 0, 4, 1, 9, 9, 0])))
+    0.2650554122698573
+    """
+
+
+@public_function(_stats.kurtosis, _REFUSE_SUMMARY)
+def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate", *, keepdims=False,
+             where=True):
+    """Sample kurtosis in one pass: ``scipy.stats.kurtosis(a, axis, fisher,
+    bias, nan_policy, keepdims=keepdims)``.
+
+    ``m4 / m2**2`` of the biased central moments, less 3 where ``fisher``
+    (``bias=False``: SciPy's correction where n > 3), from one reduction of
+    the ``summary`` ufunc (see :func:`describe`).
+
+    Parameters
+    ----------
+    a : array_like
+        bool, integer or float data.
+    axis : None or int, default 0
+        The axis to reduce; ``None`` reduces all elements.
+    fisher : bool, default True
+        True: Fisher's definition (0 for the normal distribution); False:
+        Pearson's (3).
+    bias : bool, default True
+    nan_policy : {'propagate', 'raise', 'omit'}, default 'propagate'
+    keepdims : bool, default False
+    where : array_like of bool, optional
+        Elements to include (broadcast to ``a``).
+
+    Returns
+    -------
+    kurtosis : NumPy scalar or ndarray
+        float64 (float16, float32 and long double data keep their dtype);
+        NaN where :func:`skew` is NaN.
+
+    See Also
+    --------
+    scipy.stats.kurtosis
+    describe, skew
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> round(float(nr.kurtosis(np.arange(10))), 6)
+    -1.224242
+    """
 
 
 @public_function(_stats.covariance, _REFUSE_PAIR, array="x")

@@ -19,6 +19,8 @@ Layer: statistics (imports the rules layer and the methods layer).
 
 from __future__ import annotations
 
+import collections
+import math
 import functools
 import warnings
 
@@ -33,8 +35,8 @@ from ._dtypes import (arg_dtype, cumfsum_dtypes, fsum_dtypes, logcumsumexp_dtype
                       logsumexp_dtype, meanvar_dtypes, moments_ufunc, real_dtype, resolve,
                       resolve_outs, sum_dtype)
 
-__all__ = ["argminmax", "correlation", "covariance", "cumfsum", "cummeanvar", "cumminmax",
-           "fsum", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
+__all__ = ["DescribeResult", "argminmax", "correlation", "covariance", "cumfsum", "cummeanvar",
+           "cumminmax", "describe", "fsum", "kurtosis", "skew", "group_argminmax", "group_fsum", "group_logsumexp", "group_meanvar",
            "group_minmax", "logcumsumexp", "logsumexp", "meanstd", "meanvar", "minmax",
            "nanargminmax", "nancumminmax", "nanmeanvar", "nanminmax", "sumprod"]
 
@@ -425,6 +427,186 @@ def _meanvar_entry(name, std, nan):
 meanvar = _meanvar_entry("meanvar", False, False)
 meanstd = _meanvar_entry("meanstd", True, False)
 nanmeanvar = _meanvar_entry("nanmeanvar", False, True)
+
+
+# ---------------------------------------------------------------------------
+# describe, skew, kurtosis: the summary (n, min, max, mean, M2, M3, M4)
+# ---------------------------------------------------------------------------
+
+class DescribeResult(collections.namedtuple(
+        "DescribeResult", ("nobs", "minmax", "mean", "variance", "skewness", "kurtosis"))):
+    """The result of :func:`numreduce.describe`: scipy.stats.describe's
+    named tuple, with the same fields in the same order.
+
+    Parameters
+    ----------
+    nobs : int64 scalar or ndarray
+        The number of observations: the length of the reduced slices
+        (``nan_policy='omit'`` or ``where=``: each slice's count).
+    minmax : tuple of two scalars or ndarrays
+        The minimum and maximum, in the data's dtype.
+    mean, variance, skewness, kurtosis : scalar or ndarray
+        The mean, the variance (``ddof``), the skewness and Fisher's
+        kurtosis.
+
+    Returns
+    -------
+    DescribeResult
+        A named tuple: unpacks as SciPy's result does.
+
+    See Also
+    --------
+    describe : the function that returns it.
+    scipy.stats.describe : the same fields.
+
+    Examples
+    --------
+    >>> import numpy as np, numreduce as nr
+    >>> nobs, (lo, hi), mean, var, skew, kurt = nr.describe(np.array([1., 2., 4.]))
+    >>> int(nobs), float(lo), float(hi), float(var)
+    (3, 1.0, 4.0, 2.333333333333333)
+    """
+
+    __slots__ = ()
+
+_NAN_POLICIES = ("propagate", "raise", "omit")
+_PRECISION = ("Precision loss occurred in moment calculation due to catastrophic "
+              "cancellation. This occurs when the data are nearly identical. Results may "
+              "be unreliable.")
+_SMALL = ("One or more sample arguments is too small; all returned values will be NaN. "
+          "See documentation for sample size requirements.")
+
+
+def _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want):
+    """SciPy's skewness (``want`` 's') or Pearson kurtosis ('k') of the
+    summaries, in float64: NaN where the slice is empty or its variance is
+    lost to rounding (``m2 <= (eps mean)**2``, eps of the result dtype, as
+    SciPy tests its own moments), SciPy's bias corrections where
+    ``bias=False`` and n > 2 (skewness) or n > 3 (kurtosis)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        eps = float(np.finfo(rdt).eps)
+        v2 = m2 / n
+        zero = v2 <= (eps * mean) ** 2
+        if want == "s":
+            vals = xp.where(zero, np.nan, (m3 / n) / v2 ** 1.5)
+            if not bias:
+                nval = ((n - 1.0) * n) ** 0.5 / (n - 2.0) * vals
+                vals = xp.where(~zero & (n > 2), nval, vals)
+        else:
+            vals = xp.where(zero, np.nan, (m4 / n) / v2 ** 2)
+            if not bias:
+                nval = 1.0 / (n - 2) / (n - 3) * ((n * n - 1.0) * vals - 3 * (n - 1) ** 2.0) + 3.0
+                vals = xp.where(~zero & (n > 3), nval, vals)
+    return vals, zero
+
+
+def _summary_warnings(xp, n, zero, raise_nan, lo):
+    """SciPy's checks and warnings on the summaries: 'raise' (a NaN in
+    the data: its min is NaN), empty slices (SmallSampleWarning's text),
+    the precision loss of a (nearly) constant slice."""
+    if raise_nan and bool(xp.isnan(lo).any()):
+        raise ValueError("The input contains nan values")
+    empty = n == 0
+    if bool(empty.any()):
+        warnings.warn(_SMALL, RuntimeWarning, stacklevel=5)
+    if bool((zero & ~empty).any()):
+        warnings.warn(_PRECISION, RuntimeWarning, stacklevel=5)
+
+
+def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
+    """(nobs, min, max, mean, variance, skewness, kurtosis) of summaries,
+    scipy.stats.describe's values and dtypes: min and max in the data's
+    dtype, the rest in ``rdt``; nobs int64."""
+    n, lo, hi, mean, m2, m3, m4 = states[0]
+    skew, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "s")
+    kurt, _ = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "k")
+    _summary_warnings(xp, n, zero, raise_nan, lo)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = m2 / (n - ddof)
+        mean = xp.where(n > 0, mean, np.nan)
+    if fisher:
+        kurt = kurt - 3.0
+    res = [n.astype(np.int64), lo.astype(data_dt), hi.astype(data_dt)]
+    res += [r.astype(rdt, copy=False) for r in (mean, var, skew, kurt)]
+    return tuple(_out(xp, r) for r in res)
+
+
+def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
+    """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values."""
+    n, lo, hi, mean, m2, m3, m4 = states[0]
+    vals, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
+    _summary_warnings(xp, n, zero, raise_nan, lo)
+    if want == "k" and fisher:
+        vals = vals - 3.0
+    return (_out(xp, vals.astype(rdt, copy=False)),)
+
+
+def _summary_dtype(qualname, dt):
+    """The result dtype of describe/skew/kurtosis for ``dt`` data (SciPy's:
+    float16, float32, float64 and long double keep theirs; bool and integers
+    give float64); TypeError for other data."""
+    if dt.kind == "f":
+        return dt.newbyteorder("=")
+    if dt.kind in "biu":
+        return np.dtype(np.float64)
+    raise TypeError(f"{qualname}: {dt} data is not supported (real numbers only: bool, "
+                    f"integer or float data)")
+
+
+def _summarise(be, qualname, name, a, axis, keepdims, nan_policy, where, finish, dtypes):
+    """The summary reduction of a statistic: argument checks (before any
+    work), one pass of ``summary`` (``nansummary`` for 'omit'), then
+    ``finish(rdt, data_dt, raise_nan)(xp, states)``."""
+    a = be.asarray(a, "the array", name, qualname)
+    if not isinstance(nan_policy, str) or nan_policy not in _NAN_POLICIES:
+        raise ValueError("nan_policy must be one of {'propagate', 'raise', 'omit'}")
+    rdt = _summary_dtype(qualname, a.dtype)
+    _check_dtypes(be, name, rdt)
+    axes = normalize_axes(axis, a.ndim, scalar_rule=False)
+    keepdims = keepdims_flag(keepdims)
+    nan = nan_policy == "omit" and a.dtype.kind == "f"
+    ufunc = _core.nansummary if nan else _core.summary
+    mask = be.where(where, a.shape, name, qualname)
+    fin = finish(rdt, a.dtype.newbyteorder("="), nan_policy == "raise" and a.dtype.kind == "f")
+    return be.reduce_parts(ufunc, a, axes, keepdims, one_part, fin, dtypes(rdt, a.dtype),
+                           mask=mask, label=name, qualname=qualname), a, axes, keepdims, mask
+
+
+def describe(be, qualname, a, axis=0, ddof=1, bias=True, nan_policy="propagate", *,
+             where=True):
+    ddof = ddof_arg("describe", ddof)
+    arr = be.asarray(a, "the array", "describe", qualname)
+    if arr.size == 0:
+        raise ValueError("The input must not be empty.")
+    res, arr, axes, keepdims, mask = _summarise(
+        be, qualname, "describe", arr, axis, False, nan_policy, where,
+        lambda rdt, ddt, rn: _bind(finish_describe, rdt, ddt, ddof, bool(bias), True, rn),
+        lambda rdt, ddt: (np.dtype(np.int64), ddt, ddt, rdt, rdt, rdt, rdt))
+    nobs, lo, hi, mean, var, sk, ku = res
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8:
+        # 64-bit integers beyond 2**53 are not exact in the float64
+        # summary: their extremes by a pass of minimummaximum
+        lo, hi = methods.reduce(be, qualname, _core.minimummaximum, arr, axes, None, None,
+                                keepdims, NoValue, where)
+    if nan_policy != "omit" and mask is None:
+        nobs = np.int64(math.prod(arr.shape[i] for i in axes))  # SciPy: the slices' length
+    return DescribeResult(nobs, (lo, hi), mean, var, sk, ku)
+
+
+def skew(be, qualname, a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False,
+         where=True):
+    return _summarise(be, qualname, "skew", a, axis, keepdims, nan_policy, where,
+                      lambda rdt, ddt, rn: _bind(finish_moment_stat, rdt, bool(bias), False, rn,
+                                                 "s"),
+                      lambda rdt, ddt: (rdt,))[0][0]
+
+
+def kurtosis(be, qualname, a, axis=0, fisher=True, bias=True, nan_policy="propagate", *,
+             keepdims=False, where=True):
+    return _summarise(be, qualname, "kurtosis", a, axis, keepdims, nan_policy, where,
+                      lambda rdt, ddt, rn: _bind(finish_moment_stat, rdt, bool(bias),
+                                                 bool(fisher), rn, "k"),
+                      lambda rdt, ddt: (rdt,))[0][0]
 
 
 # ---------------------------------------------------------------------------

@@ -21,6 +21,8 @@ minimummaximum: DeviceUFunc
 fminfmax: DeviceUFunc
 moments: DeviceUFunc
 nanmoments: DeviceUFunc
+summary: DeviceUFunc
+nansummary: DeviceUFunc
 maxsumexp: DeviceUFunc
 twosum: DeviceUFunc
 wmoments: DeviceUFunc

@@ -17,6 +17,7 @@
 #include "traits/logsumexp.hpp"
 #include "traits/minmax.hpp"
 #include "traits/moments.hpp"
+#include "traits/summary.hpp"
 #include "traits/twosum.hpp"
 
 namespace nr {
@@ -580,6 +581,92 @@ namespace nr {
             }
         }
         return true;
+    }
+
+// ---------------------------------------------------------------------------
+// summary.hpp (Summary: summary, nansummary)
+// ---------------------------------------------------------------------------
+
+    // Rows of a C-ordered block reduced over axis 0 into the accumulator rows
+    // acc[0..7) in place: per tile of CB columns and block of RB rows, the
+    // block's column summaries by block_stats' corrected two-pass formulas
+    // (two sweeps over the block's rows, the loops over columns
+    // vectorised), each in its column's frame K (the running mean, else
+    // the column's first value), merged into the running column summaries
+    // with combine().  A column block whose sums are not finite (inf/NaN,
+    // overflow) is gathered and stepped.  `stride` is in elements.
+    template <class T, class A, bool SKIP_NAN>
+    NR_TARGET_CLONES inline void Summary<T, A, SKIP_NAN>::rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                                              long long cols, long long stride) {
+        A K[CB], s[CB], cn[CB], lo[CB], hi[CB], s1[CB], s2[CB], s3[CB], s4[CB];
+        for (long long c0 = 0; c0 < cols; c0 += CB) {
+            const long long cb = cols - c0 < CB ? cols - c0 : CB;
+            for (long long c = 0; c < cb; c++) {
+                A k = A(0);
+                if (acc[0][c0 + c] > A(0)) {
+                    k = acc[3][c0 + c];
+                } else {
+                    for (long long r = 0; r < rows; r++) {
+                        k = to_real<A>(x[r * stride + c0 + c]);
+                        if (!(SKIP_NAN && is_nan(k))) break;
+                    }
+                }
+                K[c] = is_finite(k) ? k : A(0);
+            }
+            for (long long r0 = 0; r0 < rows; r0 += RB) {
+                const long long rb = rows - r0 < RB ? rows - r0 : RB;
+                for (long long c = 0; c < cb; c++) {
+                    s[c] = cn[c] = s1[c] = s2[c] = s3[c] = s4[c] = A(0);
+                    lo[c] = -neg_inf<A>();
+                    hi[c] = neg_inf<A>();
+                }
+                for (long long r = r0; r < r0 + rb; r++) {
+                    const in_t *xr = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) {
+                        const A v = to_real<A>(xr[c]);
+                        const bool use = !(SKIP_NAN && is_nan(v));
+                        s[c] += use ? v - K[c] : A(0);
+                        cn[c] += use ? A(1) : A(0);
+                        lo[c] = (use && v < lo[c]) ? v : lo[c];
+                        hi[c] = (use && v > hi[c]) ? v : hi[c];
+                    }
+                }
+                for (long long c = 0; c < cb; c++) s[c] = cn[c] > A(0) ? s[c] / cn[c] : A(0);  // the block means
+                for (long long r = r0; r < r0 + rb; r++) {
+                    const in_t *xr = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) {
+                        const A v = to_real<A>(xr[c]);
+                        const bool use = !(SKIP_NAN && is_nan(v));
+                        const A dy = use ? (v - K[c]) - s[c] : A(0), q = dy * dy;
+                        s1[c] += dy;
+                        s2[c] += q;
+                        s3[c] += q * dy;
+                        s4[c] += q * q;
+                    }
+                }
+                for (long long c = 0; c < cb; c++) {
+                    if (cn[c] == A(0)) continue;
+                    acc_t blk;
+                    if (is_finite(s[c]) && is_finite(s2[c])) {
+                        const A S1 = s1[c], S2 = s2[c], S3 = s3[c], S4 = s4[c], cc = S1 / cn[c];
+                        const A M2 = S2 - S1 * cc;
+                        const A M3 = S3 - cc * (A(3) * S2 - A(2) * cc * S1);
+                        const A M4 = S4 - cc * (A(4) * S3 - cc * (A(6) * S2 - A(3) * cc * S1));
+                        blk = {{cn[c], lo[c], hi[c], s[c] + cc, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
+                    } else {  // gather the column's block and step it
+                        in_t col[RB];
+                        for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
+                        blk = framed_steps(col, rb, K[c]);
+                    }
+                    acc_t run;
+                    for (int i = 0; i < 7; i++) run.v[i] = acc[i][c0 + c];
+                    run.v[3] = run.v[3] - K[c];
+                    run = combine(run, blk);
+                    run.v[3] = run.v[3] + K[c];
+                    for (int i = 0; i < 7; i++) acc[i][c0 + c] = run.v[i];
+                }
+            }
+        }
     }
 
 }  // namespace nr

@@ -23,6 +23,10 @@ std::vector<LoopEntry> fminfmax_loops();
 // floats (nanmoments: floats), accumulated in float64 (long double in itself)
 std::vector<LoopEntry> moments_loops();
 std::vector<LoopEntry> nanmoments_loops();
+// table_loops_summary.cpp: the same dtypes (nansummary: floats), in float64
+// (long double in itself)
+std::vector<LoopEntry> summary_loops();
+std::vector<LoopEntry> nansummary_loops();
 // table_loops_sums.cpp: the same dtypes (float32 sums in float32)
 std::vector<LoopEntry> maxsumexp_loops();
 std::vector<LoopEntry> twosum_loops();

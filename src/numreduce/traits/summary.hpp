@@ -1,0 +1,208 @@
+// (n, min, max, mean, M2, M3, M4) -- the summary of a sample in one pass:
+// its count, extremes, mean and central moments M_k = sum((x - mean)^k),
+// from which describe, skew and kurtosis are finished (var = M2 / (n -
+// ddof), skewness = sqrt(n) M3 / M2^1.5, kurtosis = n M4 / M2^2 - 3).
+//
+// Accumulates in A (float64 for bool/integer/float16/float32 data, the
+// input type for float64/longdouble), the extremes included (exact for
+// every input that A holds exactly; the statistics layer redoes the
+// extremes of 64-bit integers beyond 2**53).  Two summaries merge by
+// Pebay's (2008) pairwise update of the central moments (Terriberry's form
+// for one element), which is exact in exact arithmetic and, where the two
+// means are close, adds to each moment only terms of the order of its own
+// size.  The contiguous fast path (block_reduce) summarises blocks of
+// BLOCK elements by the corrected two-pass formulas on data shifted by a
+// reference value K (the running mean, or the first element), and merges
+// the block summaries in a pairwise tree inside that frame: offset data
+// (1e8 + N(0, 1)) keep the accuracy of centred data, and the moments' sums
+// round like pairwise sums (log2(n / BLOCK) merges deep).
+//
+// Non-finite data: a NaN makes every output NaN (min and max too, as
+// np.min; the NaN-skipping form drops it); an inf makes the mean inf (or
+// NaN for inf - inf) and the central moments NaN, as np.var.  Finite data
+// whose spread overflows (values further apart than the largest double)
+// give M2 = M4 = +inf and M3 = NaN with a finite mean.
+#pragma once
+#include "common.hpp"
+
+namespace nr {
+
+template <class T, class A, bool SKIP_NAN = false>
+struct Summary {
+    using in_t = T;
+    using out_t = A;
+    static constexpr int nout = 7;
+    using real_traits = Summary<A, A, SKIP_NAN>;  // step(a, x) is its step(a, to_real<A>(x))
+    struct acc_t {
+        A v[7];  // n, min, max, mean, M2, M3, M4
+    };
+
+    NR_HD static A qnan() { return A(0) / A(0); }
+    NR_HD static acc_t empty() { return {{A(0), qnan(), qnan(), A(0), A(0), A(0), A(0)}}; }
+    NR_HD static bool skip(in_t x) { return SKIP_NAN && is_nan(to_real<A>(x)); }
+
+    NR_HD static acc_t lift(in_t x) {
+        if (skip(x)) return empty();
+        return lift_real(to_real<A>(x));
+    }
+    NR_HD static acc_t lift_real(A v) {
+        const A z = v - v;  // 0, or NaN for inf and NaN
+        return {{A(1), v, v, v, z, z, z}};
+    }
+    NR_HD static acc_t step(acc_t a, in_t x) {
+        if (skip(x)) return a;
+        return a.v[0] == A(0) ? lift(x) : combine(a, lift(x));
+    }
+
+    // Pebay's update: the union of two summaries.
+    NR_HD static acc_t combine(acc_t a, acc_t b) {
+        if (b.v[0] == A(0)) return a;
+        if (a.v[0] == A(0)) return b;
+        const A na = a.v[0], nb = b.v[0], n = na + nb;
+        const A lo = nan_min(a.v[1], b.v[1]), hi = nan_max(a.v[2], b.v[2]);
+        const A ma = a.v[3], mb = b.v[3];
+        const A d = ma == mb ? A(0) : mb - ma;  // inf == inf: no NaN
+        if (!is_finite(d)) {
+            if (is_finite(ma) && is_finite(mb)) {
+                // Finite means further apart than the largest double: the
+                // weighted mean is finite, the even moments overflow and
+                // the sign of M3 is lost.
+                const A inf = -neg_inf<A>();
+                return {{n, lo, hi, ma * (na / n) + mb * (nb / n), inf, qnan(), inf}};
+            }
+            // A non-finite mean: the plain weighted sum (inf stays inf,
+            // inf - inf is NaN), the central moments NaN.
+            const A bad = d - d;
+            return {{n, lo, hi, (na * ma + nb * mb) / n, bad, bad, bad}};
+        }
+        const A w = nb / n, v = na / n, d2 = d * d;
+        const A M2a = a.v[4], M2b = b.v[4], M3a = a.v[5], M3b = b.v[5];
+        const A M2 = (M2a + M2b) + d2 * na * w;
+        const A M3 = (M3a + M3b) + d * (d2 * na * w * (v - w) + A(3) * (v * M2b - w * M2a));
+        const A M4 = (a.v[6] + b.v[6]) +
+                     d * (d * (d2 * na * w * (v * v - v * w + w * w) + A(6) * (v * v * M2b + w * w * M2a)) +
+                          A(4) * (v * M3b - w * M3a));
+        return {{n, lo, hi, ma + d * w, M2, M3, M4}};
+    }
+
+    // The empty summary for every reduction, empty or not (a copied first
+    // element would be a wrong count): n = 0, min and max NaN.
+    NR_HD static bool initials(acc_t &a, bool) {
+        a = empty();
+        return true;
+    }
+
+    // Contiguous stream: blocks of BLOCK elements, each summarised by the
+    // corrected two-pass formulas in the frame y = x - K (K: the running
+    // mean where acc has one, else the first element not skipped; 0 where
+    // that is not finite), in L lanes (vector lanes on the host), the
+    // blocks merged in a pairwise tree in the frame.  A block whose sums
+    // are not finite (inf/NaN data, overflow) is stepped instead.
+    static constexpr int BLOCK = 512, L = 8;
+#if defined(NR_HOST_TRAITS)
+    // Host only (defined in ../host_traits.hpp): row blocks reduced over
+    // axis 0, column-parallel, by the same block formulas.
+    static constexpr long long RB = 64, CB = 128;
+    NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
+                                             long long cols, long long stride);
+#endif
+    NR_HD static A fold(const A *l) {
+        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    }
+    NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
+        A K = A(0);
+        if (acc.v[0] > A(0)) {
+            K = acc.v[3];
+        } else {
+            long long k = 0;
+            while (k < n && skip(x[k])) k++;
+            if (k < n) K = to_real<A>(x[k]);
+        }
+        if (!is_finite(K)) K = A(0);
+        acc_t sh = acc;
+        sh.v[3] = acc.v[3] - K;
+        sh = merge_pairwise<Summary>(sh, n, BLOCK, [x, K](long long k, long long m) {
+            return block_stats(x + k, m, K);
+        });
+        sh.v[3] = sh.v[3] + K;
+        return sh;
+    }
+    // One block of m <= BLOCK elements in the frame K (its mean less K).
+    NR_HD static acc_t block_stats(const in_t *xb, long long m, A K) {
+        A sl[L], cl[L], lo[L], hi[L];
+        for (int u = 0; u < L; u++) {
+            sl[u] = cl[u] = A(0);
+            lo[u] = -neg_inf<A>();
+            hi[u] = neg_inf<A>();
+        }
+        long long j = 0;
+        for (; j + L <= m; j += L) {
+            for (int u = 0; u < L; u++) {
+                const A v = to_real<A>(xb[j + u]);
+                const bool use = !(SKIP_NAN && is_nan(v));
+                sl[u] += use ? v - K : A(0);
+                cl[u] += use ? A(1) : A(0);
+                lo[u] = (use && v < lo[u]) ? v : lo[u];
+                hi[u] = (use && v > hi[u]) ? v : hi[u];
+            }
+        }
+        for (int u = 0; j < m; j++, u++) {
+            const A v = to_real<A>(xb[j]);
+            const bool use = !(SKIP_NAN && is_nan(v));
+            sl[u] += use ? v - K : A(0);
+            cl[u] += use ? A(1) : A(0);
+            lo[u] = (use && v < lo[u]) ? v : lo[u];
+            hi[u] = (use && v > hi[u]) ? v : hi[u];
+        }
+        const A s = fold(sl), cnt = fold(cl);
+        if (cnt == A(0)) return empty();
+        if (!is_finite(s)) return framed_steps(xb, m, K);
+        A mn = lo[0], mx = hi[0];
+        for (int u = 1; u < L; u++) {
+            mn = lo[u] < mn ? lo[u] : mn;
+            mx = hi[u] > mx ? hi[u] : mx;
+        }
+        const A mb = s / cnt;
+        A l1[L], l2[L], l3[L], l4[L];
+        for (int u = 0; u < L; u++) l1[u] = l2[u] = l3[u] = l4[u] = A(0);
+        j = 0;
+        for (; j + L <= m; j += L) {
+            for (int u = 0; u < L; u++) {
+                const A v = to_real<A>(xb[j + u]);
+                const bool use = !(SKIP_NAN && is_nan(v));
+                const A dy = use ? (v - K) - mb : A(0), q = dy * dy;
+                l1[u] += dy;
+                l2[u] += q;
+                l3[u] += q * dy;
+                l4[u] += q * q;
+            }
+        }
+        for (int u = 0; j < m; j++, u++) {
+            const A v = to_real<A>(xb[j]);
+            const bool use = !(SKIP_NAN && is_nan(v));
+            const A dy = use ? (v - K) - mb : A(0), q = dy * dy;
+            l1[u] += dy;
+            l2[u] += q;
+            l3[u] += q * dy;
+            l4[u] += q * q;
+        }
+        const A S1 = fold(l1), S2 = fold(l2), S3 = fold(l3), S4 = fold(l4);
+        if (!is_finite(S2)) return framed_steps(xb, m, K);
+        // The moments about the block's computed mean mb, corrected to its
+        // exact mean mb + c (c = S1 / n, of the order of mb's rounding).
+        const A c = S1 / cnt;
+        const A M2 = S2 - S1 * c;
+        const A M3 = S3 - c * (A(3) * S2 - A(2) * c * S1);
+        const A M4 = S4 - c * (A(4) * S3 - c * (A(6) * S2 - A(3) * c * S1));
+        return {{cnt, mn, mx, mb + c, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
+    }
+    // A block stepped element by element (its mean then shifted into the
+    // frame K): inf/NaN data and overflowing sums.
+    NR_HD static acc_t framed_steps(const in_t *xb, long long m, A K) {
+        acc_t a = step_each<Summary>(empty(), xb, m);
+        a.v[3] = a.v[3] - K;
+        return a;
+    }
+};
+
+}  // namespace nr
