@@ -17,8 +17,8 @@ minimummaximum: np.ufunc  # -> (min, max)
 fminfmax: np.ufunc  # -> (fmin, fmax)
 moments: np.ufunc  # -> (count, mean, M2)
 nanmoments: np.ufunc  # -> (count, mean, M2), NaN skipped
-summary: np.ufunc  # -> (count, min, max, mean, M2, M3, M4)
-nansummary: np.ufunc  # -> (count, min, max, mean, M2, M3, M4), NaN skipped
+summary: np.ufunc  # -> (count, min, max, K, m, M2, M3, M4), mean = K + m
+nansummary: np.ufunc  # -> (count, min, max, K, m, M2, M3, M4), NaN skipped
 maxsumexp: np.ufunc  # -> (max, sum of exp(x - max) - 1)
 twosum: np.ufunc  # -> (sum, error)
 # reductions of two arrays: numreduce.reduce(u, (x, y), ...)

@@ -27,8 +27,8 @@ TRAITS = {
     "fminfmax": ("nr::FMinFMax<{T}>", "fminfmax.hpp", 2),
     "moments": ("nr::Moments<{T}, {A}, false>", "moments.hpp", 3),
     "nanmoments": ("nr::Moments<{T}, {A}, true>", "moments.hpp", 3),
-    "summary": ("nr::Summary<{T}, {A}, false>", "summary.hpp", 7),
-    "nansummary": ("nr::Summary<{T}, {A}, true>", "summary.hpp", 7),
+    "summary": ("nr::Summary<{T}, {A}, false>", "summary.hpp", 8),
+    "nansummary": ("nr::Summary<{T}, {A}, true>", "summary.hpp", 8),
     "maxsumexp": ("nr::MaxSumExp<{T}, {A}>", "logsumexp.hpp", 2),
     "twosum": ("nr::TwoSum<{T}, {A}>", "twosum.hpp", 2),
 }

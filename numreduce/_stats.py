@@ -517,7 +517,8 @@ def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
     """(nobs, min, max, mean, variance, skewness, kurtosis) of summaries,
     scipy.stats.describe's values and dtypes: min and max in the data's
     dtype, the rest in ``rdt``; nobs int64."""
-    n, lo, hi, mean, m2, m3, m4 = states[0]
+    n, lo, hi, K, m, m2, m3, m4 = states[0]
+    mean = K + m
     skew, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "s")
     kurt, _ = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "k")
     _summary_warnings(xp, n, zero, raise_nan, lo)
@@ -533,7 +534,8 @@ def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
 
 def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
     """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values."""
-    n, lo, hi, mean, m2, m3, m4 = states[0]
+    n, lo, hi, K, m, m2, m3, m4 = states[0]
+    mean = K + m
     vals, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
     _summary_warnings(xp, n, zero, raise_nan, lo)
     if want == "k" and fisher:

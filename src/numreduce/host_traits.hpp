@@ -588,11 +588,11 @@ namespace nr {
 // ---------------------------------------------------------------------------
 
     // Rows of a C-ordered block reduced over axis 0 into the accumulator rows
-    // acc[0..7) in place: per tile of CB columns and block of RB rows, the
+    // acc[0..8) in place: per tile of CB columns and block of RB rows, the
     // block's column summaries by block_stats' corrected two-pass formulas
     // (two sweeps over the block's rows, the loops over columns
-    // vectorised), each in its column's frame K (the running mean, else
-    // the column's first value), merged into the running column summaries
+    // vectorised), each in its column's origin K (the state's, else the
+    // column's first value), merged into the running column summaries
     // with combine().  A column block whose sums are not finite (inf/NaN,
     // overflow) is gathered and stepped.  `stride` is in elements.
     template <class T, class A, bool SKIP_NAN>
@@ -604,7 +604,7 @@ namespace nr {
             for (long long c = 0; c < cb; c++) {
                 A k = A(0);
                 if (acc[0][c0 + c] > A(0)) {
-                    k = acc[3][c0 + c];
+                    k = acc[3][c0 + c];  // the origin
                 } else {
                     for (long long r = 0; r < rows; r++) {
                         k = to_real<A>(x[r * stride + c0 + c]);
@@ -648,22 +648,16 @@ namespace nr {
                     if (cn[c] == A(0)) continue;
                     acc_t blk;
                     if (is_finite(s[c]) && is_finite(s2[c])) {
-                        const A S1 = s1[c], S2 = s2[c], S3 = s3[c], S4 = s4[c], cc = S1 / cn[c];
-                        const A M2 = S2 - S1 * cc;
-                        const A M3 = S3 - cc * (A(3) * S2 - A(2) * cc * S1);
-                        const A M4 = S4 - cc * (A(4) * S3 - cc * (A(6) * S2 - A(3) * cc * S1));
-                        blk = {{cn[c], lo[c], hi[c], s[c] + cc, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
+                        blk = corrected(K[c], cn[c], lo[c], hi[c], s[c], s1[c], s2[c], s3[c], s4[c]);
                     } else {  // gather the column's block and step it
                         in_t col[RB];
                         for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
                         blk = framed_steps(col, rb, K[c]);
                     }
                     acc_t run;
-                    for (int i = 0; i < 7; i++) run.v[i] = acc[i][c0 + c];
-                    run.v[3] = run.v[3] - K[c];
+                    for (int i = 0; i < nout; i++) run.v[i] = acc[i][c0 + c];
                     run = combine(run, blk);
-                    run.v[3] = run.v[3] + K[c];
-                    for (int i = 0; i < 7; i++) acc[i][c0 + c] = run.v[i];
+                    for (int i = 0; i < nout; i++) acc[i][c0 + c] = run.v[i];
                 }
             }
         }

@@ -1181,6 +1181,89 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
         return k;                                                                       \
     }                                                                                   \
+    /* describe's blocks (Summary): shift_store's y = x - K, sum and count, */          \
+    /* and the min and max of the values x (a NaN never wins a comparison: */           \
+    /* with !SKIP a NaN makes the sum NaN and the caller redoes the block) */           \
+    template <class T, bool SKIP = false>                                               \
+    ATTR inline long long shift_minmax_##SUFFIX(const T *x, long long n, double K, double *y, \
+                                                double *out, double *cnt, double *lo, double *hi) { \
+        constexpr int L = BYTES / 8;                                                    \
+        vd_##SUFFIX a0 = {}, a1 = {};                                                   \
+        vu_##SUFFIX c0 = {}, c1 = {}; /* minus the counts (masks are -1) */             \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                   \
+        const vd_##SUFFIX inf = vd_##SUFFIX{} + __builtin_inf();                        \
+        vd_##SUFFIX l0 = inf, l1 = inf, h0 = -inf, h1 = -inf;                           \
+        long long k = 0;                                                                \
+        for (; k + 2 * L <= n; k += 2 * L) {                                            \
+            const vd_##SUFFIX v0 = load_##SUFFIX(x + k), v1 = load_##SUFFIX(x + k + L); \
+            const vd_##SUFFIX y0 = v0 - K, y1 = v1 - K;                                 \
+            std::memcpy(y + k, &y0, BYTES);                                             \
+            std::memcpy(y + k + L, &y1, BYTES);                                         \
+            l0 = v0 < l0 ? v0 : l0;                                                     \
+            l1 = v1 < l1 ? v1 : l1;                                                     \
+            h0 = v0 > h0 ? v0 : h0;                                                     \
+            h1 = v1 > h1 ? v1 : h1;                                                     \
+            if (SKIP) {                                                                 \
+                a0 += y0 == y0 ? y0 : vd_##SUFFIX{};                                    \
+                a1 += y1 == y1 ? y1 : vd_##SUFFIX{};                                    \
+                c0 += (vu_##SUFFIX)(y0 == y0);                                          \
+                c1 += (vu_##SUFFIX)(y1 == y1);                                          \
+            } else {                                                                    \
+                a0 = y0 * one + a0; /* a0 + y0, on the FMA pipes (opaque_one) */        \
+                a1 = y1 * one + a1;                                                     \
+            }                                                                           \
+        }                                                                               \
+        *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
+        if (SKIP) {                                                                     \
+            const vu_##SUFFIX c = c0 + c1;                                              \
+            unsigned long long t = 0;                                                   \
+            for (int j = 0; j < L; j++) t -= c[j];                                      \
+            *cnt = (double)t;                                                           \
+        }                                                                               \
+        l0 = l1 < l0 ? l1 : l0;                                                         \
+        h0 = h1 > h0 ? h1 : h0;                                                         \
+        double l = *lo, h = *hi;                                                        \
+        for (int j = 0; j < L; j++) {                                                   \
+            l = l0[j] < l ? l0[j] : l;                                                  \
+            h = h0[j] > h ? h0[j] : h;                                                  \
+        }                                                                               \
+        *lo = l;                                                                        \
+        *hi = h;                                                                        \
+        return k;                                                                       \
+    }                                                                                   \
+    /* sum(d), sum(d^2), sum(d^3), sum(d^4), d = y - m (y from shift_minmax) */         \
+    /* into s[0..4) (SKIP: NaN elements contribute +0.0) */                             \
+    template <bool SKIP = false>                                                        \
+    ATTR inline long long dev_sums4_##SUFFIX(const double *y, long long n, double m, double *s) { \
+        constexpr int L = BYTES / 8;                                                    \
+        vd_##SUFFIX a0 = {}, a1 = {}, q0 = {}, q1 = {}, c0 = {}, c1 = {}, f0 = {}, f1 = {}; \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                   \
+        long long k = 0;                                                                \
+        for (; k + 2 * L <= n; k += 2 * L) {                                            \
+            vd_##SUFFIX v0, v1;                                                         \
+            std::memcpy(&v0, y + k, BYTES);                                             \
+            std::memcpy(&v1, y + k + L, BYTES);                                         \
+            vd_##SUFFIX d0 = v0 - m, d1 = v1 - m;                                       \
+            if (SKIP) {                                                                 \
+                d0 = v0 == v0 ? d0 : vd_##SUFFIX{};                                     \
+                d1 = v1 == v1 ? d1 : vd_##SUFFIX{};                                     \
+            }                                                                           \
+            a0 = d0 * one + a0;                                                         \
+            a1 = d1 * one + a1;                                                         \
+            const vd_##SUFFIX p0 = d0 * d0, p1 = d1 * d1;                               \
+            q0 += p0;                                                                   \
+            q1 += p1;                                                                   \
+            c0 += p0 * d0;                                                              \
+            c1 += p1 * d1;                                                              \
+            f0 += p0 * p0;                                                              \
+            f1 += p1 * p1;                                                              \
+        }                                                                               \
+        s[0] = lanes_sum_##SUFFIX(a0 + a1);                                             \
+        s[1] = lanes_sum_##SUFFIX(q0 + q1);                                             \
+        s[2] = lanes_sum_##SUFFIX(c0 + c1);                                             \
+        s[3] = lanes_sum_##SUFFIX(f0 + f1);                                             \
+        return k;                                                                       \
+    }                                                                                   \
     /* max(x), NaN-propagating (np.max): a NaN lane stays NaN; four vectors */      \
     /* per step (the select chains' latency); float32 in its own lanes */             \
     /* (twice as many per vector, no conversion: the float64 of the float32 */         \
@@ -1929,6 +2012,12 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
             <T NR_COMMA SKIP>(x, n, K, y, o, c))
 NR_DISPATCH(template <bool SKIP = false>, dev_sums,
             (const double *y, long long n, double m, double *a, double *b), <SKIP>(y, n, m, a, b))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_minmax,
+            (const T *x, long long n, double K, double *y, double *o, double *c, double *lo,
+             double *hi),
+            <T NR_COMMA SKIP>(x, n, K, y, o, c, lo, hi))
+NR_DISPATCH(template <bool SKIP = false>, dev_sums4, (const double *y, long long n, double m, double *s),
+            <SKIP>(y, n, m, s))
 // argminmax's one pass: simd_level(), but AVX2's variant for rows shorter
 // than 64 vectors of 64 bytes (4 KiB) under AVX-512: its lanes' fold (value
 // and index, lane by lane) is half as long, and on short rows the fold is

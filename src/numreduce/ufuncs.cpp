@@ -160,25 +160,27 @@ std::vector<UFuncDef> &table() {
          "(np.float64(2.0), np.float64(2.0), np.float64(2.0))",
          3, nanmoments_loops(), nullptr},
         {"summary",
-         "summary(x1, x2, /, out=(None,) * 7, *, where=True, ...)\n"
+         "summary(x1, x2, /, out=(None,) * 8, *, where=True, ...)\n"
          "\n"
-         "The summary of the pair ``(x1, x2)``: count, min, max, mean and the central\n"
-         "moments ``M2, M3, M4`` (``M_k = sum((x - mean)**k)``); its reduction gives\n"
-         "them for a whole axis in one pass, and two summaries merge exactly\n"
-         "(Pebay's update).\n"
+         "The summary of the pair ``(x1, x2)``: count, min, max, the mean as ``K + m``\n"
+         "(K an origin, a value of the data) and the central moments ``M2, M3, M4``\n"
+         "(``M_k = sum((x - mean)**k)``); its reduction gives them for a whole axis in\n"
+         "one pass, and two summaries merge exactly (Pebay's update).\n"
          "\n"
          "Parameters\n"
          "----------\n"
          "x1, x2 : array_like\n"
          "    bool, integer or float data, broadcast together.\n"
-         "out : tuple of seven ndarrays (or None entries), optional\n"
+         "out : tuple of eight ndarrays (or None entries), optional\n"
          "where : array_like of bool, optional\n"
          "\n"
          "Returns\n"
          "-------\n"
-         "count, min, max, mean, M2, M3, M4 : ndarray or scalar\n"
+         "count, min, max, K, m, M2, M3, M4 : ndarray or scalar\n"
          "    float64 for bool, integer, float16 and float32 data; float64 and\n"
-         "    long double keep their dtype.  A NaN makes every output NaN.\n"
+         "    long double keep their dtype.  The mean is ``K + m``; the variance\n"
+         "    ``M2 / (count - ddof)``.  A NaN makes min, max, the mean and the\n"
+         "    moments NaN.\n"
          "\n"
          "See Also\n"
          "--------\n"
@@ -194,11 +196,12 @@ std::vector<UFuncDef> &table() {
          "Examples\n"
          "--------\n"
          ">>> import numpy as np, numreduce as nr\n"
-         ">>> nr.reduce(nr.summary, np.array([1., 2., 4.]))[:4]\n"
-         "(np.float64(3.0), np.float64(1.0), np.float64(4.0), np.float64(2.333333333333333))",
-         7, summary_loops(), nullptr},
+         ">>> n, lo, hi, K, m, M2, M3, M4 = nr.reduce(nr.summary, np.array([1., 2., 4.]))\n"
+         ">>> float(n), float(lo), float(hi), float(K + m), float(M2)\n"
+         "(3.0, 1.0, 4.0, 2.3333333333333335, 4.666666666666667)",
+         8, summary_loops(), nullptr},
         {"nansummary",
-         "nansummary(x1, x2, /, out=(None,) * 7, *, where=True, ...)\n"
+         "nansummary(x1, x2, /, out=(None,) * 8, *, where=True, ...)\n"
          "\n"
          "Like :data:`summary`, but NaN elements are skipped (not counted).\n"
          "\n"
@@ -206,12 +209,12 @@ std::vector<UFuncDef> &table() {
          "----------\n"
          "x1, x2 : array_like\n"
          "    Float data, broadcast together.\n"
-         "out : tuple of seven ndarrays (or None entries), optional\n"
+         "out : tuple of eight ndarrays (or None entries), optional\n"
          "where : array_like of bool, optional\n"
          "\n"
          "Returns\n"
          "-------\n"
-         "count, min, max, mean, M2, M3, M4 : ndarray or scalar\n"
+         "count, min, max, K, m, M2, M3, M4 : ndarray or scalar\n"
          "\n"
          "See Also\n"
          "--------\n"
@@ -221,9 +224,10 @@ std::vector<UFuncDef> &table() {
          "Examples\n"
          "--------\n"
          ">>> import numpy as np, numreduce as nr\n"
-         ">>> nr.reduce(nr.nansummary, np.array([1., np.nan, 3.]))[:4]\n"
-         "(np.float64(2.0), np.float64(1.0), np.float64(3.0), np.float64(2.0))",
-         7, nansummary_loops(), nullptr},
+         ">>> n, lo, hi, K, m, M2, M3, M4 = nr.reduce(nr.nansummary, np.array([1., np.nan, 3.]))\n"
+         ">>> float(n), float(lo), float(hi), float(K + m)\n"
+         "(2.0, 1.0, 3.0, 2.0)",
+         8, nansummary_loops(), nullptr},
         {"maxsumexp",
          "maxsumexp(x1, x2, /, out=(None, None), *, where=True, ...)\n"
          "\n"

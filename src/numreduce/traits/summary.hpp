@@ -1,7 +1,16 @@
-// (n, min, max, mean, M2, M3, M4) -- the summary of a sample in one pass:
-// its count, extremes, mean and central moments M_k = sum((x - mean)^k),
-// from which describe, skew and kurtosis are finished (var = M2 / (n -
-// ddof), skewness = sqrt(n) M3 / M2^1.5, kurtosis = n M4 / M2^2 - 3).
+// (n, min, max, K, m, M2, M3, M4) -- the summary of a sample in one pass:
+// its count, extremes, mean = K + m and central moments M_k = sum((x -
+// mean)^k), from which describe, skew and kurtosis are finished (var = M2 /
+// (n - ddof), skewness = sqrt(n) M3 / M2^1.5, kurtosis = n M4 / M2^2 - 3).
+//
+// As the co-moments (comoments.hpp), K is an origin -- a value of the
+// state's own data, its first element -- and the mean is kept relative to
+// it: two states' means are compared as ((Kb - Ka) + mb) - ma, where Kb - Ka
+// is a difference of two data values (exact where they are close), so the
+// merges of every path (threads, Dask chunks, the engine's merges, single
+// steps of strided data) keep on offset data (1e8 + N(0, 1)) the accuracy
+// of centred data: a mean rounded at the data's magnitude would carry that
+// rounding (1e-8 here) into every merge.
 //
 // Accumulates in A (float64 for bool/integer/float16/float32 data, the
 // input type for float64/longdouble), the extremes included (exact for
@@ -21,7 +30,7 @@
 // np.min; the NaN-skipping form drops it); an inf makes the mean inf (or
 // NaN for inf - inf) and the central moments NaN, as np.var.  Finite data
 // whose spread overflows (values further apart than the largest double)
-// give M2 = M4 = +inf and M3 = NaN with a finite mean.
+// give M2 = M4 = +inf and M3 = NaN with a finite mean (K = 0).
 #pragma once
 #include "common.hpp"
 
@@ -31,14 +40,14 @@ template <class T, class A, bool SKIP_NAN = false>
 struct Summary {
     using in_t = T;
     using out_t = A;
-    static constexpr int nout = 7;
+    static constexpr int nout = 8;
     using real_traits = Summary<A, A, SKIP_NAN>;  // step(a, x) is its step(a, to_real<A>(x))
     struct acc_t {
-        A v[7];  // n, min, max, mean, M2, M3, M4
+        A v[8];  // n, min, max, K, m, M2, M3, M4 (mean = K + m)
     };
 
     NR_HD static A qnan() { return A(0) / A(0); }
-    NR_HD static acc_t empty() { return {{A(0), qnan(), qnan(), A(0), A(0), A(0), A(0)}}; }
+    NR_HD static acc_t empty() { return {{A(0), qnan(), qnan(), A(0), A(0), A(0), A(0), A(0)}}; }
     NR_HD static bool skip(in_t x) { return SKIP_NAN && is_nan(to_real<A>(x)); }
 
     NR_HD static acc_t lift(in_t x) {
@@ -46,58 +55,64 @@ struct Summary {
         return lift_real(to_real<A>(x));
     }
     NR_HD static acc_t lift_real(A v) {
-        const A z = v - v;  // 0, or NaN for inf and NaN
-        return {{A(1), v, v, v, z, z, z}};
+        if (!is_finite(v)) {  // inf/NaN: no origin, the mean v, the moments NaN
+            const A z = v - v;
+            return {{A(1), v, v, A(0), v, z, z, z}};
+        }
+        return {{A(1), v, v, v, A(0), A(0), A(0), A(0)}};
     }
     NR_HD static acc_t step(acc_t a, in_t x) {
         if (skip(x)) return a;
         return a.v[0] == A(0) ? lift(x) : combine(a, lift(x));
     }
 
-    // Pebay's update: the union of two summaries.
+    // Pebay's update: the union of two summaries, in a's origin.
     NR_HD static acc_t combine(acc_t a, acc_t b) {
         if (b.v[0] == A(0)) return a;
         if (a.v[0] == A(0)) return b;
         const A na = a.v[0], nb = b.v[0], n = na + nb;
         const A lo = nan_min(a.v[1], b.v[1]), hi = nan_max(a.v[2], b.v[2]);
-        const A ma = a.v[3], mb = b.v[3];
-        const A d = ma == mb ? A(0) : mb - ma;  // inf == inf: no NaN
-        if (!is_finite(d)) {
-            if (is_finite(ma) && is_finite(mb)) {
+        const A ma = a.v[4], mb = b.v[4];
+        const A dK = a.v[3] == b.v[3] ? A(0) : b.v[3] - a.v[3];
+        const A d = (dK + mb) - ma;  // mean_b - mean_a
+        if (!is_finite(d) || !is_finite(ma) || !is_finite(mb)) {
+            const A mean_a = a.v[3] + ma, mean_b = b.v[3] + mb;
+            if (is_finite(mean_a) && is_finite(mean_b)) {
                 // Finite means further apart than the largest double: the
                 // weighted mean is finite, the even moments overflow and
                 // the sign of M3 is lost.
                 const A inf = -neg_inf<A>();
-                return {{n, lo, hi, ma * (na / n) + mb * (nb / n), inf, qnan(), inf}};
+                return {{n, lo, hi, A(0), mean_a * (na / n) + mean_b * (nb / n), inf, qnan(), inf}};
             }
             // A non-finite mean: the plain weighted sum (inf stays inf,
             // inf - inf is NaN), the central moments NaN.
-            const A bad = d - d;
-            return {{n, lo, hi, (na * ma + nb * mb) / n, bad, bad, bad}};
+            const A mean = mean_a == mean_b ? mean_a : mean_a * (na / n) + mean_b * (nb / n);
+            const A bad = (mean_a - mean_a) + (mean_b - mean_b) + qnan();
+            return {{n, lo, hi, A(0), mean, bad, bad, bad}};
         }
         const A w = nb / n, v = na / n, d2 = d * d;
-        const A M2a = a.v[4], M2b = b.v[4], M3a = a.v[5], M3b = b.v[5];
+        const A M2a = a.v[5], M2b = b.v[5], M3a = a.v[6], M3b = b.v[6];
         const A M2 = (M2a + M2b) + d2 * na * w;
         const A M3 = (M3a + M3b) + d * (d2 * na * w * (v - w) + A(3) * (v * M2b - w * M2a));
-        const A M4 = (a.v[6] + b.v[6]) +
+        const A M4 = (a.v[7] + b.v[7]) +
                      d * (d * (d2 * na * w * (v * v - v * w + w * w) + A(6) * (v * v * M2b + w * w * M2a)) +
                           A(4) * (v * M3b - w * M3a));
-        return {{n, lo, hi, ma + d * w, M2, M3, M4}};
+        return {{n, lo, hi, a.v[3], ma + d * w, M2, M3, M4}};
     }
 
     // The empty summary for every reduction, empty or not (a copied first
-    // element would be a wrong count): n = 0, min and max NaN.
+    // element would be a wrong count): n = 0, min and max NaN, the rest 0.
     NR_HD static bool initials(acc_t &a, bool) {
         a = empty();
         return true;
     }
 
     // Contiguous stream: blocks of BLOCK elements, each summarised by the
-    // corrected two-pass formulas in the frame y = x - K (K: the running
-    // mean where acc has one, else the first element not skipped; 0 where
+    // corrected two-pass formulas in the frame y = x - K (K: acc's origin
+    // where acc has elements, else the first element not skipped; 0 where
     // that is not finite), in L lanes (vector lanes on the host), the
-    // blocks merged in a pairwise tree in the frame.  A block whose sums
-    // are not finite (inf/NaN data, overflow) is stepped instead.
+    // blocks merged in a pairwise tree, all in the origin K.  A block whose
+    // sums are not finite (inf/NaN data, overflow) is stepped instead.
     static constexpr int BLOCK = 512, L = 8;
 #if defined(NR_HOST_TRAITS)
     // Host only (defined in ../host_traits.hpp): row blocks reduced over
@@ -119,16 +134,47 @@ struct Summary {
             if (k < n) K = to_real<A>(x[k]);
         }
         if (!is_finite(K)) K = A(0);
-        acc_t sh = acc;
-        sh.v[3] = acc.v[3] - K;
-        sh = merge_pairwise<Summary>(sh, n, BLOCK, [x, K](long long k, long long m) {
+        return merge_pairwise<Summary>(acc, n, BLOCK, [x, K](long long k, long long m) {
             return block_stats(x + k, m, K);
         });
-        sh.v[3] = sh.v[3] + K;
-        return sh;
     }
-    // One block of m <= BLOCK elements in the frame K (its mean less K).
+    // One block of m <= BLOCK elements in the origin K.
     NR_HD static acc_t block_stats(const in_t *xb, long long m, A K) {
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (simd::f64_lanes<T>::value && same_type<A, double>::value) {
+            // On the host (float64 accumulators, a type the vector kernels
+            // read): the shifted values y = x - K made once, into an
+            // L1-resident buffer, with the block's sum, count and extremes
+            // (shift_minmax), then the deviation sums on y (dev_sums4).
+            A y[BLOCK], s = A(0), cnt = A(0), mn = -neg_inf<A>(), mx = neg_inf<A>();
+            long long j = simd::shift_minmax<in_t, SKIP_NAN>(xb, m, K, y, &s, &cnt, &mn, &mx);
+            if (!SKIP_NAN) cnt = A(j);
+            for (; j < m; j++) {
+                const A v = to_real<A>(xb[j]);
+                y[j] = v - K;
+                if (SKIP_NAN && is_nan(v)) continue;
+                s += y[j];
+                cnt += A(1);
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
+            }
+            if (cnt == A(0)) return empty();
+            if (!is_finite(s)) return framed_steps(xb, m, K);
+            const A mb = s / cnt;
+            A S[4];
+            j = simd::dev_sums4<SKIP_NAN>(y, m, mb, S);
+            for (; j < m; j++) {
+                if (SKIP_NAN && is_nan(y[j])) continue;
+                const A dy = y[j] - mb, q = dy * dy;
+                S[0] += dy;
+                S[1] += q;
+                S[2] += q * dy;
+                S[3] += q * q;
+            }
+            if (!is_finite(S[1])) return framed_steps(xb, m, K);
+            return corrected(K, cnt, mn, mx, mb, S[0], S[1], S[2], S[3]);
+        }
+#endif
         A sl[L], cl[L], lo[L], hi[L];
         for (int u = 0; u < L; u++) {
             sl[u] = cl[u] = A(0);
@@ -188,21 +234,21 @@ struct Summary {
         }
         const A S1 = fold(l1), S2 = fold(l2), S3 = fold(l3), S4 = fold(l4);
         if (!is_finite(S2)) return framed_steps(xb, m, K);
-        // The moments about the block's computed mean mb, corrected to its
-        // exact mean mb + c (c = S1 / n, of the order of mb's rounding).
+        return corrected(K, cnt, mn, mx, mb, S1, S2, S3, S4);
+    }
+    // A block's summary from the sums S_k of its deviations d from its
+    // computed mean mb: the moments about mb corrected to its exact mean
+    // mb + c (c = S1 / n, of the order of mb's rounding).
+    NR_HD static acc_t corrected(A K, A cnt, A mn, A mx, A mb, A S1, A S2, A S3, A S4) {
         const A c = S1 / cnt;
         const A M2 = S2 - S1 * c;
         const A M3 = S3 - c * (A(3) * S2 - A(2) * c * S1);
         const A M4 = S4 - c * (A(4) * S3 - c * (A(6) * S2 - A(3) * c * S1));
-        return {{cnt, mn, mx, mb + c, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
+        return {{cnt, mn, mx, K, mb + c, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
     }
-    // A block stepped element by element (its mean then shifted into the
-    // frame K): inf/NaN data and overflowing sums.
-    NR_HD static acc_t framed_steps(const in_t *xb, long long m, A K) {
-        acc_t a = step_each<Summary>(empty(), xb, m);
-        a.v[3] = a.v[3] - K;
-        return a;
-    }
+    // A block stepped element by element (in its own origin): inf/NaN data
+    // and overflowing sums.
+    NR_HD static acc_t framed_steps(const in_t *xb, long long m, A) { return step_each<Summary>(empty(), xb, m); }
 };
 
 }  // namespace nr
