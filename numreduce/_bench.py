@@ -542,6 +542,7 @@ def target_rows(quick: bool = False, on_row=None):
                            *t(lambda: nr.group_meanvar(gx, gids, ngroups, weights=gw),
                               bincount_weighted), 2.0, "faster"))
     multisource_rows(rows, t, rng, big, side)
+    summary_rows(rows, t, rng, big, side)
     if not quick:
         huge = rng.standard_normal(10**8)
         old = nr.set_num_threads(1)
@@ -638,6 +639,32 @@ def accessor_rows(rows, kw, quick: bool = False):
         *t(lambda: df.nr.groupby("k").minmax(), lambda: df.groupby("k").agg(["min", "max"])),
         5.0, "faster"))
     return rows
+
+
+def summary_rows(rows, t, rng, big, side):
+    """describe, skew and kurtosis (one pass of the summary ufunc) against
+    scipy.stats' functions, which walk the data once per statistic with
+    temporaries, and describe against meanvar (the cost of the third and
+    fourth moments and the extremes in the same pass)."""
+    import numreduce as nr
+
+    try:
+        import scipy.stats as sps
+    except ImportError:  # pragma: no cover
+        print("(describe rows skipped: scipy is not installed)")
+        return
+    x = rng.standard_normal(big)
+    rows.append(_ratio_row(f"describe f64 {big:.0e} vs scipy.stats.describe",
+                           *t(lambda: nr.describe(x), lambda: sps.describe(x)), 20.0, "faster"))
+    for name, fn, ref in (("skew", nr.skew, sps.skew), ("kurtosis", nr.kurtosis, sps.kurtosis)):
+        rows.append(_ratio_row(f"{name} f64 {big:.0e} vs scipy.stats.{name}",
+                               *t(lambda: fn(x), lambda: ref(x)), 10.0, "faster"))
+    X = rng.standard_normal((side, side * 5 // 8))
+    rows.append(_ratio_row(f"describe f64 {side}x{side * 5 // 8} axis=0 vs scipy",
+                           *t(lambda: nr.describe(X, axis=0), lambda: sps.describe(X, axis=0)),
+                           20.0, "faster"))
+    rows.append(_ratio_row(f"describe f64 {big:.0e} vs meanvar (time)",
+                           *t(lambda: nr.describe(x), lambda: nr.meanvar(x)), 2.0, "at_most"))
 
 
 def multisource_rows(rows, t, rng, big, side):

@@ -198,7 +198,7 @@ std::vector<UFuncDef> &table() {
          ">>> import numpy as np, numreduce as nr\n"
          ">>> n, lo, hi, K, m, M2, M3, M4 = nr.reduce(nr.summary, np.array([1., 2., 4.]))\n"
          ">>> float(n), float(lo), float(hi), float(K + m), float(M2)\n"
-         "(3.0, 1.0, 4.0, 2.3333333333333335, 4.666666666666667)",
+         "(3.0, 1.0, 4.0, 2.333333333333333, 4.666666666666667)",
          8, summary_loops(), nullptr},
         {"nansummary",
          "nansummary(x1, x2, /, out=(None,) * 8, *, where=True, ...)\n"
