@@ -48,7 +48,8 @@ __all__ = list(TRAITS) + list(SOURCE_TRAITS) + ["minmax", "nanminmax", "argminma
                           "segmented_reduce", "reduce_by_group", "at", "group_minmax",
                           "group_argminmax", "group_meanvar", "group_logsumexp", "group_fsum",
                           "cumminmax", "nancumminmax", "logcumsumexp", "cumfsum",
-                          "cummeanvar", "covariance", "correlation", "sumprod", "mapreduce"]
+                          "cummeanvar", "covariance", "correlation", "sumprod", "mapreduce",
+                          "describe", "skew", "kurtosis"]
 
 
 def is_cupy_array(x) -> bool:
@@ -898,6 +899,78 @@ def sumprod(x, y, axis=None, keepdims=False):
     return _stats.sumprod(_cupy, "numreduce.sumprod", x, y, axis=axis, keepdims=keepdims)
 
 
+def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True):
+    """``numreduce.describe`` on the GPU: one summary ReductionKernel pass
+    (count, extremes, mean, M2, M3, M4; Pebay's merge in the reduction tree),
+    finished on the device.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, ddof, bias, nan_policy, where
+        As for :func:`numreduce.describe`.
+
+    Returns
+    -------
+    DescribeResult
+        As :func:`numreduce.describe` gives it, its arrays on the device.
+
+    See Also
+    --------
+    numreduce.describe : The same function; it sends CuPy arrays here.
+    """
+    return _stats.describe(_cupy, "numreduce.describe", a, axis=axis, ddof=ddof, bias=bias,
+                           nan_policy=nan_policy, where=where)
+
+
+def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=True):
+    """``numreduce.skew`` on the GPU (one summary ReductionKernel pass).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, bias, nan_policy, keepdims, where
+        As for :func:`numreduce.skew`.
+
+    Returns
+    -------
+    skewness : cupy.ndarray
+        As :func:`numreduce.skew` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.skew : The same function; it sends CuPy arrays here.
+    """
+    return _stats.skew(_cupy, "numreduce.skew", a, axis=axis, bias=bias,
+                       nan_policy=nan_policy, keepdims=keepdims, where=where)
+
+
+def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate", *, keepdims=False,
+             where=True):
+    """``numreduce.kurtosis`` on the GPU (one summary ReductionKernel pass).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        The data, on the device.
+    axis, fisher, bias, nan_policy, keepdims, where
+        As for :func:`numreduce.kurtosis`.
+
+    Returns
+    -------
+    kurtosis : cupy.ndarray
+        As :func:`numreduce.kurtosis` gives it, on the device.
+
+    See Also
+    --------
+    numreduce.kurtosis : The same function; it sends CuPy arrays here.
+    """
+    return _stats.kurtosis(_cupy, "numreduce.kurtosis", a, axis=axis, fisher=fisher, bias=bias,
+                           nan_policy=nan_policy, keepdims=keepdims, where=where)
+
+
 def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):
     """``numreduce.mapreduce`` for CuPy sources: ``f`` runs ONCE on the whole
     broadcast sources on the device, then ``reduction`` reduces that image
@@ -947,4 +1020,5 @@ FUNCTIONS = {f.__name__: f for f in (minmax, nanminmax, argminmax, nanargminmax,
                                      at, group_minmax, group_meanvar, group_logsumexp,
                                      group_fsum, cumminmax, nancumminmax, logcumsumexp,
                                      cumfsum, cummeanvar, merge, group_argminmax,
-                                     covariance, correlation, sumprod, mapreduce)}
+                                     covariance, correlation, sumprod, mapreduce, describe,
+                                     skew, kurtosis)}

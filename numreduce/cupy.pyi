@@ -3,6 +3,8 @@ from typing import Any
 
 import numpy as np
 
+from . import DescribeResult
+
 _Array = Any  # cupy.ndarray (CuPy ships no stubs numreduce can depend on)
 _Axis = None | int | tuple[int, ...]
 
@@ -103,3 +105,9 @@ def correlation(x: Any, y: Any, axis: _Axis = ..., keepdims: bool = ...) -> _Arr
 def sumprod(x: Any, y: Any, axis: _Axis = ..., keepdims: bool = ...) -> _Array: ...
 def mapreduce(f: Any, reduction: Any, *arrays: Any, axis: _Axis = ..., keepdims: bool = ...,
               **options: Any) -> Any: ...
+def describe(a: _Array, axis: int | None = ..., ddof: int = ..., bias: bool = ...,
+             nan_policy: str = ..., *, where: Any = ...) -> DescribeResult: ...
+def skew(a: _Array, axis: int | None = ..., bias: bool = ..., nan_policy: str = ..., *,
+         keepdims: bool = ..., where: Any = ...) -> _Array: ...
+def kurtosis(a: _Array, axis: int | None = ..., fisher: bool = ..., bias: bool = ...,
+             nan_policy: str = ..., *, keepdims: bool = ..., where: Any = ...) -> _Array: ...

@@ -8,12 +8,15 @@
     df.nr.groupby(["a", "b"]).minmax()       # as .agg(["min", "max"])
     df.nr.groupby("key").argminmax()         # as .agg(["idxmin", "idxmax"]): index labels
     df.nr.meanvar()                          # as df.agg(["mean", "var"])
+    df.nr.describe()                         # describe() less quartiles, plus skew, kurt
+    df.nr.groupby("key").describe()          # as df.groupby("key").describe(), the same
 
 pandas decides the groups (``df.groupby(by, sort=, dropna=, observed=)``
 with every key pandas takes: column names, a list of them, a Series, ...):
 numreduce reduces every numeric column in one pass of its grouped kernels
 (``group_minmax``, ``group_meanvar``, ``group_fsum``, ``group_logsumexp``,
-``group_argminmax``), one 1-d stream per column (the kernels' fastest
+``group_argminmax``; ``describe``: ``reduce_by_group`` of ``nansummary``),
+one 1-d stream per column (the kernels' fastest
 path).  One integer key column skips pandas' hash factorization of every
 row (the codes are the key's values less the smallest).  Results are
 DataFrames shaped as ``groupby(by).agg([...])`` shapes them: columns
@@ -48,12 +51,24 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import _api, _core
+from . import _api, _core, _stats
 
 __all__ = ["NumreduceDataFrameAccessor", "NumreduceSeriesAccessor", "NumreduceGroupBy"]
 
 _STATS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"), "meanstd": ("mean", "std"),
-          "fsum": ("sum",), "logsumexp": ("logsumexp",), "argminmax": ("idxmin", "idxmax")}
+          "fsum": ("sum",), "logsumexp": ("logsumexp",), "argminmax": ("idxmin", "idxmax"),
+          "describe": ("count", "mean", "std", "min", "max", "skew", "kurt")}
+
+# statistics that are a number for a group without values (0, -inf), not NaN / <NA>
+_EMPTY_DEFINED = ("sum", "logsumexp", "count")
+
+
+def _describable(values):
+    """Whether ``describe`` takes the column without being asked for it:
+    pandas' ``describe()`` default, numeric columns that are not bool
+    (NumPy or nullable)."""
+    dtype = values.dtype
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _column(name, values, method):
@@ -62,6 +77,10 @@ def _column(name, values, method):
     if isinstance(values, pd.arrays.NumpyExtensionArray):
         values = values.to_numpy()
     dtype = values.dtype
+    if method == "describe" and pd.api.types.is_bool_dtype(dtype):
+        raise TypeError(f"numreduce: column {name!r} of dtype {dtype} is not described "
+                        "(pandas' describe() leaves bool columns out of the numeric "
+                        "statistics); select numeric columns")
     if isinstance(values, (pd.arrays.IntegerArray, pd.arrays.FloatingArray,
                            pd.arrays.BooleanArray)):
         # a masked (nullable) array: Float32/64, (U)Int8..64, boolean.  The
@@ -123,7 +142,7 @@ def _reduce_block(method, data, valid, ids, g, ddof):
     through the moments, the compensated sum and logsumexp, so a result
     without NaN proves the groups had none (no scan of the data); where a
     result is NaN the column is reduced again with its NaNs masked."""
-    if valid is None and method != "minmax" and data.dtype.kind == "f":
+    if valid is None and method not in ("minmax", "describe") and data.dtype.kind == "f":
         outs, count = _reduce_block(method, data, False, ids, g, ddof)
         # (the first output: a mean is NaN only where its group has a NaN;
         # a variance also where count <= ddof)
@@ -149,6 +168,26 @@ def _reduce_block(method, data, valid, ids, g, ddof):
             return one(_api.reduce(ufunc, data, axis=None, **kw))
         return list(_api.reduce_by_group(ufunc, data, ids, g, **kw))
 
+    if method == "describe":
+        # one pass of the summary ufunc (NaN-skipping for floats), finished
+        # by the statistics layer's describe (SciPy's bias=False skewness and
+        # Fisher kurtosis: pandas' G1 and G2), then pandas' rules
+        ufunc = _core.nansummary if data.dtype.kind == "f" else _core.summary
+        where = True if valid is None else valid
+        states = tuple(ufunc_outs(ufunc, where=where))
+        f64 = np.dtype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            n, lo, hi, mean, var, skew, kurt = _stats.finish_describe(
+                f64, f64, 1, False, True, False, np, [states])
+        # pandas: NaN std of fewer than 2 values (the empty one's -0.0 too),
+        # NaN skew of fewer than 3 and kurt of fewer than 4 (SciPy keeps
+        # the biased value there)
+        std = np.where(n < 2, np.nan, np.sqrt(np.maximum(var, 0)))
+        skew = np.where(n < 3, np.nan, skew)
+        kurt = np.where(n < 4, np.nan, kurt)
+        count = n.astype(np.float64)
+        return [count, mean, std, lo, hi, skew, kurt], count
     count = None
     if valid is not None:
         count = np.array([np.count_nonzero(valid)], np.float64) if whole else \
@@ -297,7 +336,7 @@ def _nullable_result(arr, count, stat):
     the empty sum's) or the statistic is NaN (pandas' NaN of a masked
     array is <NA>)."""
     mask = np.isnan(arr) if arr.dtype.kind == "f" else np.zeros(arr.shape, bool)
-    if count is not None and stat not in ("sum", "logsumexp"):
+    if count is not None and stat not in _EMPTY_DEFINED:
         mask |= count == 0
     kind = arr.dtype.kind
     dtype = pd.BooleanDtype() if kind == "b" else \
@@ -308,7 +347,7 @@ def _nullable_result(arr, count, stat):
 
 def _fix_empty(arr, count, stat):
     """NaN (pandas' result) where a group had no values; ``sum``: 0."""
-    if count is None or stat in ("sum", "logsumexp") or not (count == 0).any():
+    if count is None or stat in _EMPTY_DEFINED or not (count == 0).any():
         return arr
     if arr.dtype.kind in "mM":
         return np.where(count == 0, arr.dtype.type("NaT"), arr)
@@ -357,6 +396,21 @@ def _present(off, span):
         if start < n and present.all():
             break
     return present, start
+
+
+def _describe_columns(obj, sel, cols):
+    """The columns ``describe`` reduces: without a selection, the numeric
+    columns that are not bool (pandas' describe() default: others are left
+    out); a selection or a Series is taken as it is (a column that is not
+    numeric, or bool, raises TypeError in _column).  TypeError where no
+    column is left."""
+    if sel is None and isinstance(obj, pd.DataFrame):
+        cols = [(name, values) for name, values in cols if _describable(values)]
+        if not cols:
+            raise TypeError("numreduce: describe found no numeric column to describe "
+                            "(bool, string, datetime and object columns are left out, "
+                            "as by pandas' describe())")
+    return cols
 
 
 class _Exclude:
@@ -514,6 +568,8 @@ class NumreduceGroupBy:
         statistics' arrays over the observed groups)."""
         codes, g, rindex, observed, gb = self._groups()
         sel, cols = self._columns(gb)
+        if method == "describe":
+            cols = _describe_columns(self._obj, sel, cols)
         keep = None
         # (the integer-key plan and whole-column reductions have no row
         # outside every group: no scan for -1 codes)
@@ -575,6 +631,13 @@ class NumreduceGroupBy:
             frame = frame.reindex(rindex)
             if method == "fsum":
                 frame = frame.fillna(0)
+            elif method == "describe":  # an unobserved group counts 0 values
+                unobserved = np.setdiff1d(np.arange(len(rindex)), observed)
+                for j, key in enumerate(frame.columns):
+                    if (key[-1] if isinstance(key, tuple) else key) == "count":
+                        col = frame.iloc[:, j].copy()
+                        col.iloc[unobserved] = 0
+                        frame.isetitem(j, col)
         frame.index.names = rindex.names
         return frame
 
@@ -755,6 +818,57 @@ class NumreduceGroupBy:
         """
         return self._run("argminmax")
 
+    def describe(self):
+        """Count, mean, std, min, max, skew and kurt of every numeric column
+        per group, in one pass of the ``summary`` kernel per column:
+        ``groupby(by).describe()``'s layout without its quantiles, with
+        ``skew`` and ``kurt`` added (``.agg(["count", "mean", "std", "min",
+        "max", "skew", "kurt"])``'s values).
+
+        pandas' semantics: NaN and ``<NA>`` left out (``skipna=True``);
+        ``std`` with ``ddof=1``; ``skew`` and ``kurt`` the bias-corrected
+        sample statistics (G1, and Fisher's G2: 0 for the normal
+        distribution); NaN where a group has fewer than 2 (``std``), 3
+        (``skew``) or 4 (``kurt``) values, and ``skew``/``kurt`` NaN for a
+        constant group (a variance lost to rounding, SciPy's rule).  Without
+        a column selection the numeric columns that are not bool are
+        described, as by pandas' ``describe()`` (bool, datetime, string and
+        object columns left out); a selected column that is not numeric, or
+        bool, raises TypeError.  Every statistic is float64 (a nullable
+        column's ``Float64``, ``<NA>`` where pandas has NaN), as in
+        ``describe()``.
+
+        The quartiles (25%, 50%, 75%) of pandas' ``describe()`` are not
+        given: a quantile is not a one-pass statistic whose partial results
+        merge (it needs the values sorted, or a second pass), which every
+        statistic here is.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``(column, statistic)``, one row per group, as
+            ``obj.groupby(by).describe()`` gives them.
+
+        See Also
+        --------
+        numreduce.describe
+        numreduce.skew
+        numreduce.kurtosis
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"key": [1, 1, 1, 2, 2], "v": [1., 2., 6., 5., 9.]})
+        >>> df.nr.groupby("key").describe()
+                v                                        
+            count mean       std  min  max      skew kurt
+        key                                              
+        1     3.0  3.0  2.645751  1.0  6.0  1.457863  NaN
+        2     2.0  7.0  2.828427  5.0  9.0       NaN  NaN
+        """
+        return self._run("describe")
+
 
 _Grouped = NumreduceGroupBy  # its former name
 
@@ -821,7 +935,11 @@ class _Accessor:
         if isinstance(obj, pd.Series):
             return pd.Series(columns[0], index=stats, name=obj.name)
         frame = pd.DataFrame(dict(enumerate(columns)), index=stats)
-        frame.columns = obj.columns.copy() if len(names) == obj.shape[1] else names
+        if method == "describe":
+            keep = [i for i in range(obj.shape[1]) if _describable(obj.iloc[:, i].array)]
+            frame.columns = obj.columns[keep]
+        else:
+            frame.columns = obj.columns.copy() if len(names) == obj.shape[1] else names
         return frame
 
     def minmax(self):
@@ -981,6 +1099,56 @@ class _Accessor:
         idxmax  3  2
         """
         return self._whole("argminmax")
+
+    def describe(self):
+        """``obj.describe()`` without the quartiles, with ``skew`` and
+        ``kurt``: count, mean, std, min, max, skew, kurt of every numeric
+        column in one pass of the ``summary`` kernel per column
+        (``obj.agg(["count", "mean", "std", "min", "max", "skew",
+        "kurt"])``'s values).
+
+        pandas' semantics: NaN and ``<NA>`` left out (``skipna=True``);
+        ``std`` with ``ddof=1``; ``skew`` and ``kurt`` the bias-corrected
+        sample statistics (G1, and Fisher's G2); NaN where a column has
+        fewer than 2 (``std``), 3 (``skew``) or 4 (``kurt``) values, and
+        ``skew``/``kurt`` NaN for a constant column.  The numeric columns
+        that are not bool are described, as by pandas' ``describe()`` (bool,
+        datetime, string and object columns left out; TypeError where none
+        is left); a Series must be numeric and not bool.  Every statistic is
+        float64 (a nullable column's ``Float64``), as in ``describe()``.
+
+        The quartiles (25%, 50%, 75%) are not given: a quantile is not a
+        one-pass statistic whose partial results merge (it needs the values
+        sorted, or a second pass), which every statistic here is.
+
+        Returns
+        -------
+        DataFrame or Series
+            The statistics as rows, one column per numeric column (a
+            DataFrame's); indexed by statistic (a Series').
+
+        See Also
+        --------
+        numreduce.describe
+        numreduce.skew
+        numreduce.kurtosis
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> import numreduce.pandas
+        >>> df = pd.DataFrame({"a": [1., 3., 5., 9.], "b": [2, 2, 4, 7], "c": list("wxyz")})
+        >>> df.nr.describe()
+                      a         b
+        count  4.000000  4.000000
+        mean   4.500000  3.750000
+        std    3.415650  2.362908
+        min    1.000000  2.000000
+        max    9.000000  7.000000
+        skew   0.752837  1.193824
+        kurt   0.342857  0.435732
+        """
+        return self._whole("describe")
 
 
 @pd.api.extensions.register_dataframe_accessor("nr")

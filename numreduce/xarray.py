@@ -26,6 +26,13 @@ NumPy-backed objects are reduced at once, Dask-backed ones lazily (one
 ``dask.array.reduction`` per variable, through numreduce's Dask path), all
 through ``xarray.apply_ufunc(..., dask="allowed")``.
 
+``describe`` gives its statistics as one Dataset (variables ``count``,
+``min``, ``max``, ``mean``, ``var``, ``std``, ``skew``, ``kurtosis``; a
+Dataset's as ``<name>_<statistic>``), from one pass of the ``summary``
+ufunc::
+
+    stats = da.nr.describe(dim="time")       # stats["mean"], stats["skew"], ...
+
 Grouped statistics (docs/grouped.md)::
 
     mean, std = ds.nr.groupby("time.month").meanstd()    # ds.groupby(...).mean(), .std()
@@ -34,19 +41,20 @@ Grouped statistics (docs/grouped.md)::
 ``obj.nr.groupby(group, **kw)`` and ``obj.nr.resample(indexer, **kw)`` take
 xarray's own specs (a coordinate name, a virtual coordinate, a DataArray of
 labels; ``time="1MS"``) and give ``minmax``, ``meanvar``, ``meanstd``,
-``logsumexp`` and ``fsum`` (``skipna=``, ``keep_attrs=``, ``ddof=``) with the
+``logsumexp``, ``fsum`` and ``describe`` (``skipna=``, ``keep_attrs=``, ``ddof=``) with the
 result coordinate, coordinates, names and attributes of xarray's own
 ``groupby(...).mean()``.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 import xarray as xr
 
-from . import _api
+from . import _api, _core, _stats
 
 __all__ = ["NumreduceDataArrayAccessor", "NumreduceDatasetAccessor", "NumreduceGroupBy"]
 
@@ -94,6 +102,73 @@ def _fill_call(a, axis, func, fill, skipna, **kwargs):
         else:
             a = np.where(np.isnan(a), fill, a)
     return func(a, axis=axis, **kwargs)
+
+
+# describe: the statistics' names (xarray's methods of the same values, and
+# numreduce's skew / kurtosis), from one pass of the summary ufunc
+_DESCRIBE = ("count", "min", "max", "mean", "var", "std", "skew", "kurtosis")
+
+
+def _describe_finish(rdt, data_dt, ddof, bias, exact, i, *states):
+    """Output ``i`` of _DESCRIBE from the summary states (NumPy arrays):
+    the statistics layer's finish of ``describe`` (SciPy's skewness and
+    Fisher kurtosis, ``bias``), its warnings left out as xarray's
+    reductions leave them; the variance NaN where count <= ddof, as
+    xarray's; ``exact``: (min, max) of a minmax pass (64-bit integers)."""
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        n, lo, hi, mean, var, skew, kurt = _stats.finish_describe(
+            rdt, data_dt, ddof, bias, True, False, np, [states[:7]])
+        n, var = np.asarray(n), np.asarray(var)
+        var = np.where(n - ddof <= 0, rdt.type(np.nan), var).astype(rdt, copy=False)
+        if exact:
+            lo, hi = states[7:]
+        res = (n, lo, hi, mean, var, np.sqrt(var), skew, kurt)[i]
+    return np.asarray(res)
+
+
+def _describe_dtypes(dt):
+    rdt = _stats._summary_dtype("numreduce.xarray describe", dt)
+    dt = dt.newbyteorder("=")
+    return rdt, (np.dtype(np.int64), dt, dt) + (rdt,) * 5
+
+
+def _describe_states(a, states, exact, ddof, bias):
+    """The _DESCRIBE outputs of the summary states (and the exact extremes):
+    NumPy arrays, or for Dask arrays one map_blocks per output over the
+    states' one tree reduction (no further pass over the data)."""
+    from ._args import is_dask_array
+    rdt, dts = _describe_dtypes(a.dtype)
+    data_dt = a.dtype.newbyteorder("=")
+    states = tuple(states) + tuple(exact or ())
+    fin = [functools.partial(_describe_finish, rdt, data_dt, ddof, bias, bool(exact), i)
+           for i in range(len(_DESCRIBE))]
+    if is_dask_array(a):
+        import dask.array as da
+        states = [da.asarray(s) for s in states]
+        return tuple(da.map_blocks(f, *states, dtype=dt, meta=np.empty((0,) * states[0].ndim, dt))
+                     for f, dt in zip(fin, dts + (rdt,)))
+    return tuple(f(*(np.asarray(s) for s in states)) for f in fin)
+
+
+def _describe_call(a, axis, skip, ddof, bias):
+    """(count, min, max, mean, var, std, skew, kurtosis) over ``axis``."""
+    _describe_dtypes(a.dtype)  # TypeError for data describe does not take
+    ufunc = _core.nansummary if skip and a.dtype.kind == "f" else _core.summary
+    states = _api.reduce(ufunc, a, axis=axis)
+    exact = _api.minmax(a, axis=axis) if a.dtype.kind in "iu" and a.dtype.itemsize == 8 \
+        else None
+    return _describe_states(a, states, exact, ddof, bias)
+
+
+def _as_dataset(results, name, in_dataset):
+    """The _DESCRIBE results of one variable as data variables: the
+    statistics' names (``name_stat`` in a Dataset's result)."""
+    out = {}
+    for stat, r in zip(_DESCRIBE, results):
+        key = f"{name}_{stat}" if in_dataset else stat
+        out[key] = r.rename(key)
+    return out
 
 
 class _Reductions:
@@ -341,6 +416,90 @@ class _Reductions:
                            "skipna": _skip(skipna, var.dtype)})
         return self._map(dim, 1, call, keep_attrs)
 
+    def describe(self, dim=None, *, skipna=None, ddof=0, bias=True, keep_attrs=True):
+        """Count, min, max, mean, var, std, skew and kurtosis over `dim` in
+        one pass of the ``summary`` ufunc (numreduce's :func:`describe`
+        statistics), as a Dataset.
+
+        The variables are named as the xarray methods that give the same
+        values (``count``, ``min``, ``max``, ``mean``, ``var``, ``std``:
+        ``var(ddof=ddof)``, ``std(ddof=ddof)``) and as numreduce's
+        :func:`~numreduce.skew` and :func:`~numreduce.kurtosis` (SciPy's:
+        the biased sample skewness by default, ``bias=False`` its
+        correction; Fisher's kurtosis, 0 for the normal distribution).  A
+        Dataset's variables give ``<name>_<statistic>`` (``t2m_mean``, ...).
+        ``count`` is the number of values reduced (NaN left out with
+        ``skipna``); ``var`` and ``std`` are NaN where ``count <= ddof``;
+        ``skew`` and ``kurtosis`` NaN for a constant slice (a variance lost
+        to rounding, SciPy's rule).  ``min`` and ``max`` keep the data's
+        dtype, ``count`` is int64, the others float64 (float16 and float32
+        data keep their dtype).  On Dask-backed data the statistics are one
+        tree reduction over the chunks (each chunk read once; 64-bit
+        integers add one ``minmax`` reduction for their exact extremes).
+        Quantiles are not given: they are not one-pass statistics whose
+        partial results merge.
+
+        Parameters
+        ----------
+        dim : str, sequence of str or None, optional
+            The dimension(s) to reduce; None (the default): every dimension.
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float data, as in
+            xarray.
+        ddof : int, default 0
+            Delta degrees of freedom of ``var`` and ``std`` (xarray's 0).
+        bias : bool, default True
+            False: SciPy's bias corrections of the skewness and kurtosis.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        Dataset
+            One data variable per statistic (per variable and statistic
+            for a Dataset).
+
+        See Also
+        --------
+        numreduce.describe
+        numreduce.skew
+        numreduce.kurtosis
+
+        Examples
+        --------
+        >>> import numpy as np, xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([[1., 5., 3.], [4., 2., 9.]], dims=("x", "time"))
+        >>> res = da.nr.describe(dim="time")
+        >>> list(res.data_vars)
+        ['count', 'min', 'max', 'mean', 'var', 'std', 'skew', 'kurtosis']
+        >>> res["mean"].values, res["skew"].values.round(6)
+        (array([3., 5.]), array([0.     , 0.47033]))
+        """
+        def call(var, dims):
+            _check_dtype(var, "describe", isinstance(self._obj, xr.Dataset))
+            return _apply(_describe_call, var, dims, len(_DESCRIBE), keep_attrs,
+                          {"skip": _skip(skipna, var.dtype), "ddof": ddof, "bias": bool(bias)})
+        return _describe_result(self._obj, self._map(dim, len(_DESCRIBE), call, keep_attrs),
+                                keep_attrs)
+
+
+def _describe_result(obj, res, keep_attrs):
+    """The Dataset of describe's results (a tuple of objects of the
+    caller's type, one per statistic)."""
+    attrs = dict(obj.attrs) if keep_attrs else {}
+    if isinstance(obj, xr.DataArray):
+        out = _as_dataset(res, obj.name, False)
+    else:
+        out = {}
+        for name in obj.data_vars:
+            out.update(_as_dataset([r[name] for r in res], name, True))
+    taken = [key for key in out if key in obj.coords]
+    if taken:
+        raise ValueError(f"numreduce: describe's variable name(s) {taken} are taken by "
+                         "coordinates of the object; rename them first")
+    return xr.Dataset(out, attrs=attrs)
+
 
 @xr.register_dataarray_accessor("nr")
 class NumreduceDataArrayAccessor(_Reductions):
@@ -510,10 +669,23 @@ def _group_logsumexp(a, codes, g, ax, skip, segs):
     return (_api.group_logsumexp(_nan_to(a, -np.inf) if skip else a, codes, g, axis=ax),)
 
 
+def _group_describe(a, codes, g, ax, skip, segs, ddof=0, bias=True):
+    """describe's statistics per group: one reduce_by_group of the summary
+    ufunc (of minimummaximum too for 64-bit integers), finished as the
+    whole-dimension describe."""
+    _describe_dtypes(a.dtype)
+    ufunc = _core.nansummary if skip and a.dtype.kind == "f" else _core.summary
+    states = _api.reduce_by_group(ufunc, a, codes, g, axis=ax)
+    exact = _api.reduce_by_group(_core.minimummaximum, a, codes, g, axis=ax) \
+        if a.dtype.kind in "iu" and a.dtype.itemsize == 8 else None
+    return _describe_states(a, states, exact, ddof, bias)
+
+
 # what xarray's own groupby computes for a variable without the grouped
 # dimension (it broadcasts it along the groups): the same methods on it
 _XR_METHODS = {"minmax": ("min", "max"), "meanvar": ("mean", "var"),
-               "meanstd": ("mean", "std"), "fsum": ("sum",), "logsumexp": None}
+               "meanstd": ("mean", "std"), "fsum": ("sum",), "logsumexp": None,
+               "describe": None}
 
 
 def _label(var, in_dataset):
@@ -812,6 +984,50 @@ class NumreduceGroupBy:
         array([4., 9.])
         """
         return self._run("fsum", _group_fsum, 1, skipna, keep_attrs, np.nan)
+
+    def describe(self, *, skipna=None, ddof=0, bias=True, keep_attrs=True):
+        """Count, min, max, mean, var, std, skew and kurtosis of every group
+        in one pass of the ``summary`` ufunc (``reduce_by_group``), as a
+        Dataset named as the accessor's whole-dimension ``describe``
+        (``<name>_<statistic>`` for a Dataset's variables).  An empty
+        resample bin gives NaN, its count too (float64 then), as xarray's
+        ``count()`` of the same resample.
+
+        Parameters
+        ----------
+        skipna : bool or None, optional
+            Leave NaN out.  None (the default): True for float data, as in
+            xarray.
+        ddof : int, default 0
+            Delta degrees of freedom of ``var`` and ``std``.
+        bias : bool, default True
+            False: SciPy's bias corrections of the skewness and kurtosis.
+        keep_attrs : bool, default True
+            Keep the attributes of the object (and of each variable).
+
+        Returns
+        -------
+        Dataset
+            One data variable per statistic, one value per group.
+
+        See Also
+        --------
+        numreduce.describe
+        numreduce.reduce_by_group
+
+        Examples
+        --------
+        >>> import xarray as xr
+        >>> import numreduce.xarray
+        >>> da = xr.DataArray([1., 5., 3., 4., 2., 9.], dims="t",
+        ...                   coords={"g": ("t", ["a", "b", "a", "b", "a", "b"])})
+        >>> res = da.nr.groupby("g").describe()
+        >>> res["count"].values, res["mean"].values, res["skew"].values.round(6)
+        (array([3, 3]), array([2., 6.]), array([0.     , 0.59517]))
+        """
+        res = self._run("describe", _group_describe, len(_DESCRIBE), skipna, keep_attrs,
+                        np.nan, {"ddof": ddof, "bias": bool(bias)})
+        return _describe_result(self._obj, res, keep_attrs)
 
 
 _GroupedReductions = NumreduceGroupBy  # its former name

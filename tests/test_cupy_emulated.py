@@ -1907,3 +1907,54 @@ def test_mapreduce_of_cupy_sources_matches_numpy_path(emu):
         nr.mapreduce(3, nr.fsum, dX)
     with pytest.raises(TypeError, match="must be CuPy arrays"):
         nrc.mapreduce(np.square, nrc.fsum, X)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_describe_skew_kurtosis_match_numpy_path(emu, dtype):
+    """describe, skew and kurtosis on the device (numreduce's functions and
+    numreduce.cupy's): the summary ReductionKernel, finished as on NumPy
+    arrays -- every axis, nan_policy 'omit' and 'propagate', bias, fisher,
+    keepdims, where=; a constant row (SciPy's precision warning)."""
+    cp, nrc = emu
+    rng = np.random.default_rng(39)
+    x = _data(rng, dtype, (11, 14), nan=True)
+    if np.dtype(dtype).kind != "b":
+        x[3] = x.dtype.type(5)  # a constant row
+    dx = cp.asarray(x)
+    rtol = 1e-5 if dtype == "float32" else 1e-11
+    for f, df in ((nr.skew, nrc.skew), (nr.kurtosis, nrc.kurtosis)):
+        for axis in (None, 0, 1, -1):
+            for kw in ({}, {"nan_policy": "omit"}, {"bias": False, "keepdims": True},
+                       {"where": x != x.flat[1], "nan_policy": "omit"}):
+                kd = dict(kw)
+                if "where" in kw:
+                    kd["where"] = cp.asarray(kw["where"])
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    cpu = f(x, axis=axis, **kw)
+                    dev = f(dx, axis=axis, **kd)
+                    dev2 = df(dx, axis=axis, **kd)
+                _check_results(cpu, dev, cp, rtol)
+                _check_results(cpu, dev2, cp, rtol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert isinstance(nr.kurtosis(dx, axis=1, fisher=False), cp.ndarray)
+        for axis in (None, 0, 1):
+            for kw in ({}, {"nan_policy": "omit", "ddof": 0, "bias": False}):
+                cpu = nr.describe(x, axis=axis, **kw)
+                for dev in (nr.describe(dx, axis=axis, **kw), nrc.describe(dx, axis=axis, **kw)):
+                    assert type(dev) is type(cpu)
+                    assert np.array_equal(np.asarray(cpu.nobs), np.asarray(
+                        dev.nobs.get() if isinstance(dev.nobs, cp.ndarray) else dev.nobs))
+                    _check_results(cpu.minmax, dev.minmax, cp, 0)
+                    _check_results((cpu.mean, cpu.variance, cpu.skewness, cpu.kurtosis),
+                                   (dev.mean, dev.variance, dev.skewness, dev.kurtosis),
+                                   cp, rtol)
+    # the errors of the NumPy path, before any kernel
+    with pytest.raises(ValueError, match="nan_policy"):
+        nrc.skew(dx, nan_policy="bad")
+    with pytest.raises(np.exceptions.AxisError):
+        nrc.describe(dx, axis=2)
+    if np.dtype(dtype).kind == "f":
+        with pytest.raises(ValueError, match="nan"):
+            nrc.describe(dx, nan_policy="raise")

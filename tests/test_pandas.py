@@ -441,9 +441,11 @@ def test_duplicate_column_names(method):
         # dtypes: fsum gives float64 sums of the integer column (pandas' sum
         # int64); pandas' whole-column agg casts the columns of one name to
         # their common dtype (float32 "a" to float64; the grouped agg does
-        # not): the dtypes are checked against the unique names' above
+        # not): the dtypes are checked against the unique names' above;
+        # describe: describe()'s float64 layout (test_describe_* check it)
         pd.testing.assert_frame_equal(got, ref, check_exact=False, rtol=1e-5,
-                                      check_dtype=method != "fsum" and not whole)
+                                      check_dtype=method not in ("fsum", "describe")
+                                      and not whole)
 
     whole = getattr(df.nr, method)()
     pd.testing.assert_frame_equal(whole, rename(getattr(uniq.nr, method)()))
@@ -454,3 +456,188 @@ def test_duplicate_column_names(method):
         pd.testing.assert_frame_equal(
             got, rename(getattr(ugb if usel is None else ugb[usel], method)()))
         like_pandas(got, df.groupby("k") if sel is None else df.groupby("k")[sel])
+
+
+# ---------------------------------------------------------------- describe
+
+DESCRIBE = ["count", "mean", "std", "min", "max", "skew", "kurt"]
+
+
+def describe_frame(n=300, seed=41):
+    """NaN, int, bool, float32, int8, an offset column, nullable columns
+    with <NA>, a string column; key groups of many rows, one row (std
+    NaN), two and three rows (skew/kurt NaN), a constant group."""
+    rng = np.random.default_rng(seed)
+    k = rng.integers(0, 6, n)
+    k[:4] = [10, 11, 11, 12]  # groups of 1, 2 (and 12: 3 with the next rows)
+    k[4:6] = 12
+    k[6:14] = 13  # a constant group (of every column below: set after)
+    f = rng.standard_normal(n) * 3 + 1
+    f[rng.integers(0, n, 25)] = np.nan
+    df = pd.DataFrame({
+        "k": k, "f": f, "i": rng.integers(-50, 50, n),
+        "b": rng.random(n) < 0.3,
+        "f32": (rng.standard_normal(n) * 5).astype(np.float32),
+        "i8": rng.integers(-100, 100, n).astype(np.int8),
+        "off": rng.standard_normal(n) + 1e8,
+        "F": pd.array(rng.standard_normal(n), dtype="Float64"),
+        "I": pd.array(rng.integers(0, 1000, n), dtype="Int64"),
+        "s": np.array(list("abcdefghij"))[rng.integers(0, 10, n)],
+    })
+    df.loc[rng.integers(0, n, 30), "F"] = pd.NA
+    df.loc[rng.integers(0, n, 30), "I"] = pd.NA
+    df.loc[6:13, ["f", "i", "f32", "i8", "off", "F", "I"]] = [2.0, 7, 1.5, -3, 1e8 + 0.5, 4.0, 9]
+    return df
+
+
+NUMERIC = ["f", "i", "f32", "i8", "off", "F", "I"]
+
+
+def check_describe(got, ref, layout, grouped):
+    """``got`` against pandas: values of ``ref`` (``agg(DESCRIBE)``), the
+    index, columns and dtypes of ``layout`` (``describe()``)."""
+    assert list(got.columns) == (
+        [(c, s) for c in dict.fromkeys(layout.columns.get_level_values(0)) for s in DESCRIBE]
+        if grouped else list(layout.columns))
+    if grouped:
+        assert got.index.equals(layout.index)
+        for c, s in got.columns:
+            assert got[(c, s)].dtype == layout[(c, "mean")].dtype, (c, s)
+    else:
+        assert list(got.index) == DESCRIBE
+        assert (got.dtypes == layout.dtypes).all(), (got.dtypes, layout.dtypes)
+    for key in got.columns:
+        g = got[key].to_numpy(dtype=float, na_value=np.nan)
+        r = ref[key].to_numpy(dtype=float, na_value=np.nan) if grouped else \
+            ref[key].loc[DESCRIBE].to_numpy(dtype=float, na_value=np.nan)
+        col = key[0] if grouped else key
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(r), err_msg=str(key))
+        # float32 data: pandas' float32 moments; offset data: pandas'
+        # DataFrame and grouped skew/kurt lose digits (the exact values below)
+        tol = 2e-6 if col == "f32" else 1e-6 if col == "off" else 1e-12
+        np.testing.assert_allclose(g, r, rtol=tol, atol=0, err_msg=str(key))
+
+
+def exact_describe(values):
+    """count, mean, std, min, max, skew (G1), kurt (G2) of the values that
+    are not NaN, in exact rational arithmetic (then rounded): pandas'
+    definitions, NaN where pandas gives NaN."""
+    from fractions import Fraction
+    v = [Fraction(float(t)) for t in values if not np.isnan(t)]
+    n = len(v)
+    if n == 0:
+        return [0.0] + [np.nan] * 6
+    m = sum(v) / n
+    m2, m3, m4 = (sum((t - m) ** p for t in v) for p in (2, 3, 4))
+    std = float(m2 / (n - 1)) ** 0.5 if n > 1 else np.nan
+    skew = kurt = np.nan
+    if n > 2 and m2 != 0:
+        skew = float(Fraction(n * (n - 1)) ** 1 / (n - 2) ** 2 * (m3 / n) ** 2
+                     / (m2 / n) ** 3) ** 0.5 * (1 if m3 >= 0 else -1)
+    if n > 3 and m2 != 0:
+        kurt = float(Fraction(1, (n - 2) * (n - 3))
+                     * ((n * n - 1) * (m4 / n) / (m2 / n) ** 2 - 3 * (n - 1) ** 2))
+    return [float(n), float(m), std, float(min(v)), float(max(v)), skew, kurt]
+
+
+def test_describe_whole_against_pandas():
+    df = describe_frame()
+    got = df.nr.describe()
+    # numeric columns only, as describe(): not the bool, the string column
+    assert list(got.columns) == ["k"] + NUMERIC
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = df[got.columns].agg(DESCRIBE)
+    check_describe(got, ref, df.describe(), False)
+    np.testing.assert_allclose(got["off"].to_numpy(), exact_describe(df["off"]), rtol=1e-13)
+    # a Series: indexed by statistic, its name
+    s = df["F"].nr.describe()
+    assert s.name == "F" and list(s.index) == DESCRIBE and s.dtype == df["F"].describe().dtype
+    np.testing.assert_allclose(s.to_numpy(dtype=float), df["F"].agg(DESCRIBE).to_numpy(
+        dtype=float), rtol=1e-12)
+
+
+def test_describe_grouped_against_pandas():
+    df = describe_frame()
+    got = df.nr.groupby("k").describe()
+    num = df[["k"] + NUMERIC]
+    layout = num.groupby("k").describe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = num.groupby("k").agg(DESCRIBE)
+    check_describe(got, ref, layout, True)
+    # (offset data per group: the summary kernel's grouped update has the
+    # accuracy of pandas' own grouped moments, not the exact values of the
+    # whole-column pass; checked against pandas above)
+    # the groups of one, two, three rows and the constant group, spelled out
+    f = got["f"]
+    assert f.loc[10, "count"] == 1 and np.isnan(f.loc[10, ["std", "skew", "kurt"]]).all()
+    assert f.loc[11, "count"] == 2 and np.isnan(f.loc[11, ["skew", "kurt"]]).all()
+    assert not np.isnan(f.loc[11, "std"])
+    assert f.loc[13, "std"] == 0 and np.isnan(f.loc[13, ["skew", "kurt"]]).all()
+    # a Series grouped by a key: the same statistics
+    pd.testing.assert_frame_equal(df["off"].nr.groupby(df["k"]).describe(), got["off"],
+                                  check_names=False)
+    # a selection, sort=False
+    sel = df.nr.groupby("k", sort=False)[["i", "F"]].describe()
+    pd.testing.assert_frame_equal(sel, got[["i", "F"]].loc[pd.unique(df["k"])],
+                                  check_names=False)
+
+
+@pytest.mark.parametrize("observed", [True, False])
+def test_describe_categorical_empty_groups(observed):
+    """Unobserved categories (observed=False): a row of count 0 and NaN, as
+    pandas; a key with NaN (dropna) leaves its rows out."""
+    df = pd.DataFrame({"k": pd.Categorical(["a", "a", "c", None, "a", "c", "c", "a"],
+                                           categories=["a", "b", "c", "d"]),
+                       "v": [1.0, 2.0, 3.0, 100.0, 4.0, np.nan, 7.0, 9.0],
+                       "w": pd.array([1, None, 3, 4, 5, 6, 7, 8], dtype="Int16")})
+    got = df.nr.groupby("k", observed=observed).describe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = df.groupby("k", observed=observed).agg(DESCRIBE)
+        layout = df.groupby("k", observed=observed).describe()
+    check_describe(got, ref, layout, True)
+    if not observed:
+        assert got.loc["b", ("v", "count")] == 0 and got.loc["b", ("w", "count")] == 0
+        assert got.loc[["b", "d"], ("v", "mean")].isna().all()
+
+
+def test_describe_exact_extremes_and_accuracy():
+    """Offset data (1e9 + small spread): the moments in a shifted frame keep
+    their digits (pandas' values); int64 extremes past 2**53 as pandas'
+    float64 layout gives them."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(5000) + 1e9
+    big = np.array([2**62 + 1, 2**62 + 3, -(2**62) - 5, 7], np.int64)
+    df = pd.DataFrame({"x": x})
+    got = df.nr.describe()["x"]
+    ref = df["x"].agg(DESCRIBE)
+    np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=1e-7)
+    assert abs(got["skew"] - ref["skew"]) < 1e-4 and abs(got["kurt"] - ref["kurt"]) < 1e-4
+    s = pd.Series(big).nr.describe()
+    assert s["min"] == float(big.min()) and s["max"] == float(big.max())
+
+
+def test_describe_errors_and_edges():
+    df = pd.DataFrame({"k": [0, 0, 1], "b": [True, False, True], "s": ["x", "y", "z"],
+                       "t": pd.date_range("2020", periods=3)})
+    # no numeric column left (k is the key): pandas' describe would describe
+    # them as categories
+    with pytest.raises(TypeError, match="no numeric column"):
+        df.nr.groupby("k").describe()
+    with pytest.raises(TypeError, match="no numeric column"):
+        df[["b", "s", "t"]].nr.describe()
+    with pytest.raises(TypeError, match="bool"):
+        df["b"].nr.describe()
+    with pytest.raises(TypeError, match="bool"):
+        df.nr.groupby("k")["b"].describe()
+    with pytest.raises(TypeError, match="'s'"):
+        df.nr.groupby("k")["s"].describe()
+    # empty: a count of 0 and NaN, as pandas
+    e = pd.Series([], dtype=float).nr.describe()
+    assert e["count"] == 0 and e.drop("count").isna().all()
+    # inf: pandas' NaN std, skew, kurt
+    s = pd.Series([np.inf, 1.0, 2.0, 3.0, 4.0])
+    got, ref = s.nr.describe(), s.agg(DESCRIBE)
+    np.testing.assert_array_equal(got.to_numpy(dtype=float), ref.to_numpy(dtype=float))

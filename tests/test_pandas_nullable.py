@@ -37,6 +37,9 @@ REFS = {
     "fsum": (("sum",), lambda s: [s.sum()]),
     "logsumexp": (("logsumexp",), lambda s: [_lse(s)]),
     "argminmax": (("idxmin", "idxmax"), lambda s: [s.idxmin(), s.idxmax()]),
+    "describe": (("count", "mean", "std", "min", "max", "skew", "kurt"),
+                 lambda s: [s.count(), s.mean(), s.std(), s.min(), s.max(), s.skew(),
+                            s.kurt()]),
 }
 METHODS = sorted(REFS)
 
@@ -60,6 +63,11 @@ def expected_dtype(dtype, method, stat, grouped):
     is floating point as ``mean``."""
     if method == "argminmax":
         return np.dtype(np.int64)  # the index labels
+    if method == "describe":
+        # describe()'s layout: every statistic of a nullable column Float64
+        df = pd.DataFrame({"k": [0, 0, 1], "a": pd.array([1, 0, 1], dtype=dtype)})
+        ref = df.groupby("k").describe() if grouped else df[["a"]].describe()
+        return ref[("a", "mean") if grouped else "a"].dtype  # (its rows' one dtype)
     if method == "fsum" and dtype not in ("Float32", "Float64"):
         return pd.Float64Dtype()
     if method == "logsumexp":
@@ -121,7 +129,10 @@ def check_whole(got, col, dtype, method):
 
 def whole_raises_as_pandas(method, col):
     """pandas' exception where its reference raises (idxmin of no values),
-    else None."""
+    else None; numreduce's TypeError for describe of a boolean column
+    (pandas' describe() gives bool columns count/unique/top/freq)."""
+    if method == "describe" and col.dtype == "boolean":
+        return TypeError
     try:
         REFS[method][1](col)
     except (ValueError, TypeError) as e:
@@ -168,7 +179,7 @@ def test_dataframe_whole(dtype, method):
     for sub in (df, df.iloc[:0]):
         cols = [c for c in sub.columns if whole_raises_as_pandas(method, sub[c]) is None]
         if len(cols) < sub.shape[1]:
-            with pytest.raises(ValueError):
+            with pytest.raises(TypeError if method == "describe" else ValueError):
                 getattr(sub.nr, method)()
         if not cols:
             continue
@@ -213,6 +224,14 @@ def check_grouped(got, df, dtype, method):
 @pytest.mark.parametrize("dtype", NULLABLE)
 def test_grouped(dtype, method):
     df = grouped_frame(dtype)
+    if method == "describe" and dtype == "boolean":
+        # describe leaves bool columns out as pandas' describe() does, and
+        # refuses one selected
+        got = df.nr.groupby("k").describe()
+        assert list(got.columns.get_level_values(0).unique()) == ["b"]
+        with pytest.raises(TypeError, match="bool"):
+            df.nr.groupby("k")["a"].describe()
+        return
     if method == "argminmax":  # pandas: ValueError for the group of <NA> only
         with pytest.raises(ValueError):
             df.groupby("k")["a"].idxmin()
@@ -240,6 +259,8 @@ def test_grouped(dtype, method):
 def test_grouped_empty(dtype, method):
     """An empty frame: no groups, the columns and dtypes pandas gives."""
     df = grouped_frame(dtype).iloc[:0]
+    if method == "describe" and dtype == "boolean":
+        df, dtype = df.astype({"a": "Float64"}), "Float64"
     got = getattr(df.nr.groupby("k"), method)()
     stats = REFS[method][0]
     assert got.shape == (0, 2 * len(stats))

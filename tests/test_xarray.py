@@ -114,3 +114,101 @@ def test_errors():
         arr.nr.minmax(dim="nope")
     with pytest.raises(ValueError, match="one dimension"):
         arr.nr.argminmax(dim=("time", "x"))
+
+
+# ---------------------------------------------------------------- describe
+
+def _scipy_moments(arr, dims, skipna, bias, fisher=True):
+    """scipy.stats.skew / kurtosis of ``arr`` over ``dims`` (moved last and
+    flattened), NaN left out with ``skipna``."""
+    from scipy import stats
+    x = arr.transpose(..., *dims).values
+    x = x.reshape(x.shape[:x.ndim - len(dims)] + (-1,))
+    pol = "omit" if skipna else "propagate"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (np.asarray(stats.skew(x, axis=-1, bias=bias, nan_policy=pol)),
+                np.asarray(stats.kurtosis(x, axis=-1, bias=bias, fisher=fisher,
+                                          nan_policy=pol)))
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("dims", [("time",), ("time", "x"), None])
+@pytest.mark.parametrize("skipna,ddof,bias", [(None, 0, True), (True, 1, False),
+                                              (False, 0, True)])
+def test_describe_against_xarray_and_scipy(chunked, dims, skipna, ddof, bias):
+    arr = make()
+    arr[:, 4] = 2.0  # a constant slice along time: skew and kurtosis NaN, as SciPy
+    obj = arr.chunk({"time": 2, "y": 3}) if chunked else arr
+    res = obj.nr.describe(dim=dims, skipna=skipna, ddof=ddof, bias=bias)
+    assert isinstance(res, xr.Dataset) and list(res.data_vars) == [
+        "count", "min", "max", "mean", "var", "std", "skew", "kurtosis"]
+    if chunked:
+        assert all(isinstance(v.data, da.Array) for v in res.data_vars.values())
+    res = res.compute()
+    assert res.attrs == arr.attrs and res["mean"].attrs == arr.attrs
+    kw = {"dim": dims, "skipna": skipna}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, ref in (("min", arr.min(**kw)), ("max", arr.max(**kw)),
+                          ("mean", arr.mean(**kw)), ("var", arr.var(ddof=ddof, **kw)),
+                          ("std", arr.std(ddof=ddof, **kw))):
+            close(res[name], ref)
+        if skipna is not False:
+            close(res["count"], arr.count(dim=dims))
+        else:  # every value reduced
+            assert (res["count"] == np.prod([arr.sizes[d] for d in (dims or arr.dims)])).all()
+    assert res["count"].dtype == np.int64
+    sk, ku = _scipy_moments(arr, dims or arr.dims, skipna is not False, bias)
+    np.testing.assert_allclose(res["skew"].values, sk, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res["kurtosis"].values, ku, rtol=1e-10, atol=1e-12)
+    if dims == ("time",):
+        assert np.isnan(res["skew"].values[4]).all()
+
+
+def test_describe_dataset_and_dtypes():
+    arr = make(nan=False)
+    ds = xr.Dataset({"t": arr, "n": (arr * 100).astype(np.int64) + 2**60,
+                     "f": arr.astype(np.float32), "b": arr > 0}, attrs={"title": "x"})
+    res = ds.nr.describe(dim="time")
+    assert list(res.data_vars) == [f"{v}_{s}" for v in ("t", "n", "f", "b") for s in (
+        "count", "min", "max", "mean", "var", "std", "skew", "kurtosis")]
+    assert res.attrs == {"title": "x"}
+    # int64 past 2**53: exact extremes in the data's dtype
+    np.testing.assert_array_equal(res["n_min"].values, ds["n"].min("time").values)
+    np.testing.assert_array_equal(res["n_max"].values, ds["n"].max("time").values)
+    assert res["n_min"].dtype == np.int64 and res["n_mean"].dtype == np.float64
+    assert res["f_mean"].dtype == np.float32 and res["f_min"].dtype == np.float32
+    assert res["b_min"].dtype == bool
+    close(res["b_mean"], ds["b"].mean("time"))
+    np.testing.assert_allclose(res["f_std"].values, ds["f"].std("time").values, rtol=1e-5)
+    # Dask: the same (not of "n": its float64 moments of values past 2**53
+    # round differently in another order)
+    small = ds.drop_vars("n")
+    same_dask = small.chunk({"time": 4}).nr.describe(dim="time").compute()
+    xr.testing.assert_allclose(same_dask, small.nr.describe(dim="time"))
+    with pytest.raises(TypeError, match="describe"):
+        xr.Dataset({"c": arr.astype(complex)}).nr.describe()
+    with pytest.raises(ValueError, match="taken by coordinates"):
+        xr.Dataset({"a": arr}, coords={"a_min": 1.0}).nr.describe()
+    with pytest.raises(ValueError, match="taken by coordinates"):
+        arr.assign_coords(mean=1.0).nr.describe("time")
+
+
+def test_describe_dask_one_pass_per_chunk():
+    """Computing every statistic of describe reads each chunk once."""
+    import dask
+    arr = make()
+    calls = []
+
+    def count(block):
+        if block.shape == (2, 5, 4):
+            calls.append(block.shape)
+        return block
+
+    lazy = arr.copy(data=da.from_array(arr.values, chunks=(2, 5, 4)).map_blocks(count))
+    res = lazy.nr.describe(dim="time")
+    assert not calls
+    res = dask.compute(res, scheduler="sync")[0]
+    assert len(calls) == lazy.data.npartitions == 3
+    close(res["mean"], arr.mean("time"))

@@ -289,3 +289,70 @@ def test_datetime_minmax(skipna):
     with xr.set_options(use_flox=False):
         same(lo, arr.groupby("time.month").min(skipna=skipna), exact=True)
         same(hi, arr.groupby("time.month").max(skipna=skipna), exact=True)
+
+
+# ---------------------------------------------------------------- describe
+
+def _ref_describe(gb, ddof):
+    """xarray's own statistics of the groups, named as describe's."""
+    return {"count": gb.count(), "min": gb.min(), "max": gb.max(), "mean": gb.mean(),
+            "var": gb.var(ddof=ddof), "std": gb.std(ddof=ddof)}
+
+
+def _scipy_groups(arr, codes_of, bias):
+    """scipy.stats.skew / kurtosis (nan_policy='omit') per group along time."""
+    from scipy import stats
+    out = {}
+    for key, idx in codes_of.items():
+        x = arr.isel(time=idx).transpose(..., "time").values
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out[key] = (np.asarray(stats.skew(x, axis=-1, bias=bias, nan_policy="omit")),
+                        np.asarray(stats.kurtosis(x, axis=-1, bias=bias, nan_policy="omit")))
+    return out
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("kind", ["groupby", "resample"])
+@pytest.mark.parametrize("ddof,bias", [(0, True), (1, False)])
+def test_describe_grouped(chunked, kind, ddof, bias):
+    arr = make(gap=kind == "resample")
+    obj = arr.chunk({"time": 25}) if chunked else arr
+    if kind == "groupby":
+        nr_gb, gb = obj.nr.groupby("time.month"), arr.groupby("time.month")
+    else:
+        nr_gb, gb = obj.nr.resample(time="1MS"), arr.resample(time="1MS")
+    res = nr_gb.describe(ddof=ddof, bias=bias)
+    assert list(res.data_vars) == ["count", "min", "max", "mean", "var", "std", "skew",
+                                   "kurtosis"]
+    if chunked:
+        assert isinstance(res["skew"].data, da.Array)
+    res = res.compute()
+    assert res.attrs == arr.attrs
+    with quiet():
+        for name, ref in _ref_describe(gb, ddof).items():
+            ref = ref.transpose(*res[name].dims)
+            got = res[name].rename(ref.name)
+            same(got, ref, exact=name in ("count", "min", "max"))
+    rdim = ([d for d in res["skew"].dims if d not in arr.dims] or ["time"])[0]
+    sc = _scipy_groups(arr, gb.groups, bias)
+    labels = res.get_index(rdim)
+    for key, (sk, ku) in sc.items():
+        at = labels.get_loc(key)
+        got = res["skew"].transpose(rdim, ...).values[at]
+        np.testing.assert_allclose(got, sk, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(res["kurtosis"].transpose(rdim, ...).values[at], ku,
+                                   rtol=1e-9, atol=1e-12)
+    if kind == "resample":  # the empty bins: NaN, count too (xarray's count())
+        empty = res["count"].isnull().all(("lat", "lon"))
+        assert int(empty.sum()) > 0
+        assert res["mean"].where(empty, drop=True).isnull().all()
+    else:
+        assert res["count"].dtype == np.int64
+    # a Dataset: <name>_<statistic>
+    ds = xr.Dataset({"tas": obj, "i": obj.fillna(0).astype(np.int64)})
+    dres = (ds.nr.groupby("time.month") if kind == "groupby" else
+            ds.nr.resample(time="1MS")).describe(ddof=ddof, bias=bias).compute()
+    xr.testing.assert_allclose(dres["tas_skew"].transpose(*res["skew"].dims), res["skew"])
+    # (integers keep their dtype where no resample bin is empty, as xarray's min)
+    assert dres["i_min"].dtype == (np.int64 if kind == "groupby" else np.float64)
