@@ -118,11 +118,11 @@ def _describe_finish(rdt, data_dt, ddof, bias, exact, i, *states):
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         n, lo, hi, mean, var, skew, kurt = _stats.finish_describe(
-            rdt, data_dt, ddof, bias, True, False, np, [states[:7]])
+            rdt, data_dt, ddof, bias, True, False, np, [states[:_core.summary.nout]])
         n, var = np.asarray(n), np.asarray(var)
         var = np.where(n - ddof <= 0, rdt.type(np.nan), var).astype(rdt, copy=False)
         if exact:
-            lo, hi = states[7:]
+            lo, hi = states[_core.summary.nout:]
         res = (n, lo, hi, mean, var, np.sqrt(var), skew, kurt)[i]
     return np.asarray(res)
 
