@@ -759,6 +759,23 @@ def test_huge_spread_is_never_a_finite_wrong_number():
         assert np.all(rc.variance == np.inf) and np.all(np.isnan(rc.skewness))
 
 
+def test_spread_past_the_range_every_path():
+    """Finite data further apart than the largest double (traits/summary.hpp:
+    'give M2 = M4 = +inf and M3 = NaN with a finite mean'), on every path:
+    the exact mean of -1.7e308 x 200 and 1.7e308 x 500 is 7.2857e307."""
+    col = np.where(np.arange(700) < 200, -1.7e308, 1.7e308)
+    mean = float(exact_moments(col)[1])
+    X = np.tile(col[:, None], (1, 3))
+    paths = {"1-D": nr.reduce(nr.summary, col),
+             "rows": tuple(r[0] for r in nr.reduce(nr.summary, X, axis=0)),
+             "trailing": tuple(r[0] for r in nr.reduce(nr.summary, X.T.copy(), axis=1)),
+             "strided": nr.reduce(nr.summary, np.repeat(col, 2)[::2])}
+    for name, (n, lo, hi, m, m2, m3, m4) in paths.items():
+        assert (n, lo, hi) == (700, -1.7e308, 1.7e308), name
+        assert abs(m - mean) <= 1e-13 * mean, (name, m)
+        assert m2 == np.inf and m4 == np.inf and np.isnan(m3), (name, m2, m3, m4)
+
+
 def test_large_values_finite_moments():
     """1e150-scale data: M2 finite, M4 overflows -- the kurtosis is then
     lost (inf / inf), never a finite wrong number; SciPy the same."""
