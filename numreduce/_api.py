@@ -1087,8 +1087,9 @@ def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True
     Raises
     ------
     ValueError
-        Empty input (SciPy's message), a bad ``nan_policy``, or a NaN with
-        ``nan_policy='raise'``.
+        Empty input (SciPy's message), a bad ``nan_policy``, a NaN with
+        ``nan_policy='raise'``, or bool/integer data with a slice that
+        ``where`` empties (no NaN in the dtype for its extremes).
 
     See Also
     --------

@@ -352,7 +352,10 @@ def _ends(ufunc, array, axes, keepdims, frame=False):
     if outer * m * inner == 0:
         return None
     dt = array.dtype
-    frame = frame and (dt.kind in "iu" or (dt.kind == "f" and dt.itemsize >= 8))
+    # (the frame shifts output 1, the moments' mean; other states, e.g.
+    # the summary's (n, min, max, mean, ...), merge unshifted)
+    frame = frame and ufunc in (_core.moments, _core.nanmoments) and (
+        dt.kind in "iu" or (dt.kind == "f" and dt.itemsize >= 8))
     if frame:
         block = array.reshape(outer, m, inner)
         K = block[0, :, 0].astype(np.result_type(dt, np.float64))

@@ -504,26 +504,38 @@ def _summary_warnings(xp, n, zero, raise_nan, lo):
     """SciPy's checks and warnings on the summaries: 'raise' (a NaN in
     the data: its min is NaN), empty slices (SmallSampleWarning's text),
     the precision loss of a (nearly) constant slice."""
-    if raise_nan and bool(xp.isnan(lo).any()):
-        raise ValueError("The input contains nan values")
     empty = n == 0
+    if raise_nan and bool((xp.isnan(lo) & ~empty).any()):  # (an empty slice's min is NaN too)
+        raise ValueError("The input contains nan values")
     if bool(empty.any()):
         warnings.warn(_SMALL, RuntimeWarning, stacklevel=5)
     if bool((zero & ~empty).any()):
         warnings.warn(_PRECISION, RuntimeWarning, stacklevel=5)
 
 
+def _summary_states(xp, st):
+    """(n, min, max, mean, M2, M3, M4) of the summary's states (n, min,
+    max, K, m, M2, M3, M4): the mean K + m (K itself where m is 0, so that
+    the mean of -0.0 is -0.0, as np.mean's)."""
+    n, lo, hi, K, m, m2, m3, m4 = st
+    return n, lo, hi, xp.where(m == 0, K, K + m), m2, m3, m4
+
+
 def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
     """(nobs, min, max, mean, variance, skewness, kurtosis) of summaries,
     scipy.stats.describe's values and dtypes: min and max in the data's
     dtype, the rest in ``rdt``; nobs int64."""
-    n, lo, hi, K, m, m2, m3, m4 = states[0]
-    mean = K + m
+    n, lo, hi, mean, m2, m3, m4 = _summary_states(xp, states[0])
+    if data_dt.kind in "biu" and bool((n == 0).any()):
+        # a slice emptied by where=: integer data have no NaN for its
+        # extremes (np.min(where=) without initial raises the same)
+        raise ValueError("describe: a slice with no elements (where=) has no minimum or "
+                         f"maximum in {data_dt} data")
     skew, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "s")
     kurt, _ = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "k")
     _summary_warnings(xp, n, zero, raise_nan, lo)
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = m2 / (n - ddof)
+        var = xp.where(n > 0, m2 / (n - ddof), np.nan)  # (not 0 / -ddof for an empty slice)
         mean = xp.where(n > 0, mean, np.nan)
     if fisher:
         kurt = kurt - 3.0
@@ -534,8 +546,7 @@ def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
 
 def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
     """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values."""
-    n, lo, hi, K, m, m2, m3, m4 = states[0]
-    mean = K + m
+    n, lo, hi, mean, m2, m3, m4 = _summary_states(xp, states[0])
     vals, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
     _summary_warnings(xp, n, zero, raise_nan, lo)
     if want == "k" and fisher:
@@ -560,6 +571,8 @@ def _summarise(be, qualname, name, a, axis, keepdims, nan_policy, where, finish,
     work), one pass of ``summary`` (``nansummary`` for 'omit'), then
     ``finish(rdt, data_dt, raise_nan)(xp, states)``."""
     a = be.asarray(a, "the array", name, qualname)
+    if a.ndim == 0:
+        a = a.reshape((1,))  # SciPy's: a 0-d input is a sample of one element
     if not isinstance(nan_policy, str) or nan_policy not in _NAN_POLICIES:
         raise ValueError("nan_policy must be one of {'propagate', 'raise', 'omit'}")
     rdt = _summary_dtype(qualname, a.dtype)
@@ -570,8 +583,13 @@ def _summarise(be, qualname, name, a, axis, keepdims, nan_policy, where, finish,
     ufunc = _core.nansummary if nan else _core.summary
     mask = be.where(where, a.shape, name, qualname)
     fin = finish(rdt, a.dtype.newbyteorder("="), nan_policy == "raise" and a.dtype.kind == "f")
+    # accurate: the moments' blocked two-pass layouts (strided, reversed and
+    # F-ordered data through a contiguous copy or view), not the engine's
+    # element-by-element update of strided accumulators, whose means rounded
+    # at the data's magnitude lose the digits of offset data
     return be.reduce_parts(ufunc, a, axes, keepdims, one_part, fin, dtypes(rdt, a.dtype),
-                           mask=mask, label=name, qualname=qualname), a, axes, keepdims, mask
+                           mask=mask, accurate=True, label=name,
+                           qualname=qualname), a, axes, keepdims, mask
 
 
 def describe(be, qualname, a, axis=0, ddof=1, bias=True, nan_policy="propagate", *,
@@ -588,8 +606,11 @@ def describe(be, qualname, a, axis=0, ddof=1, bias=True, nan_policy="propagate",
     if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8:
         # 64-bit integers beyond 2**53 are not exact in the float64
         # summary: their extremes by a pass of minimummaximum
+        # (with where=, started from the dtype's extremes: no slice is empty,
+        # finish_describe refused those)
+        init = NoValue if mask is None else (np.iinfo(arr.dtype).max, np.iinfo(arr.dtype).min)
         lo, hi = methods.reduce(be, qualname, _core.minimummaximum, arr, axes, None, None,
-                                keepdims, NoValue, where)
+                                keepdims, init, where)
     if nan_policy != "omit" and mask is None:
         nobs = np.int64(math.prod(arr.shape[i] for i in axes))  # SciPy: the slices' length
     return DescribeResult(nobs, (lo, hi), mean, var, sk, ku)

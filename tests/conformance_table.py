@@ -305,6 +305,15 @@ def _red(u, finish=None):
     return call
 
 
+def _summary7(r):
+    """The summary's outputs (n, min, max, K, m, M2, M3, M4) as (n, min,
+    max, mean, M2, M3, M4): the mean K + m (K where m is 0: the sign of a
+    -0.0 mean)."""
+    n, lo, hi, K, m, m2, m3, m4 = r
+    with np.errstate(all="ignore"):
+        return n, lo, hi, np.where(m == 0, K, K + m)[()], m2, m3, m4
+
+
 def _red_out(u):
     return lambda *ops, out: nr.reduce(u, ops[0], axis=None, out=out)
 
@@ -380,6 +389,85 @@ def _r_comoments(x, y):
             np.sum((x - mx) * (y - my)))
 
 
+def _r_summary(x, nan=False):
+    """(count, min, max, mean, M2, M3, M4) straight in float64; the empty
+    summary (0, NaN, NaN, 0, 0, 0, 0)."""
+    x = np.asarray(x, dtype=float)
+    if nan:
+        x = x[~np.isnan(x)]
+    if x.size == 0:  # the identity state
+        return 0.0, np.nan, np.nan, 0.0, 0.0, 0.0, 0.0
+    m = np.mean(x)
+    d = x - m
+    m2, m3, m4 = np.sum(d ** 2), np.sum(d ** 3), np.sum(d ** 4)
+    if _finite(x) and not np.isfinite(m2):
+        # finite data whose deviations' powers overflow: M2 = M4 = inf and
+        # M3 NaN, its sign lost (traits/summary.hpp, the ufunc's rule), the
+        # mean the exact one rounded
+        return float(x.size), np.min(x), np.max(x), _round(sum(map(_F, x)) / x.size), \
+            np.inf, np.nan, np.inf
+    return float(x.size), np.min(x), np.max(x), m, m2, m3, m4
+
+
+def _ex_summary(x, nan=False):
+    """The summary exactly (fractions), each output rounded once; None for
+    non-finite or empty data."""
+    x = np.asarray(x, dtype=float)
+    if nan:
+        x = x[~np.isnan(x)]
+    if not _finite(x) or x.size == 0:
+        return None
+    xs = [_F(v) for v in np.ravel(x)]
+    n = len(xs)
+    m = sum(xs) / n
+    return (float(n), float(np.min(x)), float(np.max(x)), _round(m),
+            *(_round(sum((v - m) ** k for v in xs)) for k in (2, 3, 4)))
+
+
+def _flat_describe(r):
+    return (r.nobs, r.minmax[0], r.minmax[1], r.mean, r.variance, r.skewness, r.kurtosis)
+
+
+def r_describe(x):
+    """scipy.stats.describe on the float64 data (empty: its ValueError)."""
+    from scipy import stats
+    return _flat_describe(stats.describe(np.asarray(x, dtype=float)))
+
+
+def ex_describe(x):
+    """describe's fields exactly (fractions; mpmath for the roots)."""
+    r = _ex_summary(x)
+    if r is None:
+        return None
+    xs = [_F(v) for v in np.ravel(x)]
+    n = len(xs)
+    m = sum(xs) / n
+    M2, M3, M4 = (sum((v - m) ** k for v in xs) for k in (2, 3, 4))
+    var = _round(M2 / (n - 1)) if n > 1 else np.nan
+    if M2 == 0:
+        return n, r[1], r[2], r[3], var, np.nan, np.nan
+    import mpmath
+    with mpmath.workdps(40):
+        mp = lambda q: mpmath.mpf(q.numerator) / q.denominator  # noqa: E731
+        g1 = float(mp(M3 / n) / mp(M2 / n) ** mpmath.mpf(1.5))
+        g2 = float(mp(M4 / n) / mp(M2 / n) ** 2 - 3)
+    return n, r[1], r[2], r[3], var, g1, g2
+
+
+def r_skew_kurt(name):
+    def ref(x):
+        from scipy import stats
+        return getattr(stats, name)(np.asarray(x, dtype=float))
+    return ref
+
+
+def ex_skew_kurt(i):
+    def ex(x):
+        r = ex_describe(x)
+        return None if r is None else r[i]
+    return ex
+
+
 # ---------------------------------------------------------------- the rows
 
 X, XW, XY, XB, XI = ("x",), ("x", "w"), ("x", "y"), ("x", "b"), ("x", "ids")
@@ -397,6 +485,13 @@ ROWS = [
         exact=_ex_moments_state),
     Row("reduce_nanmoments", ("nanmoments",), _red(nr.nanmoments), X,
         lambda x: _r_moments(x, nan=True), exact=_ex_moments_state,
+        # the nan ufunc has float loops only: NumPy's UFuncTypeError for others
+        refuse={d: (TypeError,) for d in ("bool", "int8", "uint8", "int16", "uint16", "int32",
+                                          "uint32", "int64", "uint64")}),
+    Row("reduce_summary", ("summary",), _red(nr.summary, _summary7), X, _r_summary,
+        exact=_ex_summary),
+    Row("reduce_nansummary", ("nansummary",), _red(nr.nansummary, _summary7), X,
+        lambda x: _r_summary(x, nan=True), exact=lambda x: _ex_summary(x, nan=True),
         # the nan ufunc has float loops only: NumPy's UFuncTypeError for others
         refuse={d: (TypeError,) for d in ("bool", "int8", "uint8", "int16", "uint16", "int32",
                                           "uint32", "int64", "uint64")}),
@@ -437,6 +532,11 @@ ROWS = [
         lambda x, w: r_meanvar(x, w, std=True), exact=lambda x, w: ex_meanvar(x, w, std=True)),
     Row("nanmeanvar_w", ("nanmeanvar",), lambda x, w: nr.nanmeanvar(x, weights=w), XW,
         lambda x, w: r_meanvar(x, w, nan=True), exact=ex_meanvar),
+    Row("describe", ("describe", "DescribeResult"), lambda x: _flat_describe(nr.describe(x)), X,
+        r_describe, exact=ex_describe, tol=1e-11),
+    Row("skew", ("skew",), nr.skew, X, r_skew_kurt("skew"), exact=ex_skew_kurt(5), tol=1e-11),
+    Row("kurtosis", ("kurtosis",), nr.kurtosis, X, r_skew_kurt("kurtosis"),
+        exact=ex_skew_kurt(6), tol=1e-11),
     Row("logsumexp", ("logsumexp",), nr.logsumexp, X, r_lse, exact=ex_logsumexp),
     Row("logsumexp_sign", ("logsumexp",), lambda x: nr.logsumexp(x, return_sign=True), X,
         lambda x: r_lse(x, return_sign=True), exact=lambda x: ex_logsumexp(x, None, True)),

@@ -358,7 +358,8 @@ def _init(dtype):
     return (100, 0) if np.dtype(dtype).kind in "ub" else (100, -100)
 
 
-UFUNCS = ["minimummaximum", "fminfmax", "moments", "nanmoments", "maxsumexp", "twosum"]
+UFUNCS = ["minimummaximum", "fminfmax", "moments", "nanmoments", "maxsumexp", "twosum",
+          "summary", "nansummary"]
 DTYPES = ["float64", "float32", "int32", "uint8", "bool"]
 
 
@@ -1013,7 +1014,7 @@ def test_complex_logsumexp_matches_numpy_path(emu, dtype):
 
 
 @pytest.mark.parametrize("uname", ["moments", "nanmoments", "maxsumexp", "twosum",
-                                   "minimummaximum"])
+                                   "minimummaximum", "summary", "nansummary"])
 def test_initial_none_segments_and_groups_match_numpy_path(emu, uname):
     """initial=None in segmented_reduce / reduce_by_group on the device: no
     identity (empty segments, empty groups and where= raise, before any
@@ -1049,7 +1050,7 @@ def test_initial_none_segments_and_groups_match_numpy_path(emu, uname):
 # initials with a mask that leaves out the first slice.
 # ---------------------------------------------------------------------------
 
-WITH_INITIALS = ["moments", "nanmoments", "maxsumexp", "twosum"]
+WITH_INITIALS = ["moments", "nanmoments", "maxsumexp", "twosum", "summary", "nansummary"]
 
 
 def _check_copy_first(uname, cpu, dev, cp):

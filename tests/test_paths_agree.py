@@ -121,6 +121,8 @@ REDUCTIONS = [
     ("fminfmax", ["f8", "f4", "i8", "u8", "M8[s]"], False, "exact"),
     ("moments", ["f8", "f4", "i8", "u8"], True, "moments"),
     ("nanmoments", ["f8", "f4"], True, "moments"),
+    ("summary", ["f8", "f4", "i8", "u8"], True, "summary"),
+    ("nansummary", ["f8", "f4"], True, "summary"),
     ("twosum", ["f8", "f4", "i8"], True, "twosum"),
 ]
 # maxsumexp is one more entry of REDUCTIONS, MAXSUMEXP, to add there once its
@@ -169,6 +171,13 @@ def _same_nonfinite(a, b):
     return np.array_equal(fa, fb) and np.array_equal(a[~fa], b[~fb], equal_nan=True)
 
 
+def _summary7(st):
+    """The summary's 8 outputs as (n, min, max, mean, M2, M3, M4)."""
+    n, lo, hi, K, m, m2, m3, m4 = (np.asarray(v) for v in st)
+    with np.errstate(all="ignore"):
+        return n, lo, hi, np.where(m == 0, K, K + m), m2, m3, m4
+
+
 def _check(kind, X, got, want, path, names):
     where = lambda bad: [names[j] for j in np.flatnonzero(bad)]  # noqa: E731
     if kind == "exact":
@@ -195,6 +204,30 @@ def _check(kind, X, got, want, path, names):
         ok = np.isfinite(m2)
         bad = ok & ~(np.abs(m2 - wm2) <= rtol * np.abs(wm2))
         assert not bad.any(), (path, "M2", where(bad))
+    elif kind == "summary":
+        # the extremes exact, (n, mean, M2)
+        # as the moments, M3 and M4 to the same tolerance of their scale
+        # n * std**k (M3 may cancel to ~0)
+        # (the outputs (n, min, max, K, m, M2, M3, M4), the mean K + m: the
+        # origin K may differ between paths, the mean may not)
+        n, lo, hi, m, m2, m3, m4 = (np.asarray(v, np.float64) for v in _summary7(got))
+        wn, wlo, whi, wm, wm2, wm3, wm4 = (np.asarray(v, np.float64) for v in _summary7(want))
+        for g, w, what in ((lo, wlo, "min"), (hi, whi, "max")):
+            assert _same_exact(g, w), (path, what, where(~((g == w) | ((g != g) & (w != w)))))
+        _check("moments", X, (n, m, m2), (wn, wm, wm2), path, names)
+        with np.errstate(all="ignore"):
+            std = np.sqrt(wm2 / np.maximum(wn, 1))
+            rel = np.where(std > 0, np.abs(wm) / std, 0)
+        # (strided rows and byte-swapped data: the summary's engine paths
+        # update element by element there, the moments' do not)
+        welford = path.startswith(("iter", "strided columns", "strided rows", "byte-swapped"))
+        rtol = np.maximum(1e-13, 4 * n * EPS * rel) if welford else 1e-13
+        for g, w, k in ((m3, wm3, 3), (m4, wm4, 4)):
+            assert _same_nonfinite(g, w), (path, f"M{k}", where(np.isfinite(g) != np.isfinite(w)))
+            with np.errstate(all="ignore"):
+                scale = np.maximum(wn * std ** k, np.abs(w))
+                bad = np.isfinite(g) & ~(np.abs(g - w) <= rtol * scale + 8 * TINY)
+            assert not bad.any(), (path, f"M{k}", where(bad))
     elif kind == "twosum":
         s, e = (np.asarray(v, np.float64) for v in got)
         ws, we = (np.asarray(v, np.float64) for v in want)

@@ -55,6 +55,9 @@ FUNCS = [
     ("nanmeanvar", nr.nanmeanvar),
     ("moments", lambda a: nr.reduce(nr.moments, a)),
     ("nanmoments", lambda a: nr.reduce(nr.nanmoments, a)),
+    ("summary", lambda a: nr.reduce(nr.summary, a)),
+    ("nansummary", lambda a: nr.reduce(nr.nansummary, a)),
+    ("describe", lambda a: nr.describe(a)),
     ("fsum", nr.fsum),
     ("twosum", lambda a: nr.reduce(nr.twosum, a)),
     ("logsumexp", nr.logsumexp),
@@ -133,6 +136,8 @@ GROUPED = [
     ("group_fsum", lambda a, g: nr.group_fsum(a, g, num_groups=37)),
     ("moments", lambda a, g: nr.reduce_by_group(nr.moments, a, g, num_groups=37)),
     ("nanmoments", lambda a, g: nr.reduce_by_group(nr.nanmoments, a, g, num_groups=37)),
+    ("summary", lambda a, g: nr.reduce_by_group(nr.summary, a, g, num_groups=37)),
+    ("nansummary", lambda a, g: nr.reduce_by_group(nr.nansummary, a, g, num_groups=37)),
     ("fminfmax", lambda a, g: nr.reduce_by_group(nr.fminfmax, a, g, num_groups=37)),
 ]
 
@@ -141,7 +146,7 @@ GROUPED = [
 @pytest.mark.parametrize("name,f", GROUPED, ids=[n for n, _ in GROUPED])
 def test_grouped_bitwise_for_1_to_8_threads(name, f, n):
     a, g = _BASE[:n].copy(), _GIDS[:n]
-    a[::1001] = np.nan if name in ("nanmoments", "fminfmax") else a[::1001]
+    a[::1001] = np.nan if name in ("nanmoments", "nansummary", "fminfmax") else a[::1001]
     _assert_thread_independent(lambda: f(a, g))
 
 
@@ -208,6 +213,8 @@ ROWS = [
     ("fminfmax", lambda a, g, G: nr.reduce_by_group(nr.fminfmax, a, g, G, axis=-1)),
     ("moments", lambda a, g, G: nr.reduce_by_group(nr.moments, a, g, G, axis=-1)),
     ("nanmoments", lambda a, g, G: nr.reduce_by_group(nr.nanmoments, a, g, G, axis=-1)),
+    ("summary", lambda a, g, G: nr.reduce_by_group(nr.summary, a, g, G, axis=-1)),
+    ("nansummary", lambda a, g, G: nr.reduce_by_group(nr.nansummary, a, g, G, axis=-1)),
     ("group_meanvar", lambda a, g, G: nr.group_meanvar(a, g, G, axis=-1, ddof=1)),
     ("group_fsum", lambda a, g, G: nr.group_fsum(a, g, G, axis=-1)),
 ]

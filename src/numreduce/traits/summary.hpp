@@ -97,7 +97,64 @@ struct Summary {
         const A M4 = (a.v[7] + b.v[7]) +
                      d * (d * (d2 * na * w * (v * v - v * w + w * w) + A(6) * (v * v * M2b + w * w * M2a)) +
                           A(4) * (v * M3b - w * M3a));
-        return {{n, lo, hi, a.v[3], ma + d * w, M2, M3, M4}};
+        // (an overflowed M2 makes M4 >= M2^2 / n overflow too, whatever a
+        // NaN M3 -- its sign lost -- made of the formula)
+        return {{n, lo, hi, a.v[3], ma + d * w, M2, M3, M2 == -neg_inf<A>() ? M2 : M4}};
+    }
+
+    // The scatter loop's working slot (loops.hpp scatter_block, fresh slots
+    // of reduce_by_group): the extremes and the power sums s_k = sum((x -
+    // K)^k), k = 1..4, about a shift K, no division per element.  K starts
+    // at the slot's first value and moves to the running mean whenever n
+    // reaches a power of two, and every 64 elements beyond 64 (rebase: the
+    // sums shifted by the binomial expansion, exact up to rounding), as the
+    // moments' slot (moments.hpp) does for s_1, s_2: the mean stays within
+    // about a standard deviation / sqrt(n) of K, so the central moments
+    // finished from the sums lose only a few roundings to cancellation,
+    // and K is the state's origin.  Non-finite sums (inf/NaN data,
+    // overflow) are sticky and reported by scatter_finish: the caller then
+    // redoes the pass with step().
+    struct scatter_t {
+        A K, s1, s2, s3, s4, lo, hi;
+        long long n;
+    };
+    NR_HD static scatter_t scatter_start() {
+        return {A(0), A(0), A(0), A(0), A(0), -neg_inf<A>(), neg_inf<A>(), 0};
+    }
+    NR_HD static bool scatter_add(scatter_t &w, in_t xin) {
+        if (skip(xin)) return true;
+        const A x = to_real<A>(xin);
+        if (w.n == 0) w.K = x;
+        const A d = x - w.K, q = d * d;
+        w.s1 += d;
+        w.s2 += q;
+        w.s3 += q * d;
+        w.s4 += q * q;
+        w.lo = x < w.lo ? x : w.lo;
+        w.hi = x > w.hi ? x : w.hi;
+        w.n += 1;
+        if (w.n > 1 && ((w.n & (w.n - 1)) == 0 || (w.n & 63) == 0)) {
+            const A cnt = A(w.n);
+            const A K2 = w.K + w.s1 / cnt, dl = K2 - w.K;
+            w.s4 -= dl * (A(4) * w.s3 - dl * (A(6) * w.s2 - dl * (A(4) * w.s1 - cnt * dl)));
+            w.s3 -= dl * (A(3) * w.s2 - dl * (A(3) * w.s1 - cnt * dl));
+            w.s2 -= dl * (A(2) * w.s1 - cnt * dl);
+            w.s1 -= cnt * dl;
+            w.K = K2;
+        }
+        return true;
+    }
+    // -1: a sum or K is not finite (redo with step()); 0: no element (the
+    // empty initials).
+    NR_HD static int scatter_finish(const scatter_t &w, acc_t &a) {
+        if (!is_finite(w.s1 + w.s2 + w.s3 + w.s4) || !is_finite(w.K)) return -1;
+        if (w.n == 0) return 0;
+        const A cnt = A(w.n), mu = w.s1 / cnt;
+        const A M2 = w.s2 - w.s1 * mu;
+        const A M3 = w.s3 - mu * (A(3) * w.s2 - A(2) * mu * w.s1);
+        const A M4 = w.s4 - mu * (A(4) * w.s3 - mu * (A(6) * w.s2 - A(3) * mu * w.s1));
+        a = {{cnt, w.lo, w.hi, w.K, mu, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
+        return 1;
     }
 
     // The empty summary for every reduction, empty or not (a copied first
@@ -240,11 +297,15 @@ struct Summary {
     // computed mean mb: the moments about mb corrected to its exact mean
     // mb + c (c = S1 / n, of the order of mb's rounding).
     NR_HD static acc_t corrected(A K, A cnt, A mn, A mx, A mb, A S1, A S2, A S3, A S4) {
+        // (S4 or S3 overflowed, S2 finite: M4 is beyond the range, +inf,
+        // and M3 where it overflowed has lost its sign, NaN -- never the
+        // clamp's 0 of an inf - inf)
         const A c = S1 / cnt;
         const A M2 = S2 - S1 * c;
-        const A M3 = S3 - c * (A(3) * S2 - A(2) * c * S1);
-        const A M4 = S4 - c * (A(4) * S3 - c * (A(6) * S2 - A(3) * c * S1));
-        return {{cnt, mn, mx, K, mb + c, M2 > A(0) ? M2 : A(0), M3, M4 > A(0) ? M4 : A(0)}};
+        const A M3 = is_finite(S3) ? S3 - c * (A(3) * S2 - A(2) * c * S1) : qnan();
+        const A M4 = is_finite(S4) ? S4 - c * (A(4) * S3 - c * (A(6) * S2 - A(3) * c * S1)) : S4;
+        const A M4c = M2 == -neg_inf<A>() ? M2 : (M4 > A(0) || M4 != M4 ? M4 : A(0));
+        return {{cnt, mn, mx, K, mb + c, M2 > A(0) ? M2 : A(0), M3, M4c}};
     }
     // A block stepped element by element (in its own origin): inf/NaN data
     // and overflowing sums.
