@@ -638,6 +638,17 @@ def accessor_rows(rows, kw, quick: bool = False):
         f"pd groupby minmax {n:.0e}/1e4 x4",
         *t(lambda: df.nr.groupby("k").minmax(), lambda: df.groupby("k").agg(["min", "max"])),
         5.0, "faster"))
+    # describe: the statistics one pass gives (quantiles are not one-pass)
+    stats = ["count", "mean", "std", "min", "max", "skew", "kurt"]
+    rows.append(_ratio_row(
+        f"pd groupby describe {n:.0e}/1e4 x4 vs agg(7 stats)",
+        *t(lambda: df.nr.groupby("k").describe(), lambda: df.groupby("k").agg(stats)),
+        5.0, "faster"))
+    m = n // 10
+    wide = pd.DataFrame(rng.standard_normal((m, 8)), columns=list("abcdefgh"))
+    rows.append(_ratio_row(
+        f"pd describe {m:.0e}x8 vs agg(7 stats)",
+        *t(lambda: wide.nr.describe(), lambda: wide.agg(stats)), 5.0, "faster"))
     return rows
 
 
@@ -937,6 +948,48 @@ def _var_error(v, ref) -> float:
     return float(abs(np.longdouble(v) - ref) / ref)
 
 
+def _readers(results, source):
+    """The most tasks of the graph of ``results`` that read one chunk of the
+    Dask array ``source`` (1: each chunk is loaded once)."""
+    from dask.core import flatten, get_dependencies
+
+    graph = {}
+    for r in results:
+        graph.update(dict(r.__dask_graph__()))
+    chunks = set(flatten(source.__dask_keys__()))
+    count = dict.fromkeys(chunks, 0)
+    for key in graph:
+        for dep in get_dependencies(graph, key):
+            if dep in count:
+                count[dep] += 1
+    return max(count.values())
+
+
+def _xarray_describe_row(rows, t, x, label, thr):
+    """xarray on Dask: ``da.nr.describe("time")`` (one tree reduction of
+    the summary) against xarray's min, max, mean and std computed together
+    with ``dask.compute``; the label says how many tasks read each chunk."""
+    try:
+        import dask
+        import xarray as xr
+    except ImportError as e:
+        print(f"(xarray describe row skipped: {e})")
+        return
+    import numreduce.xarray  # noqa: F401
+
+    xa = xr.DataArray(x, dims="time", name="v")
+
+    def ref():
+        return (xa.min(), xa.max(), xa.mean(), xa.std())
+
+    reads = _readers([xa.nr.describe("time")[v].data for v in ("min", "mean", "kurtosis")], x)
+    rows.append(_ratio_row(
+        f"xr dask describe {label} vs min,max,mean,std (chunks read by {reads} task"
+        f"{'' if reads == 1 else 's'}{' ok' if reads == 1 else ' MISS'})",
+        *t(lambda: xa.nr.describe("time").compute(**thr),
+           lambda: dask.compute(*ref(), **thr)), 3.0, "faster"))
+
+
 def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
     """The Dask rows of issue 12: float32 data in 100 chunks (1e8 values,
     1e6 with ``quick``), threaded scheduler; minmax on a 2-worker
@@ -1008,6 +1061,7 @@ def dask_rows(rows, kw, quick: bool = False, n=None, distributed=True):
           f"{_fmt_time(t_ref)}: at most {bound:.2f}x faster)")
     rows.append(_ratio_row(f"dask logsumexp {label} vs 2-pass", t_nr, t_ref,
                            round(min(3.0, 0.8 * bound), 2), "faster"))
+    _xarray_describe_row(rows, t, x, label, thr)
     if not distributed or quick:
         print("(dask.distributed row skipped" + (" in --quick: a cluster takes seconds to "
                                                  "start)" if quick else ")"))
