@@ -380,18 +380,20 @@ def _cpu_name(doc):
 
 
 def cpus_table(docs):
-    """The rows every stored targets run has, one column of ratios per run
+    """Every row of the stored targets runs, one column of ratios per run
     (per CPU): the reference's time over numreduce's ("faster" rows) or
     numreduce's over the reference's ("the time" rows), as the tables
-    above."""
-    common = [r["case"] for r in docs[0]["rows"]
-              if all(any(q["case"] == r["case"] for q in d["rows"]) for d in docs[1:])]
+    above; "-" where a run has no such row (it predates the row).  The
+    rows every run has first, then the others in the order they appear."""
     by = [{r["case"]: r for r in d["rows"]} for d in docs]
+    cases = list(dict.fromkeys(r["case"] for d in docs for r in d["rows"]))
+    common = [c for c in cases if all(c in b for b in by)]
+    common += [c for c in cases if c not in common]
     out = ["| case | " + " | ".join(f"{d['cpu'] or 'unknown CPU'} (run {k + 1})"
                                     for k, d in enumerate(docs)) + " |",
            "|---|" + "---:|" * len(docs)]
     for case in common:
-        cells = [_ratio_text(b[case]) for b in by]
+        cells = [_ratio_text(b[case]) if case in b else "-" for b in by]
         out.append(f"| {case} | " + " | ".join(cells) + " |")
     out.append("")
     for k, d in enumerate(docs):

@@ -17,7 +17,7 @@ native: bool = nr.HAVE_NATIVE_REDUCE
 missing: object = nr.NoValue
 
 ufuncs: list[np.ufunc] = [nr.minimummaximum, nr.fminfmax, nr.moments, nr.nanmoments,
-                          nr.maxsumexp, nr.twosum]
+                          nr.summary, nr.nansummary, nr.maxsumexp, nr.twosum]
 
 lo, hi = nr.minmax(a, axis=0, keepdims=True)
 lo, hi = nr.minmax(a, axis=(0, 1), initial=(np.inf, -np.inf), where=a > 0)
@@ -26,6 +26,10 @@ i_lo, i_hi = nr.argminmax(a, axis=0)
 n_lo, n_hi = nr.nanargminmax(a)
 mean, var = nr.meanvar(a, axis=1, ddof=1)
 wmean, wvar = nr.meanvar(a, axis=1, weights=np.abs(a))
+d: nr.DescribeResult = nr.describe(a, axis=None, ddof=0, bias=False, nan_policy="omit")
+d_lo, d_hi = d.minmax
+sk = nr.skew(a, axis=1, keepdims=True, where=a > 0)
+ku = nr.kurtosis(a, axis=0, fisher=False, nan_policy="propagate")
 cov = nr.covariance(a, a, axis=1)
 corr = nr.correlation(a, a, axis=None, keepdims=False)
 dot = nr.sumprod(a, a, axis=0)
