@@ -12,7 +12,8 @@ from ._version import __version__  # noqa: F401 (numreduce.__version__)
 
 from . import _core  # noqa: F401 (numreduce._core: the extension, for tools and tests)
 from ._core import (comoments, fminfmax, maxsumexp, maxsumexpb, minimummaximum, moments,
-                    nanmoments, nansummary, nanwmoments, summary, twoprod, twosum, wmoments)
+                    nanmoments, nansummary, nanwsummary, nanwmoments, summary, twoprod, twosum,
+                    wmoments, wsummary)
 from ._args import NoValue
 from ._api import (DescribeResult, accumulate, at, correlation, covariance, cumfsum, cummeanvar,
                    cumminmax, describe, kurtosis, skew,
@@ -33,6 +34,8 @@ __all__ = [
     "describe",
     "kurtosis",
     "nansummary",
+    "nanwsummary",
+    "wsummary",
     "skew",
     "summary",
     "HAVE_NATIVE_REDUCE",

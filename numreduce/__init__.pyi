@@ -25,6 +25,8 @@ twosum: np.ufunc  # -> (sum, error)
 wmoments: np.ufunc  # (x, w) -> (W, K, m, M2)
 nanwmoments: np.ufunc  # (x, w) -> (W, K, m, M2), NaN x skipped with its weight
 comoments: np.ufunc  # (x, y) -> (n, Kx, Ky, mx, my, Mxx, Myy, Cxy)
+wsummary: np.ufunc  # (x, w) -> (W, min, max, K, m, M2, M3, M4)
+nanwsummary: np.ufunc  # (x, w) -> (W, min, max, K, m, M2, M3, M4), NaN x skipped
 maxsumexpb: np.ufunc  # (x, b) -> (m, t): sum(b exp(x)) = exp(m) (1 + t), m <= max
 twoprod: np.ufunc  # (x, y) -> (product, error)
 
@@ -209,6 +211,7 @@ def describe(
     nan_policy: _NanPolicy = "propagate",
     *,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> DescribeResult: ...
 def skew(
     a: ArrayLike,
@@ -218,6 +221,7 @@ def skew(
     *,
     keepdims: bool = False,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> Any: ...
 def kurtosis(
     a: ArrayLike,
@@ -228,6 +232,7 @@ def kurtosis(
     *,
     keepdims: bool = False,
     where: ArrayLike = True,
+    weights: ArrayLike | None = None,
 ) -> Any: ...
 def correlation(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...
 def sumprod(x: ArrayLike, y: ArrayLike, axis: _Axis = None, keepdims: bool = False) -> Any: ...

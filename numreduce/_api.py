@@ -1043,7 +1043,7 @@ _REFUSE_PAIR = masked_refuse("pass np.ma.getdata(m) and a where= mask, or m.fill
 
 
 @public_function(_stats.describe, _REFUSE_SUMMARY)
-def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True):
+def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True, weights=None):
     """Count, min, max, mean, variance, skewness and kurtosis in one pass:
     ``scipy.stats.describe(a, axis, ddof, bias, nan_policy)``.
 
@@ -1074,6 +1074,13 @@ def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True
     where : array_like of bool, optional
         Elements to include (broadcast to ``a``); ``nobs`` is then each
         slice's count.
+    weights : array_like, optional
+        Non-negative frequency weights, broadcast with ``a`` (integer
+        weights give the statistics of ``np.repeat(a, weights)``; an
+        element of weight 0 takes no part, in min and max neither), in the
+        same pass (the ``wsummary`` ufunc); ``nobs`` is then the weight
+        sum, in the result dtype.  A negative weight is a ValueError before
+        any work.
 
     Returns
     -------
@@ -1117,7 +1124,8 @@ def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True
 
 
 @public_function(_stats.skew, _REFUSE_SUMMARY)
-def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=True):
+def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=True,
+         weights=None):
     """Sample skewness in one pass: ``scipy.stats.skew(a, axis, bias,
     nan_policy, keepdims=keepdims)``.
 
@@ -1136,6 +1144,8 @@ def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=
     keepdims : bool, default False
     where : array_like of bool, optional
         Elements to include (broadcast to ``a``).
+    weights : array_like, optional
+        Non-negative frequency weights (see :func:`describe`).
 
     Returns
     -------
@@ -1160,7 +1170,7 @@ def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=
 
 @public_function(_stats.kurtosis, _REFUSE_SUMMARY)
 def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate", *, keepdims=False,
-             where=True):
+             where=True, weights=None):
     """Sample kurtosis in one pass: ``scipy.stats.kurtosis(a, axis, fisher,
     bias, nan_policy, keepdims=keepdims)``.
 
@@ -1182,6 +1192,8 @@ def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate", *, keepd
     keepdims : bool, default False
     where : array_like of bool, optional
         Elements to include (broadcast to ``a``).
+    weights : array_like, optional
+        Non-negative frequency weights (see :func:`describe`).
 
     Returns
     -------

@@ -42,6 +42,8 @@ SOURCE_TRAITS = {
     "wmoments": ("nr::WMoments<{T}, {A}, false>", "wmoments.hpp", 4, 2),
     "nanwmoments": ("nr::WMoments<{T}, {A}, true>", "wmoments.hpp", 4, 2),
     "comoments": ("nr::CoMoments<{T}, {A}>", "comoments.hpp", 8, 2),
+    "wsummary": ("nr::WSummary<{T}, {A}, false>", "wsummary.hpp", 8, 2),
+    "nanwsummary": ("nr::WSummary<{T}, {A}, true>", "wsummary.hpp", 8, 2),
     "maxsumexpb": ("nr::MaxSumExpB<{T}, {A}>", "logsumexp.hpp", 2, 2),
     "twoprod": ("nr::SumProd<{T}, {A}>", "twosum.hpp", 2, 2),
 }

@@ -505,6 +505,8 @@ def _summary_warnings(xp, n, zero, raise_nan, lo):
     the data: its min is NaN), empty slices (SmallSampleWarning's text),
     the precision loss of a (nearly) constant slice."""
     empty = n == 0
+    if bool(xp.isinf(n).any()):  # an inf weight, or weights whose sum overflows
+        invalid_operation("invalid value encountered in divide")
     if raise_nan and bool((xp.isnan(lo) & ~empty).any()):  # (an empty slice's min is NaN too)
         raise ValueError("The input contains nan values")
     if bool(empty.any()):
@@ -521,10 +523,11 @@ def _summary_states(xp, st):
     return n, lo, hi, xp.where(m == 0, K, K + m), m2, m3, m4
 
 
-def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
+def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, weighted, xp, states):
     """(nobs, min, max, mean, variance, skewness, kurtosis) of summaries,
     scipy.stats.describe's values and dtypes: min and max in the data's
-    dtype, the rest in ``rdt``; nobs int64."""
+    dtype, the rest in ``rdt``; nobs int64 (``weighted``: the weight sum,
+    in ``rdt``)."""
     n, lo, hi, mean, m2, m3, m4 = _summary_states(xp, states[0])
     if data_dt.kind in "biu" and bool((n == 0).any()):
         # a slice emptied by where=: integer data have no NaN for its
@@ -539,12 +542,13 @@ def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, xp, states):
         mean = xp.where(n > 0, mean, np.nan)
     if fisher:
         kurt = kurt - 3.0
-    res = [n.astype(np.int64), lo.astype(data_dt), hi.astype(data_dt)]
+    res = [n.astype(rdt if weighted else np.int64), lo.astype(data_dt), hi.astype(data_dt)]
     res += [r.astype(rdt, copy=False) for r in (mean, var, skew, kurt)]
     return tuple(_out(xp, r) for r in res)
 
 
 def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
+    # (the same for weighted summaries: the weight sum is the count)
     """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values."""
     n, lo, hi, mean, m2, m3, m4 = _summary_states(xp, states[0])
     vals, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
@@ -552,6 +556,12 @@ def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
     if want == "k" and fisher:
         vals = vals - 3.0
     return (_out(xp, vals.astype(rdt, copy=False)),)
+
+
+def one_part_finish(finish, xp, states):
+    """A statistic's finish of the list of its parts' states (reduce_parts)
+    run on the states of one reduction (methods.reduce)."""
+    return finish(xp, [states])
 
 
 def _summary_dtype(qualname, dt):
@@ -566,70 +576,102 @@ def _summary_dtype(qualname, dt):
                     f"integer or float data)")
 
 
-def _summarise(be, qualname, name, a, axis, keepdims, nan_policy, where, finish, dtypes):
+def _summarise(be, qualname, name, a, axis, keepdims, nan_policy, where, finish, dtypes,
+               weights=None):
     """The summary reduction of a statistic: argument checks (before any
-    work), one pass of ``summary`` (``nansummary`` for 'omit'), then
-    ``finish(rdt, data_dt, raise_nan)(xp, states)``."""
-    a = be.asarray(a, "the array", name, qualname)
-    if a.ndim == 0:
-        a = a.reshape((1,))  # SciPy's: a 0-d input is a sample of one element
+    work), one pass of ``summary`` (``nansummary`` for 'omit'; with
+    ``weights``, ``wsummary`` / ``nanwsummary`` over the data and the
+    weights broadcast together), then ``finish(rdt, data_dt, raise_nan,
+    weighted)(xp, states)``.  Returns (results, data, axes, keepdims, mask,
+    weights): the data and the weights as the backend holds them."""
     if not isinstance(nan_policy, str) or nan_policy not in _NAN_POLICIES:
         raise ValueError("nan_policy must be one of {'propagate', 'raise', 'omit'}")
-    rdt = _summary_dtype(qualname, a.dtype)
+    if weights is None:
+        a = be.asarray(a, "the array", name, qualname)
+        data_dt = a.dtype
+        rdt = _summary_dtype(qualname, data_dt)
+        w = None
+    else:
+        data_dt, w_dt = _dtype_of(a), _dtype_of(weights)
+        _summary_dtype(qualname, data_dt)  # (TypeError for complex, datetime, ... data)
+        if w_dt.kind not in "biuf":
+            raise TypeError(f"{qualname}: {w_dt} weights are not supported (real numbers only)")
+        rdt = _summary_dtype(qualname, np.result_type(data_dt, w_dt))
+        a, w = be.sources((a, weights), ("the array", "weights"), name, qualname)
+    if a.ndim == 0:
+        a = a.reshape((1,))  # SciPy's: a 0-d input is a sample of one element
+        w = None if w is None else w.reshape((1,))
     _check_dtypes(be, name, rdt)
     axes = normalize_axes(axis, a.ndim, scalar_rule=False)
     keepdims = keepdims_flag(keepdims)
-    nan = nan_policy == "omit" and a.dtype.kind == "f"
-    ufunc = _core.nansummary if nan else _core.summary
+    nan = nan_policy == "omit" and data_dt.kind == "f"
     mask = be.where(where, a.shape, name, qualname)
-    fin = finish(rdt, a.dtype.newbyteorder("="), nan_policy == "raise" and a.dtype.kind == "f")
+    fin = finish(rdt, data_dt.newbyteorder("="), nan_policy == "raise" and data_dt.kind == "f",
+                 w is not None)
+    if w is not None:
+        w = be.nonnegative(w, f"{qualname}: weights must be non-negative (frequency weights)")
+        ufunc = _core.nanwsummary if nan else _core.wsummary
+        res = methods.reduce(be, qualname, ufunc, (a, w), axes, None, Ellipsis, keepdims,
+                             NoValue, True if mask is None else mask, _bind(one_part_finish, fin),
+                             dtypes=dtypes(rdt, data_dt, True), broadcast=True)
+        return res, a, axes, keepdims, mask, w
+    ufunc = _core.nansummary if nan else _core.summary
     # accurate: the moments' blocked two-pass layouts (strided, reversed and
     # F-ordered data through a contiguous copy or view), not the engine's
-    # element-by-element update of strided accumulators, whose means rounded
-    # at the data's magnitude lose the digits of offset data
-    return be.reduce_parts(ufunc, a, axes, keepdims, one_part, fin, dtypes(rdt, a.dtype),
-                           mask=mask, accurate=True, label=name,
-                           qualname=qualname), a, axes, keepdims, mask
+    # element-by-element update of strided accumulators
+    res = be.reduce_parts(ufunc, a, axes, keepdims, one_part, fin, dtypes(rdt, data_dt, False),
+                          mask=mask, accurate=True, label=name, qualname=qualname)
+    return res, a, axes, keepdims, mask, None
 
 
 def describe(be, qualname, a, axis=0, ddof=1, bias=True, nan_policy="propagate", *,
-             where=True):
+             where=True, weights=None):
     ddof = ddof_arg("describe", ddof)
-    arr = be.asarray(a, "the array", "describe", qualname)
-    if arr.size == 0:
+    if weights is None:
+        a = be.asarray(a, "the array", "describe", qualname)
+    shape = getattr(a, "shape", None)
+    if math.prod(np.shape(a) if shape is None else shape) == 0:
         raise ValueError("The input must not be empty.")
-    res, arr, axes, keepdims, mask = _summarise(
-        be, qualname, "describe", arr, axis, False, nan_policy, where,
-        lambda rdt, ddt, rn: _bind(finish_describe, rdt, ddt, ddof, bool(bias), True, rn),
-        lambda rdt, ddt: (np.dtype(np.int64), ddt, ddt, rdt, rdt, rdt, rdt))
+    res, arr, axes, keepdims, mask, w = _summarise(
+        be, qualname, "describe", a, axis, False, nan_policy, where,
+        lambda rdt, ddt, rn, wt: _bind(finish_describe, rdt, ddt, ddof, bool(bias), True, rn, wt),
+        lambda rdt, ddt, wt: (rdt if wt else np.dtype(np.int64), ddt, ddt, rdt, rdt, rdt, rdt),
+        weights)
     nobs, lo, hi, mean, var, sk, ku = res
-    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8:
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 or (
+            w is not None and _dtype_of(a).kind in "iu" and _dtype_of(a).itemsize == 8):
         # 64-bit integers beyond 2**53 are not exact in the float64
-        # summary: their extremes by a pass of minimummaximum
-        # (with where=, started from the dtype's extremes: no slice is empty,
+        # summary: their extremes by a pass of minimummaximum over the
+        # data (the elements of nonzero weight), started from the dtype's
+        # extremes where some are left out (no slice is empty:
         # finish_describe refused those)
-        init = NoValue if mask is None else (np.iinfo(arr.dtype).max, np.iinfo(arr.dtype).min)
-        lo, hi = methods.reduce(be, qualname, _core.minimummaximum, arr, axes, None, None,
-                                keepdims, init, where)
-    if nan_policy != "omit" and mask is None:
+        data = be.asarray(a, "the array", "describe", qualname)
+        keep = mask
+        if w is not None:
+            data = np.broadcast_to(data, w.shape) if data.shape != w.shape else data  # (Dask, CuPy: __array_function__)
+            keep = (w != 0) if mask is None else mask & (w != 0)
+        init = NoValue if keep is None else (np.iinfo(data.dtype).max, np.iinfo(data.dtype).min)
+        lo, hi = methods.reduce(be, qualname, _core.minimummaximum, data, axes, None, None,
+                                keepdims, init, True if keep is None else keep)
+    if nan_policy != "omit" and mask is None and w is None:
         nobs = np.int64(math.prod(arr.shape[i] for i in axes))  # SciPy: the slices' length
     return DescribeResult(nobs, (lo, hi), mean, var, sk, ku)
 
 
 def skew(be, qualname, a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False,
-         where=True):
+         where=True, weights=None):
     return _summarise(be, qualname, "skew", a, axis, keepdims, nan_policy, where,
-                      lambda rdt, ddt, rn: _bind(finish_moment_stat, rdt, bool(bias), False, rn,
-                                                 "s"),
-                      lambda rdt, ddt: (rdt,))[0][0]
+                      lambda rdt, ddt, rn, wt: _bind(finish_moment_stat, rdt, bool(bias), False,
+                                                     rn, "s"),
+                      lambda rdt, ddt, wt: (rdt,), weights)[0][0]
 
 
 def kurtosis(be, qualname, a, axis=0, fisher=True, bias=True, nan_policy="propagate", *,
-             keepdims=False, where=True):
+             keepdims=False, where=True, weights=None):
     return _summarise(be, qualname, "kurtosis", a, axis, keepdims, nan_policy, where,
-                      lambda rdt, ddt, rn: _bind(finish_moment_stat, rdt, bool(bias),
-                                                 bool(fisher), rn, "k"),
-                      lambda rdt, ddt: (rdt,))[0][0]
+                      lambda rdt, ddt, rn, wt: _bind(finish_moment_stat, rdt, bool(bias),
+                                                     bool(fisher), rn, "k"),
+                      lambda rdt, ddt, wt: (rdt,), weights)[0][0]
 
 
 # ---------------------------------------------------------------------------

@@ -899,7 +899,8 @@ def sumprod(x, y, axis=None, keepdims=False):
     return _stats.sumprod(_cupy, "numreduce.sumprod", x, y, axis=axis, keepdims=keepdims)
 
 
-def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True):
+def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True,
+             weights=None):
     """``numreduce.describe`` on the GPU: one summary ReductionKernel pass
     (count, extremes, mean, M2, M3, M4; Pebay's merge in the reduction tree),
     finished on the device.
@@ -908,8 +909,8 @@ def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True
     ----------
     a : cupy.ndarray
         The data, on the device.
-    axis, ddof, bias, nan_policy, where
-        As for :func:`numreduce.describe`.
+    axis, ddof, bias, nan_policy, where, weights
+        As for :func:`numreduce.describe` (``weights``: a CuPy array).
 
     Returns
     -------
@@ -921,17 +922,18 @@ def describe(a, axis=0, ddof=1, bias=True, nan_policy="propagate", *, where=True
     numreduce.describe : The same function; it sends CuPy arrays here.
     """
     return _stats.describe(_cupy, "numreduce.describe", a, axis=axis, ddof=ddof, bias=bias,
-                           nan_policy=nan_policy, where=where)
+                           nan_policy=nan_policy, where=where, weights=weights)
 
 
-def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=True):
+def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=True,
+         weights=None):
     """``numreduce.skew`` on the GPU (one summary ReductionKernel pass).
 
     Parameters
     ----------
     a : cupy.ndarray
         The data, on the device.
-    axis, bias, nan_policy, keepdims, where
+    axis, bias, nan_policy, keepdims, where, weights
         As for :func:`numreduce.skew`.
 
     Returns
@@ -944,18 +946,18 @@ def skew(a, axis=0, bias=True, nan_policy="propagate", *, keepdims=False, where=
     numreduce.skew : The same function; it sends CuPy arrays here.
     """
     return _stats.skew(_cupy, "numreduce.skew", a, axis=axis, bias=bias,
-                       nan_policy=nan_policy, keepdims=keepdims, where=where)
+                       nan_policy=nan_policy, keepdims=keepdims, where=where, weights=weights)
 
 
 def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate", *, keepdims=False,
-             where=True):
+             where=True, weights=None):
     """``numreduce.kurtosis`` on the GPU (one summary ReductionKernel pass).
 
     Parameters
     ----------
     a : cupy.ndarray
         The data, on the device.
-    axis, fisher, bias, nan_policy, keepdims, where
+    axis, fisher, bias, nan_policy, keepdims, where, weights
         As for :func:`numreduce.kurtosis`.
 
     Returns
@@ -968,7 +970,7 @@ def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate", *, keepd
     numreduce.kurtosis : The same function; it sends CuPy arrays here.
     """
     return _stats.kurtosis(_cupy, "numreduce.kurtosis", a, axis=axis, fisher=fisher, bias=bias,
-                           nan_policy=nan_policy, keepdims=keepdims, where=where)
+                           nan_policy=nan_policy, keepdims=keepdims, where=where, weights=weights)
 
 
 def mapreduce(f, reduction, *arrays, axis=None, keepdims=False, **options):

@@ -179,7 +179,7 @@ def _reduce_block(method, data, valid, ids, g, ddof):
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             n, lo, hi, mean, var, skew, kurt = _stats.finish_describe(
-                f64, f64, 1, False, True, False, np, [states])
+                f64, f64, 1, False, True, False, False, np, [states])
         # pandas: NaN std of fewer than 2 values (the empty one's -0.0 too),
         # NaN skew of fewer than 3 and kurt of fewer than 4 (SciPy keeps
         # the biased value there)

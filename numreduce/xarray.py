@@ -118,7 +118,7 @@ def _describe_finish(rdt, data_dt, ddof, bias, exact, i, *states):
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         n, lo, hi, mean, var, skew, kurt = _stats.finish_describe(
-            rdt, data_dt, ddof, bias, True, False, np, [states[:_core.summary.nout]])
+            rdt, data_dt, ddof, bias, True, False, False, np, [states[:_core.summary.nout]])
         n, var = np.asarray(n), np.asarray(var)
         var = np.where(n - ddof <= 0, rdt.type(np.nan), var).astype(rdt, copy=False)
         if exact:

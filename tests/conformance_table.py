@@ -424,6 +424,38 @@ def _ex_summary(x, nan=False):
             *(_round(sum((v - m) ** k for v in xs)) for k in (2, 3, 4)))
 
 
+def _r_wsummary(x, w, nan=False):
+    """(W, min, max, mean, M2, M3, M4) of frequency weights: the exact
+    values (fractions) rounded once for finite data; the rules of
+    traits/wsummary.hpp otherwise (weight 0: no element; an inf weight sum:
+    the mean and moments NaN; inf/NaN data: the weighted mean, moments
+    NaN).  The empty state (0, NaN, NaN, 0, 0, 0, 0)."""
+    x, w = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(w, dtype=float))
+    x, w = np.ravel(x), np.ravel(w)
+    keep = w != 0
+    if nan:
+        keep &= ~np.isnan(x)
+    x, w = x[keep], w[keep]
+    if x.size == 0:
+        return 0.0, np.nan, np.nan, 0.0, 0.0, 0.0, 0.0
+    lo, hi = np.min(x), np.max(x)
+    with np.errstate(all="ignore"):
+        W = np.sum(w)
+        if not np.isfinite(W):
+            return W, lo, hi, np.nan, np.nan, np.nan, np.nan
+        if not _finite(x):
+            return W, lo, hi, np.sum(w * x) / W, np.nan, np.nan, np.nan
+    xs, ws = [_F(v) for v in x], [_F(v) for v in w]
+    Wf = sum(ws)
+    m = sum(a * b for a, b in zip(ws, xs)) / Wf
+    M = [_round(sum(a * (b - m) ** k for a, b in zip(ws, xs))) for k in (2, 3, 4)]
+    if not np.isfinite(M[0]):
+        # weighted squared deviations past the range: M2 = M4 = inf and M3
+        # NaN, its sign lost (the summary's rule, traits/summary.hpp)
+        M = [np.inf, np.nan, np.inf]
+    return (float(Wf), lo, hi, _round(m), *M)
+
+
 def _flat_describe(r):
     return (r.nobs, r.minmax[0], r.minmax[1], r.mean, r.variance, r.skewness, r.kurtosis)
 
@@ -503,6 +535,10 @@ ROWS = [
         exact=_ex_wstate),
     Row("reduce_nanwmoments", ("nanwmoments",), _red(nr.nanwmoments, fin_wmoments), XW,
         lambda x, w: _r_wstate(x, w, nan=True), exact=_ex_wstate),
+    Row("reduce_wsummary", ("wsummary",), _red(nr.wsummary, _summary7), XW, _r_wsummary,
+        tol=1e-11),
+    Row("reduce_nanwsummary", ("nanwsummary",), _red(nr.nanwsummary, _summary7), XW,
+        lambda x, w: _r_wsummary(x, w, nan=True), tol=1e-11),
     Row("reduce_comoments", ("comoments",), _red(nr.comoments, fin_comoments), XY,
         _r_comoments, exact=ex_comoments),
     Row("reduce_maxsumexpb", ("maxsumexpb",), _red(nr.maxsumexpb, fin_maxsumexp), XB,

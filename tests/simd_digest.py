@@ -8,10 +8,11 @@ level, since the level is chosen once per process), the results of the
 reductions whose hot loops are simd.hpp's kernels -- minmax, argminmax and
 their NaN variants, fsum (TwoSum lanes, the fused square map), meanvar and
 nanmeanvar, logsumexp with and without b=, weighted moments, covariance,
-sumprod -- over a fixed battery of dtypes, sizes and layouts, each hashed by
-its bytes (SHA-256).  Two builds of the same sources (GCC and Clang, say)
-must give the same digests on the same CPU: .ci/run's Clang environment
-compares its digests with the GCC environment's.  --compare exits 1 and
+sumprod, the summary (describe) -- over a fixed battery of dtypes, sizes
+and layouts, each hashed by its bytes (SHA-256).  Two builds of the same
+sources (GCC and Clang, say) must give the same digests on the same CPU:
+.ci/run's Clang environment compares its digests with the GCC
+environment's.  --compare exits 1 and
 lists the differing entries when any digest differs (entries for a level
 that only one side has are reported, not counted).
 """
@@ -51,6 +52,7 @@ for dt in ("float64", "float32", "float16", "int64", "uint64", "int32", "uint32"
         for name in ("minmax", "argminmax", "fsum", "meanvar", "logsumexp"):
             put(f"{name}/{dt}/{n}", getattr(nr, name)(x))
         put(f"fsum-sq/{dt}/{n}", nr.mapreduce(np.square, nr.fsum, x))
+        put(f"summary/{dt}/{n}", nr.reduce(nr.summary, x))
         if dt.startswith("float"):
             y = x.copy()
             y[1:][rng.random(n - 1) < 0.2] = np.nan  # y[0] a number: no all-NaN slice
@@ -58,12 +60,15 @@ for dt in ("float64", "float32", "float16", "int64", "uint64", "int32", "uint32"
                          "fsum", "logsumexp"):
                 put(f"{name}-nan/{dt}/{n}", getattr(nr, name)(y))
             put(f"fminfmax-nan/{dt}/{n}", nr.reduce(nr.fminfmax, y))
+            put(f"nansummary-nan/{dt}/{n}", nr.reduce(nr.nansummary, y))
     m = rng.standard_normal((301, 257)) * 10
     m = (m > 0) if dt == "bool" else m.astype(dt)
     for name in ("minmax", "argminmax", "fsum", "meanvar", "logsumexp"):
         for axis in (0, 1):
             put(f"{name}/{dt}/2d-axis{axis}", getattr(nr, name)(m, axis=axis))
             put(f"{name}/{dt}/F-axis{axis}", getattr(nr, name)(np.asfortranarray(m), axis=axis))
+    for axis in (0, 1):
+        put(f"summary/{dt}/2d-axis{axis}", nr.reduce(nr.summary, m, axis=axis))
     put(f"fsum/{dt}/strided", nr.fsum(m.ravel()[::3]))
     put(f"minmax/{dt}/3d-axis1", nr.minmax(m[:300].reshape(10, 30, 257), axis=1))
     put(f"fsum/{dt}/3d-axis1", nr.fsum(m[:300].reshape(10, 30, 257), axis=1))

@@ -419,17 +419,18 @@ def test_groups_match_numpy_path(emu, uname, dtype):
     else:
         init = {}
     for ax, xx in ((0, x), (1, np.ascontiguousarray(x.T))):
-        _check(nr.reduce_by_group(u, xx, ids, 7, axis=ax, **init),
-               nr.reduce_by_group(u, cp.asarray(xx), cp.asarray(ids), 7, axis=ax, **init), cp, ex)
+        _check_states(uname, nr.reduce_by_group(u, xx, ids, 7, axis=ax, **init),
+                      nr.reduce_by_group(u, cp.asarray(xx), cp.asarray(ids), 7, axis=ax, **init),
+                      cp, ex)
     w = rng.random(x.shape) < 0.5
     w[ids == 1] = False  # a group with elements, all masked out
-    _check(nr.reduce_by_group(u, x, ids, 7, where=w, **init),
-           nr.reduce_by_group(u, cp.asarray(x), cp.asarray(ids), 7, where=cp.asarray(w), **init),
-           cp, ex)
+    _check_states(uname, nr.reduce_by_group(u, x, ids, 7, where=w, **init),
+                  nr.reduce_by_group(u, cp.asarray(x), cp.asarray(ids), 7, where=cp.asarray(w),
+                                     **init), cp, ex)
     outs = tuple(cp.empty((7, 3), d.dtype) for d in nr.reduce_by_group(u, x, ids, 7, **init))
     res = nr.reduce_by_group(u, cp.asarray(x), cp.asarray(ids), 7, out=outs, **init)
     assert all(r is o for r, o in zip(res, outs))
-    _check(nr.reduce_by_group(u, x, ids, 7, **init), res, cp, ex)
+    _check_states(uname, nr.reduce_by_group(u, x, ids, 7, **init), res, cp, ex)
     bad = ids.copy()
     bad[17] = 7
     before = [o.get() for o in outs]
@@ -613,7 +614,18 @@ def _check_states(uname, cpu, dev, cp, exact=False):
     if uname == "twosum":
         with np.errstate(invalid="ignore", over="ignore"):
             cpu, dev = np.add(cpu[0], cpu[1]), dev[0] + dev[1]
+    if uname in ("summary", "nansummary"):
+        # (count, min, max, K, m, M2, M3, M4): the mean K + m, whose split
+        # depends on the path (the CPU's grouped slots rebase K)
+        cpu, dev = _summary_mean(np, cpu), _summary_mean(cp, dev)
     _check(cpu, dev, cp, exact)
+
+
+def _summary_mean(xp, st):
+    """A summary state with its mean K + m (K where m is 0) for K, m."""
+    n, lo, hi, K, m, m2, m3, m4 = st
+    with np.errstate(invalid="ignore", over="ignore"):
+        return n, lo, hi, xp.where(m == 0, K, K + m), m2, m3, m4
 
 
 @pytest.mark.parametrize("uname,dtype", _cases())
@@ -1081,7 +1093,8 @@ def _copy_first_data(rng, dtype, shape, uname):
     of a contiguous row's block).  test_reduce_initial_none_inf_first has
     negative first elements of a well-conditioned count."""
     x = _data(rng, dtype, shape, nan=True)
-    return np.abs(x) if "moments" in uname or np.dtype(dtype).kind == "i" else x
+    return np.abs(x) if ("moments" in uname or "wsummary" in uname
+                        or np.dtype(dtype).kind == "i") else x
 
 
 def _copy_first_cases():
@@ -1225,6 +1238,8 @@ def _canonical(uname, states):
             return st[0], st[1] + st[2], st[3]
         if uname == "comoments":
             return st[0], st[1] + st[3], st[2] + st[4], st[5], st[6], st[7]
+        if uname in ("wsummary", "nanwsummary"):
+            return st[0], st[1], st[2], st[3] + st[4], st[5], st[6], st[7]
         if uname == "twoprod":
             return (st[0] + st[1],)
         # maxsumexpb: (log|sum|, sign) -- its reference m is the max, or
@@ -1251,7 +1266,7 @@ def _check_source_states(uname, cpu, dev, cp, rtol=1e-12):
 
 def _pair_data(rng, uname, dtype, shape, nan=True):
     x = (rng.standard_normal(shape) * 3 + 1e3).astype(dtype)
-    if uname in ("wmoments", "nanwmoments"):
+    if uname in ("wmoments", "nanwmoments", "wsummary", "nanwsummary"):
         y = rng.integers(0, 4, size=shape).astype(dtype)  # zeros: no element
     elif uname == "maxsumexpb":
         y = rng.standard_normal(shape).astype(dtype)  # negative and zero b too
@@ -1360,7 +1375,9 @@ def _seed(uname, dtype):
     """An initial= state of each K-source ufunc (its empty state, moved)."""
     return {"twoprod": (1.5, 0.0), "maxsumexpb": (0.5, -0.25), "wmoments": (2.0, 1.0, 0.5, 3.0),
             "nanwmoments": (2.0, 1.0, 0.5, 3.0),
-            "comoments": (2.0, 1.0, -1.0, 0.5, 0.25, 3.0, 2.0, 0.5)}[uname]
+            "comoments": (2.0, 1.0, -1.0, 0.5, 0.25, 3.0, 2.0, 0.5),
+            "wsummary": (2.0, -1.0, 3.0, 1.0, 0.5, 3.0, 0.25, 9.0),
+            "nanwsummary": (2.0, -1.0, 3.0, 1.0, 0.5, 3.0, 0.25, 9.0)}[uname]
 
 
 @pytest.mark.parametrize("uname", SOURCE_UFUNCS)

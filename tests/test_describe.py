@@ -1204,3 +1204,105 @@ def test_summary_merge_exact():
     for got, want, p in ((merged[4], M2, 2), (merged[5], M3, 3), (merged[6], M4, 4)):
         scale = n * float(M2 / n) ** (p / 2)
         assert abs(got - float(want)) <= 16 * EPS * cond * scale, (p, got, float(want))
+
+
+# ---------------------------------------------------------------------------
+# weights=: frequency weights (the wsummary / nanwsummary ufuncs)
+# ---------------------------------------------------------------------------
+
+def _repeated(x, w):
+    return np.repeat(x, np.asarray(w).astype(int))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.int64])
+@pytest.mark.parametrize("bias", [True, False])
+def test_weights_integer_are_repetitions(dtype, bias):
+    """Integer weights give SciPy's statistics of np.repeat(x, w), in one
+    pass over x and w; nobs is the weight sum."""
+    rng = np.random.default_rng(31)
+    x = (rng.normal(size=(60, 4)) * 50 + 1e3).astype(dtype)
+    w = rng.integers(0, 4, size=(60, 4))
+    w[:, 3] = 0
+    w[5, 3] = 7  # a column of one distinct value: no variance
+    for axis in (0, None):
+        r = quiet(nr.describe, x, axis=axis, weights=w, bias=bias)
+        cols = [_repeated(x[:, j], w[:, j]) for j in range(4)] if axis == 0 else \
+            [_repeated(x.ravel(), w.ravel())]
+        refs = [quiet(stats.describe, c.astype(np.float64), bias=bias) for c in cols]
+        got = [np.atleast_1d(v) for v in (r.nobs, r.mean, r.variance, r.skewness, r.kurtosis)]
+        want = [np.array([getattr(q, f) for q in refs], dtype=np.float64)
+                for f in ("nobs", "mean", "variance", "skewness", "kurtosis")]
+        for g, wv, f in zip(got, want, ("nobs", "mean", "variance", "skewness", "kurtosis")):
+            np.testing.assert_allclose(g.astype(np.float64), wv, rtol=1e-6 if dtype == np.float32
+                                       else 1e-10, atol=1e-12, err_msg=f)
+        lo = [c.min() for c in cols]
+        hi = [c.max() for c in cols]
+        np.testing.assert_array_equal(np.atleast_1d(r.minmax[0]), lo)  # weight 0: no part
+        np.testing.assert_array_equal(np.atleast_1d(r.minmax[1]), hi)
+        assert r.minmax[0].dtype == np.dtype(dtype)
+        for f, want_f in (("skew", "skewness"), ("kurtosis", "kurtosis")):
+            v = quiet(getattr(nr, f), x, axis=axis, weights=w, bias=bias)
+            np.testing.assert_allclose(v, np.asarray(getattr(r, want_f)), rtol=1e-14)
+
+
+def test_weights_exact_on_offset_data():
+    """Non-integer weights on 1e8 + N(0, 1): the weighted mean, variance,
+    skewness and kurtosis against exact rational arithmetic."""
+    rng = np.random.default_rng(32)
+    x = 1e8 + rng.normal(size=1500)
+    w = rng.random(1500)
+    xs, ws = [Fraction(v) for v in x], [Fraction(v) for v in w]
+    W = sum(ws)
+    m = sum(a * b for a, b in zip(ws, xs)) / W
+    M2, M3, M4 = (sum(a * (b - m) ** k for a, b in zip(ws, xs)) for k in (2, 3, 4))
+    r = nr.describe(x, weights=w, ddof=0)
+    assert abs(float(r.nobs) / float(W) - 1) <= 1e-14  # (the weight sum: sequential roundings)
+    assert abs(float(r.mean) - float(m)) <= 2 * EPS * float(m)
+    assert abs(r.variance / float(M2 / W) - 1) <= 1e-13
+    sk = float(M3 / W) / float(M2 / W) ** 1.5
+    ku = float(M4 / W) / float(M2 / W) ** 2 - 3
+    assert abs(r.skewness - sk) <= 1e-12 * max(1, abs(sk))
+    assert abs(r.kurtosis - ku) <= 1e-12 * max(1, abs(ku))
+
+
+def test_weights_rules():
+    x = np.array([1., 2., 4., 8.])
+    with pytest.raises(ValueError, match="weights must be non-negative"):
+        nr.describe(x, weights=[1, -1, 1, 1])
+    with pytest.raises(TypeError, match="weights are not supported"):
+        nr.skew(x, weights=np.ones(4, complex))
+    with pytest.raises(ValueError):
+        nr.describe(x, weights=np.ones(3))  # does not broadcast
+    # NaN: propagating, skipped with its weight ('omit')
+    y = np.array([1., np.nan, 4., 8.])
+    assert np.isnan(quiet(nr.describe, y, weights=[1, 1, 1, 1]).mean)
+    r = nr.describe(y, weights=[1, 5, 2, 1], nan_policy="omit")
+    assert float(r.nobs) == 4 and r.mean == np.average([1., 4., 8.], weights=[1, 2, 1])
+    # an inf weight: NaN with NumPy's warning (np.average's inf / inf)
+    with pytest.warns(RuntimeWarning, match="invalid value"):
+        assert np.isnan(nr.skew(x, weights=[1, np.inf, 1, 1]))
+    # every weight 0: an empty sample
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(nr.kurtosis(x, weights=np.zeros(4)))
+    with pytest.raises(ValueError, match="no elements"):
+        nr.describe(np.arange(4), weights=np.zeros(4))
+
+
+def test_weights_int64_extremes_and_where():
+    x = np.array([2**60 + 1, 5, 2**60 + 3, 7], dtype=np.int64)
+    r = nr.describe(x, weights=[1, 0, 2, 1])
+    assert r.minmax == (7, 2**60 + 3) and r.minmax[0].dtype == np.int64
+    r = nr.describe(x, weights=[1, 1, 2, 1], where=[True, False, True, True])
+    assert r.minmax == (7, 2**60 + 3) and float(r.nobs) == 4
+
+
+def test_weights_dask_one_graph():
+    da = pytest.importorskip("dask.array", reason="dask is not installed (the 'dask' extra)")
+    rng = np.random.default_rng(33)
+    x = rng.normal(size=(400, 6)) + 1e6
+    w = rng.random((400, 6))
+    X, Wd = da.from_array(x, chunks=(100, 3)), da.from_array(w, chunks=(100, 3))
+    r, ref = nr.describe(X, weights=Wd), nr.describe(x, weights=w)
+    for f in ("nobs", "mean", "variance", "skewness", "kurtosis"):
+        np.testing.assert_allclose(getattr(r, f).compute(), getattr(ref, f), rtol=1e-10, err_msg=f)
+    np.testing.assert_array_equal(r.minmax[0].compute(), ref.minmax[0])

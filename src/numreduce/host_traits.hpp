@@ -646,21 +646,30 @@ namespace nr {
                 }
                 for (long long c = 0; c < cb; c++) {
                     if (cn[c] == A(0)) continue;
-                    acc_t blk;
+                    acc_t run;
+                    for (int i = 0; i < nout; i++) run.v[i] = acc[i][c0 + c];
                     if (is_finite(s[c]) && is_finite(s2[c])) {
-                        blk = corrected(K[c], cn[c], lo[c], hi[c], s[c], s1[c], s2[c], s3[c], s4[c]);
+                        run = merge_sums(run, K[c], cn[c], lo[c], hi[c], s[c], s1[c], s2[c], s3[c], s4[c]);
                     } else {  // gather the column's block and step it
                         in_t col[RB];
                         for (long long r = 0; r < rb; r++) col[r] = x[(r0 + r) * stride + c0 + c];
-                        blk = framed_steps(col, rb, K[c]);
+                        run = merge_steps(run, col, rb);
                     }
-                    acc_t run;
-                    for (int i = 0; i < nout; i++) run.v[i] = acc[i][c0 + c];
-                    run = combine(run, blk);
                     for (int i = 0; i < nout; i++) acc[i][c0 + c] = run.v[i];
                 }
             }
         }
+    }
+
+    template <class T, class A, bool SKIP_NAN>
+    NR_OUT_OF_CLONES auto Summary<T, A, SKIP_NAN>::merge_sums(acc_t run, A K, A cnt, A mn, A mx, A mb, A S1,
+                                                                   A S2, A S3, A S4) -> acc_t {
+        return combine(run, corrected(K, cnt, mn, mx, mb, S1, S2, S3, S4));
+    }
+    template <class T, class A, bool SKIP_NAN>
+    NR_OUT_OF_CLONES auto Summary<T, A, SKIP_NAN>::merge_steps(acc_t run, const in_t *col, long long m)
+        -> acc_t {
+        return combine(run, step_each<Summary>(empty(), col, m));
     }
 
 }  // namespace nr

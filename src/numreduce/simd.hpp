@@ -63,10 +63,18 @@
 #if defined(NR_SIMD_X86) && defined(__linux__) && defined(__GLIBC__) && \
     ((defined(__GNUC__) && !defined(__clang__)) || (defined(__clang__) && __clang_major__ >= 14))
 #define NR_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+// A function such a loop calls out of line, so that it is compiled once for
+// the baseline, whatever clone calls it: arithmetic whose FMA contraction
+// (-ffp-contract=fast in the AVX2/AVX-512 clones) GCC and Clang would
+// choose differently (a * b + c * d) keeps the same bits on both.
+#define NR_OUT_OF_CLONES __attribute__((noinline))
 #endif
 #endif
 #ifndef NR_TARGET_CLONES
 #define NR_TARGET_CLONES
+#endif
+#ifndef NR_OUT_OF_CLONES
+#define NR_OUT_OF_CLONES
 #endif
 
 #if defined(NR_HAVE_HOST_SIMD)
@@ -1112,30 +1120,41 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         for (int j = 0; j < BYTES / 8; j++) any |= w[j];                                \
         return (any >> 52) == 0;                                                        \
     }                                                                                   \
-    /* y = x - K stored to y[0..k) (one conversion per element), and the */           \
+    /* y = x - K stored to y[0..k) (one conversion per element), and the */             \
     /* lanes' sum of y; SKIP (nanmoments): a NaN y (a NaN x: K is finite) */            \
     /* adds +0.0 and no count, *cnt the count of the others (with !SKIP */              \
-    /* the caller counts: k) */                                                          \
-    template <class T, bool SKIP = false>                                               \
-    ATTR inline long long shift_store_##SUFFIX(const T *x, long long n, double K,       \
-                                               double *y, double *out, double *cnt) {   \
+    /* the caller counts: k); EXTREMES (describe's blocks, Summary): also the */        \
+    /* min and max of the values x into *lo, *hi (a NaN never wins a */                 \
+    /* comparison: with !SKIP a NaN makes the sum NaN and the caller redoes */          \
+    /* the block) */                                                                    \
+    template <class T, bool SKIP, bool EXTREMES>                                        \
+    ATTR inline long long shift_sum_##SUFFIX(const T *x, long long n, double K, double *y, \
+                                             double *out, double *cnt, double *lo, double *hi) { \
         constexpr int L = BYTES / 8;                                                    \
         vd_##SUFFIX a0 = {}, a1 = {};                                                   \
-        vu_##SUFFIX c0 = {}, c1 = {}; /* minus the counts (masks are -1) */            \
-        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                  \
+        vu_##SUFFIX c0 = {}, c1 = {}; /* minus the counts (masks are -1) */             \
+        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                   \
+        const vd_##SUFFIX inf = vd_##SUFFIX{} + __builtin_inf();                        \
+        vd_##SUFFIX l0 = inf, l1 = inf, h0 = -inf, h1 = -inf;                           \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            const vd_##SUFFIX y0 = load_##SUFFIX(x + k) - K;                            \
-            const vd_##SUFFIX y1 = load_##SUFFIX(x + k + L) - K;                        \
+            const vd_##SUFFIX v0 = load_##SUFFIX(x + k), v1 = load_##SUFFIX(x + k + L); \
+            const vd_##SUFFIX y0 = v0 - K, y1 = v1 - K;                                 \
             std::memcpy(y + k, &y0, BYTES);                                             \
             std::memcpy(y + k + L, &y1, BYTES);                                         \
+            if constexpr (EXTREMES) {                                                   \
+                l0 = v0 < l0 ? v0 : l0;                                                 \
+                l1 = v1 < l1 ? v1 : l1;                                                 \
+                h0 = v0 > h0 ? v0 : h0;                                                 \
+                h1 = v1 > h1 ? v1 : h1;                                                 \
+            }                                                                           \
             if (SKIP) {                                                                 \
                 a0 += y0 == y0 ? y0 : vd_##SUFFIX{};                                    \
                 a1 += y1 == y1 ? y1 : vd_##SUFFIX{};                                    \
                 c0 += (vu_##SUFFIX)(y0 == y0);                                          \
                 c1 += (vu_##SUFFIX)(y1 == y1);                                          \
             } else {                                                                    \
-                a0 = y0 * one + a0; /* a0 + y0, on the FMA pipes (opaque_one) */       \
+                a0 = y0 * one + a0; /* a0 + y0, on the FMA pipes (opaque_one) */        \
                 a1 = y1 * one + a1;                                                     \
             }                                                                           \
         }                                                                               \
@@ -1146,7 +1165,28 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             for (int j = 0; j < L; j++) t -= c[j];                                      \
             *cnt = (double)t;                                                           \
         }                                                                               \
+        if constexpr (EXTREMES) {                                                       \
+            l0 = l1 < l0 ? l1 : l0;                                                     \
+            h0 = h1 > h0 ? h1 : h0;                                                     \
+            double l = *lo, h = *hi;                                                    \
+            for (int j = 0; j < L; j++) {                                               \
+                l = l0[j] < l ? l0[j] : l;                                              \
+                h = h0[j] > h ? h0[j] : h;                                              \
+            }                                                                           \
+            *lo = l;                                                                    \
+            *hi = h;                                                                    \
+        }                                                                               \
         return k;                                                                       \
+    }                                                                                   \
+    template <class T, bool SKIP = false>                                               \
+    ATTR inline long long shift_store_##SUFFIX(const T *x, long long n, double K, double *y, \
+                                               double *out, double *cnt) {              \
+        return shift_sum_##SUFFIX<T, SKIP, false>(x, n, K, y, out, cnt, nullptr, nullptr); \
+    }                                                                                   \
+    template <class T, bool SKIP = false>                                               \
+    ATTR inline long long shift_minmax_##SUFFIX(const T *x, long long n, double K, double *y, \
+                                                double *out, double *cnt, double *lo, double *hi) { \
+        return shift_sum_##SUFFIX<T, SKIP, true>(x, n, K, y, out, cnt, lo, hi);         \
     }                                                                                   \
     /* sum(d) and sum(d*d), d = y - m (y from shift_store); the squares' */            \
     /* lanes folded into a total every 64 elements (one large square cannot */         \
@@ -1179,56 +1219,6 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         }                                                                               \
         *s1 = lanes_sum_##SUFFIX(a0 + a1);                                              \
         *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
-        return k;                                                                       \
-    }                                                                                   \
-    /* describe's blocks (Summary): shift_store's y = x - K, sum and count, */          \
-    /* and the min and max of the values x (a NaN never wins a comparison: */           \
-    /* with !SKIP a NaN makes the sum NaN and the caller redoes the block) */           \
-    template <class T, bool SKIP = false>                                               \
-    ATTR inline long long shift_minmax_##SUFFIX(const T *x, long long n, double K, double *y, \
-                                                double *out, double *cnt, double *lo, double *hi) { \
-        constexpr int L = BYTES / 8;                                                    \
-        vd_##SUFFIX a0 = {}, a1 = {};                                                   \
-        vu_##SUFFIX c0 = {}, c1 = {}; /* minus the counts (masks are -1) */             \
-        const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                   \
-        const vd_##SUFFIX inf = vd_##SUFFIX{} + __builtin_inf();                        \
-        vd_##SUFFIX l0 = inf, l1 = inf, h0 = -inf, h1 = -inf;                           \
-        long long k = 0;                                                                \
-        for (; k + 2 * L <= n; k += 2 * L) {                                            \
-            const vd_##SUFFIX v0 = load_##SUFFIX(x + k), v1 = load_##SUFFIX(x + k + L); \
-            const vd_##SUFFIX y0 = v0 - K, y1 = v1 - K;                                 \
-            std::memcpy(y + k, &y0, BYTES);                                             \
-            std::memcpy(y + k + L, &y1, BYTES);                                         \
-            l0 = v0 < l0 ? v0 : l0;                                                     \
-            l1 = v1 < l1 ? v1 : l1;                                                     \
-            h0 = v0 > h0 ? v0 : h0;                                                     \
-            h1 = v1 > h1 ? v1 : h1;                                                     \
-            if (SKIP) {                                                                 \
-                a0 += y0 == y0 ? y0 : vd_##SUFFIX{};                                    \
-                a1 += y1 == y1 ? y1 : vd_##SUFFIX{};                                    \
-                c0 += (vu_##SUFFIX)(y0 == y0);                                          \
-                c1 += (vu_##SUFFIX)(y1 == y1);                                          \
-            } else {                                                                    \
-                a0 = y0 * one + a0; /* a0 + y0, on the FMA pipes (opaque_one) */        \
-                a1 = y1 * one + a1;                                                     \
-            }                                                                           \
-        }                                                                               \
-        *out = lanes_sum_##SUFFIX(a0 + a1);                                             \
-        if (SKIP) {                                                                     \
-            const vu_##SUFFIX c = c0 + c1;                                              \
-            unsigned long long t = 0;                                                   \
-            for (int j = 0; j < L; j++) t -= c[j];                                      \
-            *cnt = (double)t;                                                           \
-        }                                                                               \
-        l0 = l1 < l0 ? l1 : l0;                                                         \
-        h0 = h1 > h0 ? h1 : h0;                                                         \
-        double l = *lo, h = *hi;                                                        \
-        for (int j = 0; j < L; j++) {                                                   \
-            l = l0[j] < l ? l0[j] : l;                                                  \
-            h = h0[j] > h ? h0[j] : h;                                                  \
-        }                                                                               \
-        *lo = l;                                                                        \
-        *hi = h;                                                                        \
         return k;                                                                       \
     }                                                                                   \
     /* sum(d), sum(d^2), sum(d^3), sum(d^4), d = y - m (y from shift_minmax) */         \

@@ -27,6 +27,9 @@ std::vector<LoopEntry> nanmoments_loops();
 // (long double in itself)
 std::vector<LoopEntry> summary_loops();
 std::vector<LoopEntry> nansummary_loops();
+// (and, with frequency weights, the two-source loops of the sources' dtypes)
+std::vector<LoopEntry> wsummary_loops();
+std::vector<LoopEntry> nanwsummary_loops();
 // table_loops_sums.cpp: the same dtypes (float32 sums in float32)
 std::vector<LoopEntry> maxsumexp_loops();
 std::vector<LoopEntry> twosum_loops();

@@ -177,6 +177,11 @@ struct Summary {
     static constexpr long long RB = 256, CB = 64;
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
                                              long long cols, long long stride);
+    // rows_reduce's merges of a column block (its sums, or its gathered
+    // values stepped) into the running state, out of the clones.
+    NR_OUT_OF_CLONES static acc_t merge_sums(acc_t run, A K, A cnt, A mn, A mx, A mb, A S1, A S2, A S3,
+                                             A S4);
+    NR_OUT_OF_CLONES static acc_t merge_steps(acc_t run, const in_t *col, long long m);
 #endif
     NR_HD static A fold(const A *l) {
         return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
