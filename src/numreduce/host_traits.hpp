@@ -11,6 +11,8 @@
 // so that the compiler's inlining and the generated code stay the same).
 #pragma once
 #define NR_HOST_TRAITS 1
+#include <type_traits>
+
 #include "simd.hpp"  // NR_HAVE_HOST_SIMD, NR_TARGET_CLONES, the vector kernels
 
 #include "traits/argminmax.hpp"
@@ -613,6 +615,20 @@ namespace nr {
                 }
                 K[c] = is_finite(k) ? k : A(0);
             }
+            // Integer rows are converted to A first: the sums then run on A
+            // values, vectorised and contracted alike by GCC and Clang (their
+            // loops over integers converted inline were not: the bits
+            // differed); floats convert inline (float32 twice as fast so).
+            A cv[CB];
+            auto row = [&](long long r) {
+                if constexpr (std::is_integral<T>::value) {
+                    const in_t *xi = x + r * stride + c0;
+                    for (long long c = 0; c < cb; c++) cv[c] = to_real<A>(xi[c]);
+                    return static_cast<const A *>(cv);
+                } else {
+                    return x + r * stride + c0;
+                }
+            };
             for (long long r0 = 0; r0 < rows; r0 += RB) {
                 const long long rb = rows - r0 < RB ? rows - r0 : RB;
                 for (long long c = 0; c < cb; c++) {
@@ -621,7 +637,7 @@ namespace nr {
                     hi[c] = neg_inf<A>();
                 }
                 for (long long r = r0; r < r0 + rb; r++) {
-                    const in_t *xr = x + r * stride + c0;
+                    const auto *xr = row(r);
                     for (long long c = 0; c < cb; c++) {
                         const A v = to_real<A>(xr[c]);
                         const bool use = !(SKIP_NAN && is_nan(v));
@@ -633,7 +649,7 @@ namespace nr {
                 }
                 for (long long c = 0; c < cb; c++) s[c] = cn[c] > A(0) ? s[c] / cn[c] : A(0);  // the block means
                 for (long long r = r0; r < r0 + rb; r++) {
-                    const in_t *xr = x + r * stride + c0;
+                    const auto *xr = row(r);
                     for (long long c = 0; c < cb; c++) {
                         const A v = to_real<A>(xr[c]);
                         const bool use = !(SKIP_NAN && is_nan(v));

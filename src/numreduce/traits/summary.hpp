@@ -174,7 +174,7 @@ struct Summary {
 #if defined(NR_HOST_TRAITS)
     // Host only (defined in ../host_traits.hpp): row blocks reduced over
     // axis 0, column-parallel, by the same block formulas.
-    static constexpr long long RB = 256, CB = 64;
+    static constexpr long long RB = 512, CB = 64;
     NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
                                              long long cols, long long stride);
     // rows_reduce's merges of a column block (its sums, or its gathered
