@@ -102,8 +102,8 @@ def test_config_names_the_c_api_and_the_registry():
     facts = nr._config.config()
     assert facts["c_api"] == "%d.%d" % nr.C_API_VERSION
     names = facts["registered_ufuncs"].split(", ")
-    assert names[:6] == ["minimummaximum", "fminfmax", "moments", "nanmoments", "maxsumexp",
-                         "twosum"]
+    assert names[:8] == ["minimummaximum", "fminfmax", "moments", "nanmoments", "summary",
+                         "nansummary", "maxsumexp", "twosum"]
 
 
 def test_native_reason_is_plain_words():
