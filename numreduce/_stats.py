@@ -430,7 +430,8 @@ nanmeanvar = _meanvar_entry("nanmeanvar", False, True)
 
 
 # ---------------------------------------------------------------------------
-# describe, skew, kurtosis: the summary (n, min, max, mean, M2, M3, M4)
+# describe, skew, kurtosis: the summary (n, min, max, K, m, M2, M3, M4),
+# the mean K + m
 # ---------------------------------------------------------------------------
 
 class DescribeResult(collections.namedtuple(
@@ -548,8 +549,8 @@ def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, weighted, xp, s
 
 
 def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
-    # (the same for weighted summaries: the weight sum is the count)
-    """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values."""
+    """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values
+    (weighted summaries too: the weight sum is the count)."""
     n, lo, hi, mean, m2, m3, m4 = _summary_states(xp, states[0])
     vals, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
     _summary_warnings(xp, n, zero, raise_nan, lo)
@@ -638,8 +639,8 @@ def describe(be, qualname, a, axis=0, ddof=1, bias=True, nan_policy="propagate",
         lambda rdt, ddt, wt: (rdt if wt else np.dtype(np.int64), ddt, ddt, rdt, rdt, rdt, rdt),
         weights)
     nobs, lo, hi, mean, var, sk, ku = res
-    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8 or (
-            w is not None and _dtype_of(a).kind in "iu" and _dtype_of(a).itemsize == 8):
+    data_dt = _dtype_of(a)  # (with weights, arr is the data in the sources' float dtype)
+    if data_dt.kind in "iu" and data_dt.itemsize == 8:
         # 64-bit integers beyond 2**53 are not exact in the float64
         # summary: their extremes by a pass of minimummaximum over the
         # data (the elements of nonzero weight), started from the dtype's
