@@ -309,3 +309,47 @@ def test_minmax_slots_empty_and_ids():
     for lo, hi in res:
         _bits_equal(lo, rlo)
         _bits_equal(hi, rhi)
+
+
+# Runs of equal ids (sorted keys, resampled time): the scatter loop holds the
+# current group's slots in registers in blocks whose ids mostly repeat
+# (loops.hpp scatter_slots_rows).  A slot's bits depend only on its own
+# elements in order, so ids reordered stably by group -- every group's
+# elements in the same order -- must give the same bits in either mode, and
+# in blocks that switch between them.
+
+def _orders(n, g, seed):
+    """Random ids, and two orders that keep every group's elements in their
+    order: sorted by group (runs), and sorted in the outer thirds with the
+    middle third's elements in their own (random) order."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, g, n)
+    ids[:g] = np.arange(g)
+    by_group = np.argsort(ids, kind="stable")
+    third = n // 3
+    part = by_group.copy()
+    part[third:2 * third] = np.sort(part[third:2 * third])
+    return ids, (by_group, part)
+
+
+@pytest.mark.parametrize("n, g", [(5000, 7), (70_000, 300), (300_000, 10_000)])
+@pytest.mark.parametrize("fn", ["minmax", "meanvar", "moments", "summary"])
+def test_runs_of_ids_same_bits(n, g, fn):
+    ids, orders = _orders(n, g, n + g)
+    rng = np.random.default_rng(g)
+    x = rng.standard_normal(n) * 3 + 1e3
+    x[rng.random(n) < 0.01] = -0.0
+    x[rng.random(n) < 0.01] = 0.0
+    call = {"minmax": lambda a, i: nr.group_minmax(a, i, g),
+            "meanvar": lambda a, i: nr.group_meanvar(a, i, g),
+            "moments": lambda a, i: nr.reduce_by_group(nr.moments, a, i, g),
+            "summary": lambda a, i: nr.reduce_by_group(nr.summary, a, i, g)}[fn]
+    ref = call(x, ids)
+    for order in orders:
+        # every group's elements in their order (a stable sort by group of
+        # the reordered ids gives the sorted order back)
+        np.testing.assert_array_equal(order[np.argsort(ids[order], kind="stable")], orders[0])
+        # the same elements per group, in their order: the same bits
+        got = call(x[order], ids[order])
+        for a, b in zip(ref, got):
+            np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))

@@ -955,22 +955,57 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
     // loads in flight; 1-d: 26 -> 24.5 ms); one row of minmax slots gained
     // nothing.
     constexpr npy_intp PF = K > 1 || sizeof(W) > 16 ? 16 : 0;
+    // Runs of equal ids (sorted keys, resampled time) chain every element
+    // of a run through its slot's store and reload.  A block whose ids
+    // mostly repeat their predecessor is therefore run with the current
+    // group's slots held in registers, written back where the id changes;
+    // the other blocks update the slots in memory (where ids change at
+    // random, the held group's compare mispredicts).  A block's first S ids
+    // choose its mode.  Both modes hand every slot its elements in order,
+    // so the bits are the same.  1e7 float64 into 1e4 groups (Zen 4):
+    // sorted ids minmax 30 -> 11.6 ms, meanvar 36 -> 22 ms.
+    constexpr npy_intp B = 1024, S = 64;
     npy_intp i = 0;
-    for (; PF > 0 && i < n - PF; i++) {
-        const npy_intp g = ids[i];
-        if ((npy_uintp)g >= (npy_uintp)G) break;
-        const npy_uintp ga = (npy_uintp)ids[i + PF];
-        const char *pa = reinterpret_cast<const char *>(w + (ga < (npy_uintp)G ? ga : 0));
-        NR_PREFETCH(pa);
-        if constexpr (K > 1 && sizeof(Group) > 64) NR_PREFETCH(pa + 64);
-        Slot *wg = w[g].s;
-        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
-    }
-    for (; i < n; i++) {
-        const npy_intp g = ids[i];
-        if ((npy_uintp)g >= (npy_uintp)G) break;
-        Slot *wg = w[g].s;
-        for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
+    while (i < n) {
+        const npy_intp e = n - i < B ? n : i + B;
+        npy_intp eq = 0;
+        for (npy_intp j = i + 1; j < (e - i < S ? e : i + S); j++) eq += ids[j] == ids[j - 1];
+        if (4 * eq > 3 * S) {
+            npy_intp cg = ids[i];
+            if ((npy_uintp)cg >= (npy_uintp)G) break;
+            Group cur = w[cg];
+            for (; i < e; i++) {
+                const npy_intp g = ids[i];
+                if (g != cg) {
+                    if ((npy_uintp)g >= (npy_uintp)G) break;
+                    w[cg] = cur;
+                    cg = g;
+                    cur = w[g];
+                }
+                for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(cur.s[r].w, x[r][i]);
+            }
+            w[cg] = cur;
+        } else {
+            const npy_intp epf = PF > 0 && e > n - PF ? (n - PF > i ? n - PF : i) : e;
+            for (; PF > 0 && i < epf; i++) {
+                const npy_intp g = ids[i];
+                if ((npy_uintp)g >= (npy_uintp)G) break;
+                const npy_uintp ga = (npy_uintp)ids[i + PF];
+                const char *pa = reinterpret_cast<const char *>(w + (ga < (npy_uintp)G ? ga : 0));
+                NR_PREFETCH(pa);
+                if constexpr (K > 1 && sizeof(Group) > 64) NR_PREFETCH(pa + 64);
+                Slot *wg = w[g].s;
+                for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
+            }
+            if (PF > 0 && i < epf) break;  // a bad id
+            for (; i < e; i++) {
+                const npy_intp g = ids[i];
+                if ((npy_uintp)g >= (npy_uintp)G) break;
+                Slot *wg = w[g].s;
+                for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
+            }
+        }
+        if (i < e) break;  // a bad id
     }
     if (i < n) {
         delete[] w;
