@@ -60,8 +60,8 @@ def test_installed_headers_are_the_public_set():
     assert not files & INTERNAL
     traits = set(os.listdir(os.path.join(inc, "traits")))
     assert {"common.hpp", "minmax.hpp", "moments.hpp", "twosum.hpp"} <= traits
-    assert nr.C_API_VERSION == (1, 1)
-    assert nr._core._C_API_VERSION == 1001
+    assert nr.C_API_VERSION == (1, 2)
+    assert nr._core._C_API_VERSION == 1002
 
 
 @needs_cxx
@@ -290,7 +290,7 @@ def test_registration_with_mismatched_dtypes_fails_at_import(ext_so):
                    r"in_t \(4 bytes, kind 'f'\)"),
     (1, ValueError, r"'bad_dup' has two loops for input type number"),
     (2, ValueError, r"'bad_nout', loop 1: its traits have nout = 3, the ufunc 2 outputs"),
-    (3, ImportError, r"C API 2\.0 .* cannot register with numreduce C API 1\.1"),
+    (3, ImportError, r"C API 2\.0 .* cannot register with numreduce C API 1\.2"),
     (4, ValueError, r"'bad_empty' must have between 1 and 8 outputs, not 0"),
     (5, TypeError, r"'bad_out', loop 0: dtype dtype\('float32'\) does not match the traits' "
                    r"out_t \(8 bytes"),
