@@ -96,6 +96,11 @@ def pack_sources(arrays):
     return Packed(data)
 
 
+# reduce_by_group's operand of K sources: packed, as the other methods'
+# (the host reads them in place: _host.group_sources)
+group_sources = pack_sources
+
+
 def nonnegative(w, message):
     """``w``; ValueError(message) where it holds a negative value."""
     if bool((w < 0).any()):
@@ -130,7 +135,7 @@ from ._dtypes import (MULTI_SOURCE, at_descrs, resolve,  # noqa: E402
 
 __all__ = ["arg_reduce", "array_code", "arrays", "asarray", "at", "axis_length", "check_dtypes",
            "check_outs", "elementwise", "foreign", "group_arg", "group_ids", "group_reduce",
-           "group_reduce_parts", "host_indices", "into", "lazy", "loops_check_start", "merge",
+           "group_reduce_parts", "group_sources", "host_indices", "into", "lazy", "loops_check_start", "merge",
            "name", "nonempty", "nonnegative", "own_ufunc", "pack_sources", "Packed", "parse_out",
            "prefix", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output",
            "scan_parts", "segments", "sources", "states", "where", "xp"]

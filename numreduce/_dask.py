@@ -86,6 +86,11 @@ def pack_sources(xs):
     return da.map_blocks(_pack_block, *xs, dtype=dt, meta=np.empty((0,) * xs[0].ndim, dt))
 
 
+# reduce_by_group's operand of K sources: packed, as the other methods'
+# (the host reads them in place: _host.group_sources)
+group_sources = pack_sources
+
+
 def nonnegative(w, message):
     """``w``, whose blocks raise ValueError(message) when computed where
     they hold a negative value (a lazy check: the values are not known

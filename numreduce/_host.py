@@ -49,6 +49,7 @@ from ._dtypes import (MULTI_SOURCE, at_descrs, merge_descrs, multi_output, resol
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
+           "group_sources", "pack_sources", "Sources",
            "host_indices", "into", "merge", "merge_states", "nonempty", "nonnegative",
            "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts", "sources",
            "segments", "states", "where"]
@@ -92,6 +93,49 @@ def pack_sources(arrays):
     for i, a in enumerate(arrays):
         out[f"f{i}"] = a
     return out
+
+
+class Sources:
+    """The operand of ``reduce_by_group`` of a reduction of K sources
+    (``group_sources``): the K broadcast arrays (``sources``), standing for
+    their ``pack_sources`` records -- ``shape``, ``ndim`` and ``size`` are
+    theirs, ``dtype`` the K-field record dtype -- so that ``group_reduce``
+    can hand the scatter loop the K arrays in place (``stream``) instead of
+    the packed copy."""
+
+    __slots__ = ("arrays", "shape", "ndim", "size", "dtype")
+
+    def __init__(self, arrays):
+        self.arrays = list(arrays)
+        a = self.arrays[0]
+        self.shape, self.ndim, self.size = a.shape, a.ndim, a.size
+        self.dtype = np.dtype([(f"f{i}", a.dtype) for i in range(len(self.arrays))])
+
+    def stream(self, ufunc, ax, dt, mask):
+        """(the scatter loop's operand, its (outer, n, inner) layout): the K
+        arrays C-contiguous in ``dt`` (a copy only where one is not), as a
+        tuple, for a 1-d stream without a mask whose loop scatters sources
+        in place (``_core._scatters_sources``, C API 1.2); else the packed
+        records (``_block3``), as before."""
+        shape = self.shape
+        layout = (math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:]))
+        if (SCATTER_SOURCES_IN_PLACE and mask is None and layout[0] == 1 and layout[2] == 1
+                and _core._scatters_sources(ufunc, dt)):
+            return tuple(np.require(a.astype(dt, copy=False), requirements=["C", "A"])
+                         .reshape(-1) for a in self.arrays), layout
+        return _block3(pack_sources(self.arrays), ax, dt)
+
+
+# Whether group_reduce reads K sources in place where it can (Sources.stream);
+# the tests set it False to compare with the packed path, bit for bit.
+SCATTER_SOURCES_IN_PLACE = True
+
+
+def group_sources(arrays):
+    """``reduce_by_group``'s operand of K broadcast source arrays of one
+    dtype (``sources``): a ``Sources`` over them (no copy; ``pack_sources``
+    where the scatter loop cannot read them in place)."""
+    return Sources(arrays)
 
 
 def nonnegative(w, message):
@@ -596,7 +640,10 @@ def group_reduce(ufunc, x, ax, ids, g, descrs, outs, mode=0, initials=None, mask
     start value is a ValueError."""
     ids, given = _ids(ids)
     shape = x.shape[:ax] + (g,) + x.shape[ax + 1:]
-    arr, (outer, n, inner) = _block3(x, ax, descrs[0])
+    if isinstance(x, Sources):  # K sources: in place where the loop can (a tuple)
+        arr, (outer, n, inner) = x.stream(ufunc, ax, descrs[0], mask)
+    else:
+        arr, (outer, n, inner) = _block3(x, ax, descrs[0])
     if mask is not None:
         mask = np.ascontiguousarray(np.broadcast_to(mask, x.shape))
     if mode == 2:
@@ -605,7 +652,7 @@ def group_reduce(ufunc, x, ax, ids, g, descrs, outs, mode=0, initials=None, mask
     else:
         accs = tuple(np.empty(shape, dtype=d) for d in descrs[1:])
         seen = np.zeros(shape, dtype=np.uint8)
-    if arr.size == 0 and n > 0 and ((ids < 0) | (ids >= g)).any():
+    if x.size == 0 and n > 0 and ((ids < 0) | (ids >= g)).any():
         raise bad_group_id(given, g, label)  # no element for the engine to check the ids on
     bad = _core._scatter(ufunc, arr, ids, mask, accs, seen, outer, n, inner, g)
     if bad >= 0:

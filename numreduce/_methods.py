@@ -91,19 +91,22 @@ def _engine_ufunc(be, ufunc):
     return ufunc, nout
 
 
-def _sources(be, qualname, ufunc, name, array, broadcast=False):
+def _sources(be, qualname, ufunc, name, array, broadcast=False, group=False):
     """The operand of a method of ``ufunc``: the array, or for a reduction
     of K sources (``MULTI_SOURCE``) the K arrays of the tuple ``array``
     broadcast together in the loop's dtype (``_source_list``) and packed as
-    one array of K-field records of that shape (``be.pack_sources``), so
-    that the methods' axis, shape and out rules are the one-source ones.
-    TypeError where a K-source ufunc gets anything but a K-tuple."""
+    one array of K-field records of that shape (``be.pack_sources``; for
+    ``reduce_by_group`` (``group``), ``be.group_sources``: on the host, the
+    K arrays standing for their records, which the scatter loop reads in
+    place), so that the methods' axis, shape and out rules are the
+    one-source ones.  TypeError where a K-source ufunc gets anything but a
+    K-tuple."""
     nsrc = MULTI_SOURCE.get(ufunc)
     if nsrc is None:
         return array if type(array) is np.ndarray else be.asarray(array, "the array", name,
                                                                   qualname)
-    return be.pack_sources(_source_list(be, qualname, ufunc, name, array, nsrc,
-                                        broadcast=broadcast))
+    pack = be.group_sources if group else be.pack_sources
+    return pack(_source_list(be, qualname, ufunc, name, array, nsrc, broadcast=broadcast))
 
 
 def _source_list(be, qualname, ufunc, name, array, nsrc, what="array", broadcast=False):
@@ -126,7 +129,7 @@ def _along_axis(be, qualname, method, ufunc, nout, array, out, axis, verb, broad
     the ``out`` entries, the array (``_sources``), the normalised axis)."""
     name = f"{method}({ufunc.__name__})"
     outs = be.parse_out(out, nout, name, qualname)
-    arr = _sources(be, qualname, ufunc, name, array, broadcast)
+    arr = _sources(be, qualname, ufunc, name, array, broadcast, group=method == "reduce_by_group")
     return name, outs, arr, one_axis(axis, arr, name, verb)
 
 

@@ -60,8 +60,8 @@ def test_installed_headers_are_the_public_set():
     assert not files & INTERNAL
     traits = set(os.listdir(os.path.join(inc, "traits")))
     assert {"common.hpp", "minmax.hpp", "moments.hpp", "twosum.hpp"} <= traits
-    assert nr.C_API_VERSION == (1, 1)
-    assert nr._core._C_API_VERSION == 1001
+    assert nr.C_API_VERSION == (1, 2)
+    assert nr._core._C_API_VERSION == 1002
 
 
 @needs_cxx
@@ -128,7 +128,10 @@ def test_broken_traits_fail_to_compile_with_a_readable_message(tmp_path, case):
 # traits under float64 in its init (the import must fail).
 MODULE = r"""
 #define NR_IMPORT_NUMPY_HERE
+#include <cstring>
+
 #include <numreduce/extension.hpp>
+#include <numreduce/traits/common.hpp>
 
 template <class T>
 struct SumSq {
@@ -148,6 +151,32 @@ struct Triple {
     static acc_t combine(acc_t a, acc_t b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2]}}; }
     static bool initials(acc_t &a, bool) { a = acc_t{{0.0, 0.0, 0.0}}; return true; }
 };
+
+template <class T>
+struct Prod3 {  // three sources: (sum(a b c), sum(a)), a K-source reduction
+    static constexpr int nsrc = 3;
+    using in_t = nr::sources<T, 3>; using out_t = double; static constexpr int nout = 2;
+    struct acc_t { double v[2]; };
+    static acc_t lift(in_t s) { return {{double(s.v[0]) * double(s.v[1]) * double(s.v[2]), double(s.v[0])}}; }
+    static acc_t step(acc_t a, in_t s) { return combine(a, lift(s)); }
+    static acc_t combine(acc_t a, acc_t b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1]}}; }
+    static bool initials(acc_t &a, bool) { a = acc_t{{0.0, 0.0}}; return true; }
+};
+
+// A registration as an extension built with C API 1.`minor` headers (0 or
+// 1) makes it: entries of 1.1's size (everything before scatter_sources),
+// that many bytes apart.
+static int register_old(PyObject *m, const char *name, int minor,
+                        const std::vector<nr::LoopEntry> &loops, int size = -1) {
+    const size_t sz = nr::kLoopEntrySize_1_1;
+    std::vector<char> buf(sz * loops.size());
+    for (size_t k = 0; k < loops.size(); k++) std::memcpy(buf.data() + k * sz, &loops[k], sz);
+    nr::UFuncSpec spec{1000 + minor, size < 0 ? int(sz) : size, name, nullptr, loops[0].nout,
+                       int(loops.size()), reinterpret_cast<const nr::LoopEntry *>(buf.data())};
+    PyObject *u = nr::capi()->register_ufunc(m, &spec);
+    Py_XDECREF(u);
+    return u == nullptr ? -1 : 0;
+}
 
 struct Range {  // (min, max) of doubles without initials, as np.minimum.reduce
     using in_t = double; using out_t = double; static constexpr int nout = 2;
@@ -199,6 +228,10 @@ static PyObject *bad(PyObject *self, PyObject *arg) {
         res = nr::register_ufunc(self, "bad_type", nullptr,
                                  {nr::make_loop<SumSq<double>>(12345, NPY_DOUBLE)});
         break;
+    case 7:  // a 1.2 registration with 1.1's entry size
+        res = register_old(self, "bad_size", 2,
+                           {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE)});
+        break;
     default:
         PyErr_SetString(PyExc_ValueError, "no such case");
         return nullptr;
@@ -223,6 +256,16 @@ PyMODINIT_FUNC PyInit__nr_ext_ok(void) {
                            {nr::make_loop<Triple<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0 ||
         nr::register_ufunc(m, "range", nullptr,
                            {nr::make_loop<Range>(NPY_DOUBLE, NPY_DOUBLE)}) < 0 ||
+        // a K-source reduction built with these headers (1.2) and as 1.1's
+        // and 1.0's headers build entries (shorter, no scatter_sources)
+        nr::register_ufunc(m, "prod3", nullptr,
+                           {nr::make_loop<Prod3<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                            nr::make_loop<Prod3<float>>(NPY_FLOAT, NPY_DOUBLE)}) < 0 ||
+        register_old(m, "prod3_v11", 1,
+                     {nr::make_loop<Prod3<double>>(NPY_DOUBLE, NPY_DOUBLE),
+                      nr::make_loop<Prod3<float>>(NPY_FLOAT, NPY_DOUBLE)}) < 0 ||
+        register_old(m, "sumsq_v10", 0,
+                     {nr::make_loop<SumSq<double>>(NPY_DOUBLE, NPY_DOUBLE)}) < 0 ||
         // the same reduction, its loops in two orders (promotion follows it)
         nr::register_ufunc(m, "floats_first", nullptr,
                            {nr::make_loop<SumSq<float>>(NPY_FLOAT, NPY_DOUBLE),
@@ -290,11 +333,12 @@ def test_registration_with_mismatched_dtypes_fails_at_import(ext_so):
                    r"in_t \(4 bytes, kind 'f'\)"),
     (1, ValueError, r"'bad_dup' has two loops for input type number"),
     (2, ValueError, r"'bad_nout', loop 1: its traits have nout = 3, the ufunc 2 outputs"),
-    (3, ImportError, r"C API 2\.0 .* cannot register with numreduce C API 1\.1"),
+    (3, ImportError, r"C API 2\.0 .* cannot register with numreduce C API 1\.2"),
     (4, ValueError, r"'bad_empty' must have between 1 and 8 outputs, not 0"),
     (5, TypeError, r"'bad_out', loop 0: dtype dtype\('float32'\) does not match the traits' "
                    r"out_t \(8 bytes"),
     (6, TypeError, r"'bad_type', loop 0: 12345 is not a NumPy type number"),
+    (7, ImportError, r"C API 1\.2 \(LoopEntry of \d+ bytes\) cannot register"),
 ])
 def test_bad_registrations_raise_clear_errors(ext, case, exc, message):
     before = dict(nr._core._MULTI_OUTPUT)
@@ -302,7 +346,7 @@ def test_bad_registrations_raise_clear_errors(ext, case, exc, message):
         ext.bad(case)
     assert nr._core._MULTI_OUTPUT == before  # nothing half-registered
     assert not any(hasattr(ext, n) for n in ("bad_kind", "bad_dup", "bad_nout", "bad_version",
-                                             "bad_empty", "bad_out", "bad_type"))
+                                             "bad_empty", "bad_out", "bad_type", "bad_size"))
 
 
 def test_registered_ufunc_runs_every_method(ext):
@@ -333,6 +377,42 @@ def test_registered_ufunc_runs_every_method(ext):
         nr.reduce(sumsq, np.ones(3, dtype=np.complex128))   # no loop takes it safely
     if nr.HAVE_NATIVE_REDUCE:
         np.testing.assert_allclose(sumsq.reduce(a, axis=1)[0], a.sum(1), rtol=1e-13)
+
+
+def test_registrations_of_older_minor_versions_are_accepted(ext):
+    """Entries built with C API 1.1 headers (shorter: no scatter_sources)
+    and 1.0's register with the 1.2 numreduce; the grouped reduction of the
+    1.1 three-source loop packs its sources (no scatter_sources) and gives
+    the bits of the 1.2 loop, which reads them in place."""
+    f8, f4 = np.dtype(np.float64), np.dtype(np.float32)
+    assert nr._core._MULTI_SOURCE[ext.prod3] == nr._core._MULTI_SOURCE[ext.prod3_v11] == 3
+    assert nr._core._scatters_sources(ext.prod3, f8) and nr._core._scatters_sources(ext.prod3, f4)
+    assert not nr._core._scatters_sources(ext.prod3_v11, f8)
+    assert not nr._core._scatters_sources(ext.sumsq_v10, f8)
+    assert ext.sumsq_v10 not in nr._core._MULTI_SOURCE
+    rng = np.random.default_rng(7)
+    n, g = 50_000, 300
+    a, b, c = rng.standard_normal(n), rng.random(n), rng.integers(-3, 4, n)
+    a[::101] = np.nan
+    b[::7] = 0.0
+    ids = rng.integers(0, g, n)
+    new = nr.reduce_by_group(ext.prod3, (a, b, c), ids, g)
+    old = nr.reduce_by_group(ext.prod3_v11, (a, b, c), ids, g)
+    for u, v in zip(new, old):
+        assert u.tobytes() == v.tobytes()
+    for k in (0, 1, 5):
+        sel = ids == k
+        np.testing.assert_allclose(new[0][k], (a * b * c)[sel].sum(), rtol=1e-12)
+    f = a.astype(np.float32)
+    for u, v in zip(nr.reduce_by_group(ext.prod3, (f, f, f), ids, g),
+                    nr.reduce_by_group(ext.prod3_v11, (f, f, f), ids, g)):
+        assert u.tobytes() == v.tobytes()
+    for u, v in zip(nr.reduce_by_group(ext.sumsq_v10, b, ids, g),
+                    nr.reduce_by_group(ext.sumsq, b, ids, g)):
+        assert u.tobytes() == v.tobytes()
+    np.testing.assert_allclose(nr.reduce(ext.prod3_v11, (a, b, c))[1], np.sum(a))
+    with pytest.raises(IndexError):
+        nr.reduce_by_group(ext.prod3_v11, (a, b, c), ids, g - 1)
 
 
 # Input without a loop of its own: the first loop, in registration order,

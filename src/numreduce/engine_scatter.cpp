@@ -169,19 +169,32 @@ ScatterRowsFn scatter_rows_of(const LoopEntry *entry) {
 
 // _scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> int
 //   x: (outer, n, inner) C-contiguous aligned native array of the stream
-//   dtype (K values per element for K sources: method_loop); ids: n intp; mask: None or (outer, n, inner) bool; accs: tuple
+//   dtype (K values per element for K sources: method_loop), or, for a
+//   loop with scatter_sources (C API 1.2) and outer <= 1, a tuple of its K
+//   sources read in place, each such an array of the loop's dtype (the
+//   same bits as the packed stream: loops.hpp's scatter_from); ids: n
+//   intp; mask: None or (outer, n, inner) bool; accs: tuple
 //   of nout (outer, G, inner) arrays of the loop's output dtype; seen: None
 //   (accs hold states: step only) or (outer, G, inner) uint8 zeros (see
 //   scatter_block).  Returns -1, or the index of the first id outside
 //   [0, G).
 PyObject *engine_scatter(PyObject *, PyObject *args) {
-    PyObject *ufunc, *maskobj, *accs, *seenobj;
-    PyArrayObject *x, *ids;
+    PyObject *ufunc, *xobj, *maskobj, *accs, *seenobj;
+    PyArrayObject *ids;
     Py_ssize_t outer, n, inner, G;
-    if (!PyArg_ParseTuple(args, "OO!O!OO!Onnnn", &ufunc, &PyArray_Type, &x, &PyArray_Type, &ids,
-                          &maskobj, &PyTuple_Type, &accs, &seenobj, &outer, &n, &inner, &G)) {
+    if (!PyArg_ParseTuple(args, "OOO!OO!Onnnn", &ufunc, &xobj, &PyArray_Type, &ids, &maskobj,
+                          &PyTuple_Type, &accs, &seenobj, &outer, &n, &inner, &G)) {
         return nullptr;
     }
+    // the stream, or the K sources (nsrc > 0)
+    const bool split = PyTuple_Check(xobj);
+    const Py_ssize_t nsrc = split ? PyTuple_GET_SIZE(xobj) : 0;
+    PyObject *x0 = split && nsrc > 0 ? PyTuple_GET_ITEM(xobj, 0) : xobj;
+    if (!PyArray_Check(x0)) {
+        PyErr_SetString(PyExc_ValueError, "numreduce: internal argument mismatch (_scatter)");
+        return nullptr;
+    }
+    PyArrayObject *x = (PyArrayObject *)x0;
     PyArray_Descr *in = PyArray_DESCR(x);
     int nout = 0;
     const LoopEntry *entry = method_loop(ufunc, in, "scatter", &nout);
@@ -190,7 +203,16 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     const bool dims_ok = outer >= 0 && n >= 0 && inner >= 0 && G >= 0;
     const npy_intp xsize = dims_ok ? outer * n * inner : -1;
     const npy_intp ssize = dims_ok ? outer * G * inner : -1;
-    if (!dims_ok || !plain(x, xsize * stream_width(entry), in->type_num) || !plain(ids, n, NPY_INTP) ||
+    const char *xps[4] = {nullptr, nullptr, nullptr, nullptr};
+    bool sources_ok = !split || (nsrc == stream_width(entry) && entry->scatter_sources != nullptr &&
+                                 outer <= 1);
+    for (Py_ssize_t j = 0; sources_ok && j < nsrc; j++) {
+        PyObject *o = PyTuple_GET_ITEM(xobj, j);
+        sources_ok = dims_ok && PyArray_Check(o) && plain((PyArrayObject *)o, xsize, in->type_num);
+        if (sources_ok) xps[j] = PyArray_BYTES((PyArrayObject *)o);
+    }
+    if (!dims_ok || !sources_ok ||
+        (!split && !plain(x, xsize * stream_width(entry), in->type_num)) || !plain(ids, n, NPY_INTP) ||
         PyTuple_GET_SIZE(accs) != nout ||
         (maskobj != Py_None &&
          (!PyArray_Check(maskobj) || !plain((PyArrayObject *)maskobj, xsize, NPY_BOOL))) ||
@@ -232,23 +254,34 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     // Only where the pieces' slots take at most a quarter of the stream's
     // bytes (few groups next to the stream); otherwise one pass.
     const npy_intp isize = in->elsize * stream_width(entry), osize = PyArray_DESCR((PyArrayObject *)PyTuple_GET_ITEM(accs, 0))->elsize;
+    const npy_intp esize = in->elsize;
     const npy_intp prows = inner > 0 && kChunk / inner > 0 ? kChunk / inner : 1;
     Pieces pc(nout, ssize, osize,
               seen != nullptr && outer == 1 && n > prows ? (n + prows - 1) / prows : 1,
               double(xsize) * double(isize));
     const npy_intp *idp = (const npy_intp *)PyArray_BYTES(ids);
     const char *xp = PyArray_BYTES(x);
+    // elements [r0, r0 + len) of the n (whole rows of `inner`) into (acc, sk)
+    auto scatter = [&](npy_intp r0, npy_intp len, npy_intp rows, char *const *acc,
+                       unsigned char *sk) {
+        const npy_bool *m = mask == nullptr ? nullptr : mask + r0 * inner;
+        if (!split) {
+            return entry->scatter(xp + r0 * inner * isize, idp + r0, m, rows, len, inner, G, acc,
+                                  sk);
+        }
+        const char *p[4];
+        for (Py_ssize_t j = 0; j < nsrc; j++) p[j] = xps[j] + r0 * inner * esize;
+        return entry->scatter_sources(p, idp + r0, m, rows, len, inner, G, acc, sk);
+    };
     npy_intp bad = -1;
     if (xsize > 0 || (seen != nullptr && ssize > 0)) {
         Py_BEGIN_ALLOW_THREADS;
         if (pc.count == 1) {
-            bad = entry->scatter(xp, idp, mask, outer, n, inner, G, aptr, seen);
+            bad = scatter(0, n, outer, aptr, seen);
         } else {
             bad = pc.run(entry, aptr, seen, n, prows,
                          [&](npy_intp r0, npy_intp r1, char *const *acc, unsigned char *sk) {
-                             return entry->scatter(xp + r0 * inner * isize, idp + r0,
-                                                   mask == nullptr ? nullptr : mask + r0 * inner,
-                                                   1, r1 - r0, inner, G, acc, sk);
+                             return scatter(r0, r1 - r0, 1, acc, sk);
                          });
         }
         Py_END_ALLOW_THREADS;

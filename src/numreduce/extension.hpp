@@ -72,9 +72,14 @@
 // Versioning: NUMREDUCE_API_VERSION_MAJOR changes whenever LoopEntry, UFuncSpec,
 // CApi or the loop templates' calling conventions change incompatibly; within
 // one major version the API only grows (a newer MINOR adds members at the end
-// of CApi).  import_numreduce() refuses a numreduce whose major version
-// differs, or whose minor version is older than the headers the extension was
-// built with, with an ImportError that says to rebuild.
+// of CApi and of LoopEntry).  import_numreduce() refuses a numreduce whose
+// major version differs, or whose minor version is older than the headers
+// the extension was built with, with an ImportError that says to rebuild.
+// A newer numreduce keeps taking the registrations of older minor versions:
+// 1.2 added LoopEntry::scatter_sources (K sources scattered in place) and
+// CApi::loop_entry_size; an extension built with 1.0 or 1.1 headers still
+// imports (CApi::entry_size stays 1.1's LoopEntry size) and registers its
+// shorter entries, whose grouped reductions then pack their K sources.
 #pragma once
 
 #include <cstddef>
@@ -86,7 +91,7 @@
 #include "loops.hpp"
 
 #define NUMREDUCE_API_VERSION_MAJOR 1
-#define NUMREDUCE_API_VERSION_MINOR 1
+#define NUMREDUCE_API_VERSION_MINOR 2
 #define NUMREDUCE_API_VERSION (NUMREDUCE_API_VERSION_MAJOR * 1000 + NUMREDUCE_API_VERSION_MINOR)
 // The capsule numreduce._core exports its C API table under.
 #define NUMREDUCE_CAPSULE_NAME "numreduce._core._C_API"
@@ -288,7 +293,7 @@ LoopEntry make_loop_checked(int in_type, int out_type) {
                 &merge_loop<Tr>, &scan_block<Tr>, &segment_block<Tr>, &scatter_block<Tr>,
                 Tr::nout, int(sizeof(source_of<Tr>)), int(sizeof(typename Tr::out_t)),
                 kind_of<source_of<Tr>>(), kind_of<typename Tr::out_t>(),
-                char(nsrc_of<Tr>::value)};
+                char(nsrc_of<Tr>::value), &scatter_sources_block<Tr>};
     return e;
 }
 
@@ -298,11 +303,14 @@ LoopEntry make_loop_checked(int in_type, int out_type) {
 // `out_type` (NumPy type numbers: NPY_DOUBLE, ...).  Every output has
 // out_type; both forward inputs and the reduced stream have in_type.
 // Registration checks that the dtypes' sizes and kinds match in_t/out_t.
-// 1.1's LoopEntry::nsrc lives in 1.0's padding: the layout is 1.0's.
+// 1.1's LoopEntry::nsrc lives in 1.0's padding: 1.1's layout is 1.0's,
+// and 1.2's is 1.1's with scatter_sources after it.
 static_assert(offsetof(LoopEntry, nsrc) == offsetof(LoopEntry, out_kind) + 1 &&
-                  sizeof(LoopEntry) == (offsetof(LoopEntry, out_kind) + alignof(LoopEntry)) /
-                                           alignof(LoopEntry) * alignof(LoopEntry),
-              "LoopEntry::nsrc must sit in the padding after out_kind (1.0's size)");
+                  kLoopEntrySize_1_1 == (offsetof(LoopEntry, out_kind) + alignof(LoopEntry)) /
+                                            alignof(LoopEntry) * alignof(LoopEntry) &&
+                  sizeof(LoopEntry) == kLoopEntrySize_1_1 + sizeof(LoopEntry::scatter_sources),
+              "LoopEntry::nsrc must sit in the padding after out_kind (1.0's size), and "
+              "scatter_sources (1.2) right after 1.1's entry");
 
 template <class Tr>
 LoopEntry make_loop(int in_type, int out_type) {
@@ -333,7 +341,9 @@ struct UFuncSpec {
 // The table numreduce._core exports in the capsule NUMREDUCE_CAPSULE_NAME.
 struct CApi {
     int api_version;  // NUMREDUCE_API_VERSION of the running numreduce
-    int entry_size;   // its sizeof(LoopEntry)
+    // kLoopEntrySize_1_1 (what 1.0 / 1.1 headers check at import; the
+    // running numreduce's own size is loop_entry_size)
+    int entry_size;
     // Validate `spec`, build the ufunc (2 inputs, spec->nout outputs, the
     // loops, numreduce's promoter; the reduction-loop and initials slots
     // where NumPy has them), make it known to the engine and add it to
@@ -344,6 +354,8 @@ struct CApi {
     PyObject *(*register_ufunc)(PyObject *module, const UFuncSpec *spec);
     // 1 where ufunc.reduce runs the registered reduction loops natively.
     int (*native_reduce)(void);
+    // C API 1.2: sizeof(LoopEntry) of the running numreduce.
+    int loop_entry_size;
 };
 
 // The C API of the running numreduce (one per extension module), set by
@@ -365,7 +377,8 @@ static inline int import_numreduce() {
     if (api == nullptr) return -1;
     const int major = api->api_version / 1000, minor = api->api_version % 1000;
     if (major != NUMREDUCE_API_VERSION_MAJOR || minor < NUMREDUCE_API_VERSION_MINOR ||
-        api->entry_size != int(sizeof(LoopEntry))) {
+        api->entry_size != int(kLoopEntrySize_1_1) ||
+        api->loop_entry_size != int(sizeof(LoopEntry))) {
         PyErr_Format(PyExc_ImportError,
                      "this extension was built against numreduce C API %d.%d, but the "
                      "installed numreduce provides C API %d.%d: rebuild the extension against "

@@ -1,8 +1,11 @@
 // Public (installed as <numreduce/loop_entry.hpp>): one dtype loop of one
 // ufunc as numreduce's engine and NumPy's ArrayMethod API see it -- the
 // function pointers that loops.hpp generates from a traits struct.  Part of
-// the extension ABI (extension.hpp): its layout changes only with
-// NUMREDUCE_API_VERSION_MAJOR, and registration checks sizeof(LoopEntry).
+// the extension ABI (extension.hpp): within one NUMREDUCE_API_VERSION_MAJOR
+// it only grows at the end (C API 1.2 added scatter_sources), and
+// registration takes the entries of every minor version's headers by their
+// size (UFuncSpec::entry_size: kLoopEntrySize_1_1 for 1.0 and 1.1, whose
+// entries are copied into a full LoopEntry with the newer members nullptr).
 #pragma once
 
 #include <cstddef>
@@ -82,6 +85,21 @@ struct LoopEntry {
     // sizeof(LoopEntry) is that of 1.0; numreduce reads it only from
     // registrations built with 1.1 headers or newer (1.0's: K = 1).
     char nsrc;
+    // C API 1.2: scatter with the K sources read in place, no packed
+    // stream: xs[0 .. K) each a C-contiguous, aligned (outer, n, inner)
+    // block of in_type, element (o, i, j) of source k at xs[k][(o * n + i)
+    // * inner + j]; the other arguments and the result are scatter's, and
+    // so are the results, bitwise (one loop template, scatter_from in
+    // loops.hpp).  make_loop fills it for every traits (one source: xs[0]
+    // is scatter's x); nullptr in entries registered with 1.0 / 1.1
+    // headers, whose K sources the engine then packs as before.
+    npy_intp (*scatter_sources)(const char *const *xs, const npy_intp *ids, const npy_bool *mask,
+                                npy_intp outer, npy_intp n, npy_intp inner, npy_intp G,
+                                char *const *accs, unsigned char *seen);
 };
+
+// sizeof(LoopEntry) in C API 1.0 and 1.1 (UFuncSpec::entry_size of their
+// registrations, CApi::entry_size): everything before scatter_sources.
+constexpr std::size_t kLoopEntrySize_1_1 = offsetof(LoopEntry, scatter_sources);
 
 }  // namespace nr

@@ -869,13 +869,33 @@ constexpr size_t slot_align() {
     return a;
 }
 
-// scatter_block's common case: a 1-d stream of n elements into G slots
-// read and written through get(g) / put(g, acc).  Once every slot has
-// started (soon, where the groups are few next to the stream) the rest of
-// the stream only steps, without the seen test.  Returns -1, or the index
-// of the first id outside [0, G).
-template <class Tr, class Get, class Put>
-inline npy_intp scatter_stream(const typename Tr::in_t *xs, const npy_intp *ids, npy_intp n,
+// The stream of the scatter loops, K sources read in place
+// (LoopEntry::scatter_sources): xs[i] is element i, {src[0][i], ...,
+// src[K-1][i]} as in_t (one source: src[0][i]) -- what xs[i] is in a
+// packed stream (a const in_t *), so one loop template serves both and a
+// slot sees the same elements in the same order either way.
+template <class Tr>
+struct split_sources {
+    const source_of<Tr> *src[nsrc_of<Tr>::value];
+    typename Tr::in_t operator[](npy_intp i) const {
+        if constexpr (nsrc_of<Tr>::value > 1) {
+            typename Tr::in_t s;
+            for (int j = 0; j < nsrc_of<Tr>::value; j++) s.v[j] = src[j][i];
+            return s;
+        } else {
+            return src[0][i];
+        }
+    }
+};
+
+// scatter_block's common case: a 1-d stream of n elements (xs[i]: a
+// packed const in_t * or split_sources) into G slots read and written
+// through get(g) / put(g, acc).  Once every slot has started (soon, where
+// the groups are few next to the stream) the rest of the stream only
+// steps, without the seen test.  Returns -1, or the index of the first id
+// outside [0, G).
+template <class Tr, class Src, class Get, class Put>
+inline npy_intp scatter_stream(const Src &xs, const npy_intp *ids, npy_intp n,
                                npy_intp G, unsigned char *seen, const acc_of<Tr> &init, bool have,
                                Get get, Put put) {
     npy_intp i = 0;
@@ -923,10 +943,11 @@ struct has_scatter_slot<Tr, std::void_t<typename Tr::scatter_t>> : std::true_typ
 // all finish are written (row r's slot g at p[k][r * pstride + g], and
 // seen[r][g] set where an element reached it) and their done[r] set; the
 // others are left untouched for the caller.  Returns -1, or the index of
-// the first id outside [0, G) (nothing written); -2: no memory.
-template <class Tr, int K>
-npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *ids, npy_intp n,
-                            npy_intp G, typename Tr::out_t *const *p, npy_intp pstride,
+// the first id outside [0, G) (nothing written); -2: no memory.  A row
+// xs[r] is a packed const in_t * or split_sources (scatter_stream).
+template <class Tr, int K, class Src>
+npy_intp scatter_slots_rows(const Src *xs, const npy_intp *ids, npy_intp n, npy_intp G,
+                            typename Tr::out_t *const *p, npy_intp pstride,
                             unsigned char *const *seen, bool *done) {
     using W = typename Tr::scatter_t;
     struct alignas(slot_align<sizeof(W)>()) Slot {
@@ -943,7 +964,7 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
         for (int r = 0; r < K; r++) w[g].s[r].w = Tr::scatter_start();
     }
     bool ok[K];
-    const typename Tr::in_t *x[K];
+    Src x[K];
     for (int r = 0; r < K; r++) {
         ok[r] = true;
         x[r] = xs[r];
@@ -1035,8 +1056,8 @@ npy_intp scatter_slots_rows(const typename Tr::in_t *const *xs, const npy_intp *
 // scatter_block's empty initials).  Returns -1, the index of the first id
 // outside [0, G), or -2: an element or slot needs step(), or no memory
 // (nothing written, seen untouched).
-template <class Tr>
-npy_intp scatter_slots(const typename Tr::in_t *xs, const npy_intp *ids, npy_intp n, npy_intp G,
+template <class Tr, class Src>
+npy_intp scatter_slots(const Src &xs, const npy_intp *ids, npy_intp n, npy_intp G,
                        typename Tr::out_t *const *p, unsigned char *seen) {
     bool done = false;
     const npy_intp bad = scatter_slots_rows<Tr, 1>(&xs, ids, n, G, p, G, &seen, &done);
@@ -1058,14 +1079,18 @@ npy_intp scatter_slots(const typename Tr::in_t *xs, const npy_intp *ids, npy_int
 //     caller raises on them).
 // Returns -1, or the index i of the first id outside [0, G) (the pass stops
 // there: callers pass temporaries, or ids they checked).
-template <class Tr>
-npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask, npy_intp outer,
-                       npy_intp n, npy_intp inner, npy_intp G, char *const *accs,
-                       unsigned char *seen) {
+// scatter_block reads the stream x (K sources packed: sources<T, K>
+// records), scatter_sources_block (LoopEntry::scatter_sources) K sources
+// in place, xs[j] a C-contiguous, aligned (outer, n, inner) block of T:
+// one loop (scatter_from), whose element (o, i, j) is the same in_t
+// either way, so the results are bitwise the same.
+template <class Tr, class Src>
+npy_intp scatter_from(const Src &xs, const npy_intp *ids, const npy_bool *mask, npy_intp outer,
+                      npy_intp n, npy_intp inner, npy_intp G, char *const *accs,
+                      unsigned char *seen) {
     using in_t = typename Tr::in_t;
     using out_t = typename Tr::out_t;
     constexpr int N = Tr::nout;
-    const in_t *xs = reinterpret_cast<const in_t *>(x);
     out_t *p[N];
     for (int i = 0; i < N; i++) p[i] = reinterpret_cast<out_t *>(accs[i]);
     acc_of<Tr> init{};  // (read only when have)
@@ -1141,6 +1166,25 @@ npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask,
         }
     }
     return -1;
+}
+
+template <class Tr>
+npy_intp scatter_block(const char *x, const npy_intp *ids, const npy_bool *mask, npy_intp outer,
+                       npy_intp n, npy_intp inner, npy_intp G, char *const *accs,
+                       unsigned char *seen) {
+    return scatter_from<Tr>(reinterpret_cast<const typename Tr::in_t *>(x), ids, mask, outer, n,
+                            inner, G, accs, seen);
+}
+
+template <class Tr>
+npy_intp scatter_sources_block(const char *const *xs, const npy_intp *ids, const npy_bool *mask,
+                               npy_intp outer, npy_intp n, npy_intp inner, npy_intp G,
+                               char *const *accs, unsigned char *seen) {
+    split_sources<Tr> src;
+    for (int j = 0; j < nsrc_of<Tr>::value; j++) {
+        src.src[j] = reinterpret_cast<const source_of<Tr> *>(xs[j]);
+    }
+    return scatter_from<Tr>(src, ids, mask, outer, n, inner, G, accs, seen);
 }
 
 // The grouped reduction of R rows that share their n ids, into fresh

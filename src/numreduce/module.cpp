@@ -59,6 +59,9 @@ PyMethodDef methods[] = {
      "Call numreduce.reduceat or numreduce.segmented_reduce instead."},
     {"_scatter", (PyCFunction)nr::engine_scatter, METH_VARARGS,
      "_scatter(ufunc, x, ids, mask, accs, seen, outer, n, inner, G) -> -1 or bad index.\n"
+     "x: the stream (K sources packed), or for a reduction of K sources whose loop\n"
+     "scatters them in place (_scatters_sources) a tuple of the K source arrays,\n"
+     "each (outer, n, inner) C-contiguous, aligned, native, of the loop's dtype.\n"
      "Call numreduce.reduce_by_group or numreduce.at instead."},
     {"_fast_function", (PyCFunction)nr::fast_function_new, METH_VARARGS,
      "_fast_function(name, general, ufunc, nan_ufunc) -> the C fast-path callable of the\n"
@@ -67,6 +70,9 @@ PyMethodDef methods[] = {
      "_kernel_policy() -> dict: the CPU and the kernel choices made for it (show_config)."},
     {"_has_initials", (PyCFunction)nr::registry_has_initials, METH_VARARGS,
      "_has_initials(ufunc, dtype) -> bool: whether the loop for `dtype` has initials."},
+    {"_scatters_sources", (PyCFunction)nr::registry_scatters_sources, METH_VARARGS,
+     "_scatters_sources(ufunc, dtype) -> bool: whether the loop for `dtype` takes its K\n"
+     "sources in place in _scatter (C API 1.2's LoopEntry::scatter_sources)."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -120,8 +126,8 @@ int native_reduce_c() { return nr::native_reduce() ? 1 : 0; }
 
 // The C API other extension modules import (nr::import_numreduce,
 // extension.hpp): the registration route numreduce's own ufuncs take too.
-const nr::CApi c_api = {NUMREDUCE_API_VERSION, int(sizeof(nr::LoopEntry)), &nr::register_spec,
-                        &native_reduce_c};
+const nr::CApi c_api = {NUMREDUCE_API_VERSION, int(nr::kLoopEntrySize_1_1), &nr::register_spec,
+                        &native_reduce_c, int(sizeof(nr::LoopEntry))};
 
 int add_capsule(PyObject *m) {
     PyObject *c = PyCapsule_New(const_cast<nr::CApi *>(&c_api), NUMREDUCE_CAPSULE_NAME, nullptr);

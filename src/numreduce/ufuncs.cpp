@@ -6,6 +6,7 @@
 // take one route.
 #include "ufuncs.hpp"
 
+#include <cstring>
 #include <deque>
 #include <set>
 
@@ -773,11 +774,20 @@ PyObject *make_ufunc(const UFuncDef &def, bool native) {
     return ufunc;
 }
 
-// The checks of register_spec: a ValueError / TypeError that names the
-// ufunc and the loop, or 0.
-int check_spec(const UFuncSpec *spec) {
+// The LoopEntry size of a registration built with C API 1.`minor` headers:
+// 1.0's and 1.1's end before scatter_sources (1.2).
+int entry_size_of(int minor) {
+    return minor < 2 ? int(kLoopEntrySize_1_1) : int(sizeof(LoopEntry));
+}
+
+// The checks of register_spec, on the spec and on its loops (`loops`: the
+// spec's entries, each copied into a full LoopEntry): a ValueError /
+// TypeError that names the ufunc and the loop, or 0.  Every minor version
+// up to ours registers (its entries are entry_size_of(minor) bytes).
+int check_spec_header(const UFuncSpec *spec) {
+    const int minor = spec->api_version % 1000;
     if (spec->api_version / 1000 != NUMREDUCE_API_VERSION_MAJOR ||
-        spec->entry_size != int(sizeof(LoopEntry))) {
+        minor > NUMREDUCE_API_VERSION_MINOR || spec->entry_size != entry_size_of(minor)) {
         PyErr_Format(PyExc_ImportError,
                      "numreduce: a ufunc registration built against numreduce C API %d.%d "
                      "(LoopEntry of %d bytes) cannot register with numreduce C API %d.%d (%d "
@@ -802,12 +812,29 @@ int check_spec(const UFuncSpec *spec) {
         PyErr_Format(PyExc_ValueError, "numreduce: ufunc '%s' has no loops", name);
         return -1;
     }
+    return 0;
+}
+
+// spec->loops (checked by check_spec_header) as full entries: each
+// entry_size bytes copied, the members of newer minor versions nullptr.
+std::vector<LoopEntry> spec_loops(const UFuncSpec *spec) {
+    std::vector<LoopEntry> loops((size_t)spec->nloops, LoopEntry{});
+    const char *p = reinterpret_cast<const char *>(spec->loops);
+    for (int k = 0; k < spec->nloops; k++) {
+        std::memcpy(&loops[(size_t)k], p + (size_t)k * (size_t)spec->entry_size,
+                    (size_t)spec->entry_size);
+    }
+    return loops;
+}
+
+int check_spec_loops(const UFuncSpec *spec, const std::vector<LoopEntry> &loops) {
+    const char *name = spec->name;
     std::set<int> seen;
     const bool has_nsrc = spec->api_version % 1000 >= 1;  // LoopEntry::nsrc is 1.1's
     for (int k = 0; k < spec->nloops; k++) {
-        const LoopEntry &e = spec->loops[k];
+        const LoopEntry &e = loops[(size_t)k];
         const int nsrc = has_nsrc ? e.nsrc : 1;
-        const int nsrc0 = has_nsrc ? spec->loops[0].nsrc : 1;
+        const int nsrc0 = has_nsrc ? loops[0].nsrc : 1;
         if (nsrc < 1 || nsrc > 4 || nsrc != nsrc0) {
             PyErr_Format(PyExc_ValueError,
                          "numreduce: ufunc '%s', loop %d: its traits have %d sources, loop 0 "
@@ -883,9 +910,11 @@ PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
         PyErr_SetString(PyExc_TypeError, "numreduce: register_ufunc needs the extension module");
         return nullptr;
     }
-    if (check_spec(spec) < 0) return nullptr;
-    UFuncDef def{spec->name, spec->doc != nullptr ? spec->doc : "", spec->nout,
-                 std::vector<LoopEntry>(spec->loops, spec->loops + spec->nloops), nullptr};
+    if (check_spec_header(spec) < 0) return nullptr;
+    std::vector<LoopEntry> loops = spec_loops(spec);
+    if (check_spec_loops(spec, loops) < 0) return nullptr;
+    UFuncDef def{spec->name, spec->doc != nullptr ? spec->doc : "", spec->nout, std::move(loops),
+                 nullptr};
     // check_spec: every loop has the same nsrc; 1.0's entries have padding there
     def.nsrc = spec->api_version % 1000 >= 1 ? def.loops[0].nsrc : 1;
     for (LoopEntry &e : def.loops) e.nsrc = char(def.nsrc);
@@ -920,7 +949,11 @@ PyObject *register_spec(PyObject *module, const UFuncSpec *spec) {
 
 bool native_reduce() { return g_native; }
 
-PyObject *registry_has_initials(PyObject *, PyObject *args) {
+namespace {
+
+// The loop of the arguments (ufunc, dtype) of _has_initials /
+// _scatters_sources, or nullptr with a TypeError.
+const LoopEntry *loop_of_args(PyObject *args) {
     PyObject *ufunc;
     PyArray_Descr *dtype;
     if (!PyArg_ParseTuple(args, "OO&", &ufunc, PyArray_DescrConverter, &dtype)) return nullptr;
@@ -929,11 +962,21 @@ PyObject *registry_has_initials(PyObject *, PyObject *args) {
     if (e == nullptr) {
         PyErr_Format(PyExc_TypeError, "numreduce: %R has no loop for dtype %R", ufunc,
                      (PyObject *)dtype);
-        Py_DECREF(dtype);
-        return nullptr;
     }
     Py_DECREF(dtype);
-    return PyBool_FromLong(e->initials != nullptr);
+    return e;
+}
+
+}  // namespace
+
+PyObject *registry_has_initials(PyObject *, PyObject *args) {
+    const LoopEntry *e = loop_of_args(args);
+    return e == nullptr ? nullptr : PyBool_FromLong(e->initials != nullptr);
+}
+
+PyObject *registry_scatters_sources(PyObject *, PyObject *args) {
+    const LoopEntry *e = loop_of_args(args);
+    return e == nullptr ? nullptr : PyBool_FromLong(e->scatter_sources != nullptr);
 }
 
 int register_ufuncs(PyObject *module, bool native) {

@@ -46,6 +46,11 @@ int register_ufuncs(PyObject *module, bool native);
 // registered ufunc for `dtype` has initials (an empty reduction is defined,
 // `where` needs no `initial`); TypeError where there is no such loop.
 PyObject *registry_has_initials(PyObject *self, PyObject *args);
+// _core._scatters_sources(ufunc, dtype) -> bool: whether the loop for
+// `dtype` scatters K sources in place (LoopEntry::scatter_sources, C API
+// 1.2: _scatter takes them as a tuple); false for the entries of 1.0 / 1.1
+// registrations, whose sources are packed.
+PyObject *registry_scatters_sources(PyObject *self, PyObject *args);
 
 // The C API's registration function (CApi::register_ufunc, extension.hpp).
 struct UFuncSpec;
