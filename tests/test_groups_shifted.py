@@ -353,3 +353,24 @@ def test_runs_of_ids_same_bits(n, g, fn):
         got = call(x[order], ids[order])
         for a, b in zip(ref, got):
             np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+def test_scatter_floor_is_a_real_pass():
+    """The bench's bound for grouped reductions (_core._scatter_floor: every
+    element added into its group's slot) does the pass it claims: the
+    slots' total is the per-group sums' (np.add.at) total; bad ids and
+    arrays raise."""
+    from numreduce import _core
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(10_000)
+    ids = rng.integers(0, 37, x.size)
+    s = np.zeros(37)
+    np.add.at(s, ids, x)
+    assert abs(_core._scatter_floor(x, ids, 37) - math.fsum(s)) <= 1e-12 * np.abs(x).sum()
+    ids[7] = 37
+    with pytest.raises(ValueError, match="id 37 outside"):
+        _core._scatter_floor(x, ids, 37)
+    with pytest.raises(ValueError, match="contiguous float64"):
+        _core._scatter_floor(x.astype(np.float32), ids % 37, 37)
+    with pytest.raises(ValueError, match="contiguous float64"):
+        _core._scatter_floor(x[::2], ids[::2] % 37, 37)

@@ -27,6 +27,7 @@ PyObject *engine_segments(PyObject *self, PyObject *args);
 int engine_num_threads();
 // engine_scatter.cpp
 PyObject *engine_scatter(PyObject *self, PyObject *args);
+PyObject *scatter_floor(PyObject *self, PyObject *args);  // the bench's bound
 
 // The iterator-free paths behind _reduce_all / _reduce_rows /
 // _reduce_trailing, callable from C++ (fastpath.cpp): a new tuple, a new

@@ -289,4 +289,47 @@ PyObject *engine_scatter(PyObject *, PyObject *args) {
     return PyLong_FromSsize_t(bad);
 }
 
+// _scatter_floor(x, ids, G) -> float: the bench's bound for a grouped
+// reduction of one float64 stream into G slots of 16 bytes (the minmax
+// state of a double): every element added into its group's slot, in
+// order -- the same reads of x and ids and the same random slot updates
+// as any grouped reduction, with the least work per element.  Returns the
+// slots' sum (so that the pass is kept); ValueError on an id outside
+// [0, G) or arrays that are not contiguous float64 / intp of one length.
+PyObject *scatter_floor(PyObject *, PyObject *args) {
+    PyArrayObject *x, *ids;
+    Py_ssize_t G;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyArray_Type, &x, &PyArray_Type, &ids, &G)) {
+        return nullptr;
+    }
+    const npy_intp n = PyArray_SIZE(x);
+    if (G <= 0 || !plain_array(x, n, NPY_DOUBLE) || !plain_array(ids, n, NPY_INTP)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "_scatter_floor: x contiguous float64, ids intp of x's size, G > 0");
+        return nullptr;
+    }
+    struct alignas(16) Slot {
+        double v, pad;
+    };
+    std::vector<Slot> w((size_t)G, Slot{0.0, 0.0});
+    const double *xs = (const double *)PyArray_DATA(x);
+    const npy_intp *is = (const npy_intp *)PyArray_DATA(ids);
+    npy_intp i = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (; i < n; i++) {
+        const npy_intp g = is[i];
+        if ((npy_uintp)g >= (npy_uintp)G) break;
+        w[g].v += xs[i];
+    }
+    Py_END_ALLOW_THREADS;
+    if (i < n) {
+        PyErr_Format(PyExc_ValueError, "_scatter_floor: id %zd outside [0, %zd)", (Py_ssize_t)is[i],
+                     G);
+        return nullptr;
+    }
+    double total = 0.0;
+    for (const Slot &s : w) total += s.v;
+    return PyFloat_FromDouble(total);
+}
+
 }  // namespace nr

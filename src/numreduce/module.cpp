@@ -63,6 +63,10 @@ PyMethodDef methods[] = {
      "scatters them in place (_scatters_sources) a tuple of the K source arrays,\n"
      "each (outer, n, inner) C-contiguous, aligned, native, of the loop's dtype.\n"
      "Call numreduce.reduce_by_group or numreduce.at instead."},
+    {"_scatter_floor", (PyCFunction)nr::scatter_floor, METH_VARARGS,
+     "_scatter_floor(x, ids, G) -> float: every float64 element added into its group's\n"
+     "16-byte slot, in order (the bench's bound for grouped reductions: their reads and\n"
+     "random slot updates with the least work)."},
     {"_fast_function", (PyCFunction)nr::fast_function_new, METH_VARARGS,
      "_fast_function(name, general, ufunc, nan_ufunc) -> the C fast-path callable of the\n"
      "user function `name` (numreduce/_fastpath.py binds the public names to them)."},
