@@ -1763,11 +1763,18 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         long long r = 0;                                                                 \
         if (n >= 2 * L) {                                                                \
             for (; r + L <= rows; r += L) {                                              \
-                vt S[L], C[L], s1, c1;                                                   \
+                vt S[L], C[L];                                                           \
                 for (int i = 0; i < L; i++) {                                            \
-                    two_sum_lanes_##SUFFIX<T, A, M>(x + (r + i) * ld, n, S[i], s1, C[i], c1); \
-                    ok[r + i] = !two_sum_overflowed_##SUFFIX<A>(S[i], s1, C[i], c1);     \
-                    two_sum_merge_##SUFFIX<A>(S[i], s1, C[i], c1); /* lanes j, j + L */  \
+                    /* (the lanes in locals: S[i] / C[i] by reference kept the */        \
+                    /* running sums on the stack, every step's chain through a */        \
+                    /* store and a reload -- Zen 4, AVX-512, rows of 1250 float64: */    \
+                    /* 2.6 ms against the 1-d stream's 2.1 for 1e7) */                    \
+                    vt s0, s1, c0, c1;                                                   \
+                    two_sum_lanes_##SUFFIX<T, A, M>(x + (r + i) * ld, n, s0, s1, c0, c1); \
+                    ok[r + i] = !two_sum_overflowed_##SUFFIX<A>(s0, s1, c0, c1);         \
+                    two_sum_merge_##SUFFIX<A>(s0, s1, c0, c1); /* lanes j, j + L */      \
+                    S[i] = s0;                                                           \
+                    C[i] = c0;                                                           \
                 }                                                                        \
                 /* transpose: S[j] = lane j of every row (swap the off-diagonal */       \
                 /* blocks of sizes 1, 2, ..., L / 2) */                                  \
