@@ -724,13 +724,20 @@ def at(ufunc, outs, indices, values, label, qualname=""):
                          f"indexed shape {idx_shape}") from None
     descrs = at_descrs(ufunc, vals.dtype, [o.dtype for o in outs], ufunc.nout, label)
     ids = np.ascontiguousarray(idx, dtype=np.intp).reshape(-1)
-    if nsrc is not None:  # the K values of an element side by side (a copy)
-        x = pack_sources([np.broadcast_to(v, idx_shape).astype(descrs[0]) for v in srcs])
-        x = x.reshape(-1).view(descrs[0])
+    if nsrc is not None and SCATTER_SOURCES_IN_PLACE and _core._scatters_sources(ufunc, descrs[0]):
+        # the K sources read in place by the scatter loop (C API 1.2), each
+        # contiguous in the loop's dtype (a copy only where it is not)
+        x = tuple(np.ascontiguousarray(np.broadcast_to(v, idx_shape), dtype=descrs[0]).reshape(-1)
+                  for v in srcs)
+        x = tuple(v.copy() if any(np.may_share_memory(v, o) for o in outs) else v for v in x)
     else:
-        x = np.ascontiguousarray(vals, dtype=descrs[0]).reshape(-1)
-    if any(np.may_share_memory(x, o) for o in outs):
-        x = x.copy()  # read every value before any accumulator changes
+        if nsrc is not None:  # the K values of an element side by side (a copy)
+            x = pack_sources([np.broadcast_to(v, idx_shape).astype(descrs[0]) for v in srcs])
+            x = x.reshape(-1).view(descrs[0])
+        else:
+            x = np.ascontiguousarray(vals, dtype=descrs[0]).reshape(-1)
+        if any(np.may_share_memory(x, o) for o in outs):
+            x = x.copy()  # read every value before any accumulator changes
     accs = []
     for o, d in zip(outs, descrs[1:]):
         direct = o.dtype == d and o.flags.c_contiguous and o.flags.aligned

@@ -642,3 +642,67 @@ def test_group_meanvar_weights_reads_the_sources_in_place(monkeypatch):
     assert peak() < n * 8 // 4
     monkeypatch.setattr(nr._host, "SCATTER_SOURCES_IN_PLACE", False)
     assert peak() >= 2 * n * 8
+
+
+@pytest.mark.parametrize("ufunc", sorted(nr._core._MULTI_SOURCE, key=lambda u: u.__name__),
+                         ids=lambda u: u.__name__)
+def test_at_in_place_is_the_packed_bits(monkeypatch, ufunc):
+    """nr.at of a K-source ufunc reads the sources in place too: the bits
+    of the packed path, repeated and negative indices, a broadcast scalar
+    source, NaN, inf and zero weights; and no packed copy (tracemalloc)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(11)
+    n, g = 20_000, 300
+    x = rng.standard_normal(n) * 3
+    y = rng.random(n)
+    x[::97] = np.nan
+    x[3::89] = np.inf
+    y[::5] = 0.0
+    ids = rng.integers(-g, g, n)
+    start = nr.reduce_by_group(ufunc, (x[:g], y[:g]), np.arange(g), g)
+
+    def run(second):
+        outs = tuple(np.array(s, copy=True) for s in start)
+        nr.at(ufunc, outs, ids, (x, second))
+        return outs
+
+    for second in (y, 2.0):
+        got, want = _packed_too(monkeypatch, lambda: run(second))
+        _same_bits(got, want)
+    big = 1_000_000
+    xb, yb, ib = rng.standard_normal(big), rng.random(big), rng.integers(0, g, big)
+
+    def peak():
+        outs = tuple(np.array(s, copy=True) for s in start)
+        tracemalloc.start()
+        try:
+            nr.at(ufunc, outs, ib, (xb, yb))
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak() < 2 * big * 8  # the ids' intp copy (8 n) at most, no 16 n records
+    monkeypatch.setattr(nr._host, "SCATTER_SOURCES_IN_PLACE", False)
+    assert peak() >= 2 * big * 8  # (the packed path's records: the check can fail)
+
+
+def test_at_in_place_reads_values_before_updating():
+    """A source that shares memory with an accumulator is read before any
+    accumulator changes (copied), as NumPy's ufunc.at does."""
+    outs = tuple(np.zeros(4) for _ in range(4))
+    outs[0][:] = [1.0, 2.0, 3.0, 4.0]
+    w = np.ones(4)
+    want = tuple(o.copy() for o in outs)
+    nr.at(nr.wmoments, want, [0, 1, 2, 3, 0], (outs[0].copy()[[0, 1, 2, 3, 0]], w[[0, 1, 2, 3, 0]]))
+    nr.at(nr.wmoments, outs, [0, 1, 2, 3, 0], (outs[0][[0, 1, 2, 3, 0]], w[[0, 1, 2, 3, 0]]))
+    for a, b in zip(outs, want):
+        np.testing.assert_array_equal(a, b)
+    # the values a view of an accumulator itself
+    outs = tuple(np.zeros(4) for _ in range(4))
+    outs[0][:] = [1.0, 2.0, 3.0, 4.0]
+    want = tuple(o.copy() for o in outs)
+    nr.at(nr.wmoments, want, [3, 2, 1, 0], (want[0].copy(), w))
+    nr.at(nr.wmoments, outs, [3, 2, 1, 0], (outs[0], w))
+    for a, b in zip(outs, want):
+        np.testing.assert_array_equal(a, b)
