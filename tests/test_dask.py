@@ -1224,6 +1224,8 @@ def test_bench_dask_rows_run(capsys):
         assert status in ("ok", "MISS") and goal.startswith(">=")
     out = capsys.readouterr().out
     assert "variance error" in out and ": ok" in out  # numreduce's error <= Dask's
+    # the logsumexp bound names its three measured times, CPU included
+    assert "logsumexp" in out and "(CPU " in out and "cores" in out
 
 
 def test_several_graphs_computed_together():
