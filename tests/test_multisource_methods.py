@@ -706,3 +706,13 @@ def test_at_in_place_reads_values_before_updating():
     nr.at(nr.wmoments, outs, [3, 2, 1, 0], (outs[0], w))
     for a, b in zip(outs, want):
         np.testing.assert_array_equal(a, b)
+
+
+def test_one_source_loops_have_no_sources_scatter():
+    """scatter_sources is made for reductions of K > 1 sources only (one
+    source: scatter reads its stream in place already)."""
+    f8 = np.dtype(np.float64)
+    for u in (nr.minimummaximum, nr.moments, nr.twosum, nr.maxsumexp):
+        assert not nr._core._scatters_sources(u, f8), u.__name__
+    for u in nr._core._MULTI_SOURCE:
+        assert nr._core._scatters_sources(u, f8), u.__name__

@@ -293,7 +293,8 @@ LoopEntry make_loop_checked(int in_type, int out_type) {
                 &merge_loop<Tr>, &scan_block<Tr>, &segment_block<Tr>, &scatter_block<Tr>,
                 Tr::nout, int(sizeof(source_of<Tr>)), int(sizeof(typename Tr::out_t)),
                 kind_of<source_of<Tr>>(), kind_of<typename Tr::out_t>(),
-                char(nsrc_of<Tr>::value), &scatter_sources_block<Tr>};
+                char(nsrc_of<Tr>::value),
+                nsrc_of<Tr>::value > 1 ? &scatter_sources_block<Tr> : nullptr};
     return e;
 }
 

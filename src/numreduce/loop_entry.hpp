@@ -90,9 +90,11 @@ struct LoopEntry {
     // block of in_type, element (o, i, j) of source k at xs[k][(o * n + i)
     // * inner + j]; the other arguments and the result are scatter's, and
     // so are the results, bitwise (one loop template, scatter_from in
-    // loops.hpp).  make_loop fills it for every traits (one source: xs[0]
-    // is scatter's x); nullptr in entries registered with 1.0 / 1.1
-    // headers, whose K sources the engine then packs as before.
+    // loops.hpp).  make_loop fills it for traits of K > 1 sources
+    // (nullptr for one source: scatter reads its stream in place already,
+    // and a second instance of the loop would only grow the binary);
+    // nullptr in entries registered with 1.0 / 1.1 headers, whose K
+    // sources the engine then packs as before.
     npy_intp (*scatter_sources)(const char *const *xs, const npy_intp *ids, const npy_bool *mask,
                                 npy_intp outer, npy_intp n, npy_intp inner, npy_intp G,
                                 char *const *accs, unsigned char *seen);
