@@ -49,7 +49,7 @@ from ._dtypes import (MULTI_SOURCE, at_descrs, merge_descrs, multi_output, resol
 
 __all__ = ["arg_reduce", "array_code", "asarray", "at", "axis_length",
            "check_outs", "foreign", "group_arg", "group_ids", "group_reduce", "group_reduce_parts",
-           "group_sources", "pack_sources", "Sources",
+           "group_sources", "in_place_sources", "pack_sources", "Sources",
            "host_indices", "into", "merge", "merge_states", "nonempty", "nonnegative",
            "own_ufunc", "parse_out", "quick_arg", "quick_reduce", "reduce", "reduce_parts", "scan", "scan_output", "scan_parts", "sources",
            "segments", "states", "where"]
@@ -119,16 +119,27 @@ class Sources:
         records (``_block3``), as before."""
         shape = self.shape
         layout = (math.prod(shape[:ax]), shape[ax], math.prod(shape[ax + 1:]))
-        if (SCATTER_SOURCES_IN_PLACE and mask is None and layout[0] == 1 and layout[2] == 1
-                and _core._scatters_sources(ufunc, dt)):
-            return tuple(np.require(a.astype(dt, copy=False), requirements=["C", "A"])
-                         .reshape(-1) for a in self.arrays), layout
+        if mask is None and layout[0] == 1 and layout[2] == 1:
+            xs = in_place_sources(ufunc, self.arrays, dt)
+            if xs is not None:
+                return xs, layout
         return _block3(pack_sources(self.arrays), ax, dt)
 
 
-# Whether group_reduce reads K sources in place where it can (Sources.stream);
-# the tests set it False to compare with the packed path, bit for bit.
+# Whether the scatter loop reads K sources in place where it can
+# (in_place_sources); the tests set it False to compare with the packed
+# path, bit for bit.
 SCATTER_SOURCES_IN_PLACE = True
+
+
+def in_place_sources(ufunc, arrays, dt):
+    """The K source ``arrays`` as the scatter loop reads them in place (C API
+    1.2's ``_core._scatters_sources``): a tuple of 1-d C-contiguous, aligned,
+    native arrays of ``dt`` (a copy only of one that is not); None where the
+    loop for ``dt`` packs them instead."""
+    if not (SCATTER_SOURCES_IN_PLACE and _core._scatters_sources(ufunc, dt)):
+        return None
+    return tuple(np.require(a, dtype=dt, requirements=["C", "A"]).reshape(-1) for a in arrays)
 
 
 def group_sources(arrays):
@@ -724,11 +735,9 @@ def at(ufunc, outs, indices, values, label, qualname=""):
                          f"indexed shape {idx_shape}") from None
     descrs = at_descrs(ufunc, vals.dtype, [o.dtype for o in outs], ufunc.nout, label)
     ids = np.ascontiguousarray(idx, dtype=np.intp).reshape(-1)
-    if nsrc is not None and SCATTER_SOURCES_IN_PLACE and _core._scatters_sources(ufunc, descrs[0]):
-        # the K sources read in place by the scatter loop (C API 1.2), each
-        # contiguous in the loop's dtype (a copy only where it is not)
-        x = tuple(np.ascontiguousarray(np.broadcast_to(v, idx_shape), dtype=descrs[0]).reshape(-1)
-                  for v in srcs)
+    x = None if nsrc is None else in_place_sources(
+        ufunc, [np.broadcast_to(v, idx_shape) for v in srcs], descrs[0])
+    if x is not None:  # the K sources read in place by the scatter loop
         x = tuple(v.copy() if any(np.may_share_memory(v, o) for o in outs) else v for v in x)
     else:
         if nsrc is not None:  # the K values of an element side by side (a copy)

@@ -718,3 +718,28 @@ def test_one_source_loops_have_no_sources_scatter():
     assert len(own) >= 5  # (other extensions' 1.0 / 1.1 registrations have none)
     for u in own:
         assert nr._core._scatters_sources(u, f8), u.__name__
+
+
+def test_in_place_sources_misaligned_and_swapped(monkeypatch):
+    """Sources the scatter loop cannot read as they lie (misaligned,
+    byte-swapped, another dtype) are made so first, for reduce_by_group and
+    for at alike: the packed path's results, no internal error."""
+    rng = np.random.default_rng(21)
+    n, g = 1000, 7
+    buf = np.zeros(8 * n + 1, np.uint8)
+    x = np.frombuffer(buf.data, dtype=np.float64, count=n, offset=1)
+    assert not x.flags.aligned
+    buf[1:] = rng.standard_normal(n).view(np.uint8)
+    w = rng.random(n).astype(">f8")
+    ids = rng.integers(0, g, n)
+    start = nr.reduce_by_group(nr.wmoments, (x[:g].copy(), np.ones(g)), np.arange(g), g)
+
+    def at():
+        outs = tuple(np.array(s, copy=True) for s in start)
+        nr.at(nr.wmoments, outs, ids, (x, w))
+        return outs
+
+    for call in (lambda: nr.reduce_by_group(nr.wmoments, (x, w), ids, g), at,
+                 lambda: nr.reduce_by_group(nr.wmoments, (x.astype(np.float32), w), ids, g)):
+        got, want = _packed_too(monkeypatch, call)
+        _same_bits(got, want)
