@@ -294,7 +294,7 @@ LoopEntry make_loop_checked(int in_type, int out_type) {
                 Tr::nout, int(sizeof(source_of<Tr>)), int(sizeof(typename Tr::out_t)),
                 kind_of<source_of<Tr>>(), kind_of<typename Tr::out_t>(),
                 char(nsrc_of<Tr>::value),
-                nsrc_of<Tr>::value > 1 ? &scatter_sources_block<Tr> : nullptr};
+                scatter_sources_of<Tr>()};
     return e;
 }
 

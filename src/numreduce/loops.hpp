@@ -869,22 +869,19 @@ constexpr size_t slot_align() {
     return a;
 }
 
-// The stream of the scatter loops, K sources read in place
+// The stream of the scatter loops, K > 1 sources read in place
 // (LoopEntry::scatter_sources): xs[i] is element i, {src[0][i], ...,
-// src[K-1][i]} as in_t (one source: src[0][i]) -- what xs[i] is in a
-// packed stream (a const in_t *), so one loop template serves both and a
-// slot sees the same elements in the same order either way.
+// src[K-1][i]} as in_t -- what xs[i] is in a packed stream (a const in_t
+// *), so one loop template serves both and a slot sees the same elements
+// in the same order either way.
 template <class Tr>
 struct split_sources {
+    static_assert(nsrc_of<Tr>::value > 1, "one source: the stream itself (scatter_block)");
     const source_of<Tr> *src[nsrc_of<Tr>::value];
     typename Tr::in_t operator[](npy_intp i) const {
-        if constexpr (nsrc_of<Tr>::value > 1) {
-            typename Tr::in_t s;
-            for (int j = 0; j < nsrc_of<Tr>::value; j++) s.v[j] = src[j][i];
-            return s;
-        } else {
-            return src[0][i];
-        }
+        typename Tr::in_t s;
+        for (int j = 0; j < nsrc_of<Tr>::value; j++) s.v[j] = src[j][i];
+        return s;
     }
 };
 
@@ -1185,6 +1182,18 @@ npy_intp scatter_sources_block(const char *const *xs, const npy_intp *ids, const
         src.src[j] = reinterpret_cast<const source_of<Tr> *>(xs[j]);
     }
     return scatter_from<Tr>(src, ids, mask, outer, n, inner, G, accs, seen);
+}
+
+// LoopEntry::scatter_sources of the traits (make_loop): the loop above for
+// K > 1 sources, nullptr for one (whose scatter reads its stream in place
+// already; no second instance of its loop is made).
+template <class Tr>
+constexpr decltype(LoopEntry::scatter_sources) scatter_sources_of() {
+    if constexpr (nsrc_of<Tr>::value > 1) {
+        return &scatter_sources_block<Tr>;
+    } else {
+        return nullptr;
+    }
 }
 
 // The grouped reduction of R rows that share their n ids, into fresh
