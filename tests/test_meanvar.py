@@ -773,7 +773,7 @@ def test_no_stray_warnings_for_ordinary_data():
 
 
 
-@pytest.mark.parametrize("n", [7, 8, 9, 16, 17, 511, 512, 513, 1031])
+@pytest.mark.parametrize("n", [7, 8, 9, 16, 17, 511, 512, 513, 1023, 1024, 1025, 2063])
 @pytest.mark.parametrize("special", [[np.nan], [np.inf], [-np.inf], [np.inf, -np.inf],
                                      [np.nan, np.inf]], ids=repr)
 def test_specials_at_every_lane_and_block_position(n, special):
@@ -789,7 +789,7 @@ def test_specials_at_every_lane_and_block_position(n, special):
                               None, 1, None)
 
 
-@pytest.mark.parametrize("n", [1, 7, 8, 9, 16, 17, 511, 512, 513, 1031, 4099])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 16, 17, 511, 512, 513, 1023, 1024, 1025, 2063, 4099])
 def test_accuracy_offset_data_lane_and_block_sizes(n):
     """Offset data at sizes around the vector width and the block size."""
     rng = np.random.default_rng(n)

@@ -39,7 +39,7 @@ import pytest
 
 import numreduce as nr
 
-R = 700  # > one 512-element block, > 64-row blocks: every blocking boundary
+R = 1100  # > one 1024-element block, > 64-row blocks: every blocking boundary
 EPS = np.finfo(np.float64).eps
 TINY = np.finfo(np.float64).smallest_subnormal
 

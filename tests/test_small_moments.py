@@ -4,7 +4,7 @@ n <= 50000, straight into the traits' stream function) against the general
 path (numreduce._api, which goes through the engine's loop), bit for bit,
 warnings included, at every SIMD level; and against NumPy's nanmean/nanvar
 and math.fsum-based references.  Sizes around the vector widths, the
-512-value block, the 50000 bound; NaN at the first, last and every
+1024-value block, the 50000 bound; NaN at the first, last and every
 position, all-NaN, inf, -0.0, overflowing deviations, ddof."""
 
 import math

@@ -103,7 +103,9 @@ def test_moments_overflow_redo_bitwise_for_1_to_8_threads():
     m, v = nr.meanvar(a)
     exact = 1e308 * ((a.size - 2 * (CHUNK // 2)) / a.size)
     assert v == np.inf
-    assert abs(m - exact) <= 4 * np.spacing(exact)
+    # docs/accuracy.md's bound for the stream path: 8 ulp of the exact mean
+    # plus 4 eps max|x| (a cancelling sum's conditioning)
+    assert abs(m - exact) <= 8 * np.spacing(exact) + 4 * np.finfo(float).eps * 1e308
 
 
 def test_issue_example_three_threads_equal_one():

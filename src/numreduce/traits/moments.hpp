@@ -227,7 +227,13 @@ struct Moments {
     // per block of up to BLOCK elements with the corrected two-pass formula
     //   M2_b = sum((y - m)^2) - (sum(y - m))^2 / n_b,   y = x - K, m = mean(y),
     // and the blocks merged with Chan's update, its M2 sum compensated.
-    static constexpr int BLOCK = 512, L = 8;
+    // 1024 elements (8 KiB of float64 shifted values, L1-resident): each
+    // block's fixed cost (the lanes' folds, the block mean's division
+    // before the second pass can start, the merge) over half as many
+    // blocks as at 512 -- Zen 4, AVX-512, one thread, data in the cache:
+    // meanvar of 1e4-1e6 float64 0.22-0.25 ns an element against
+    // 0.28-0.30, float32 0.25 against 0.31, nanmeanvar 0.29 against 0.35.
+    static constexpr int BLOCK = 1024, L = 8;
     NR_HD static A lanes_sum(const A *l) {
         return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
     }
