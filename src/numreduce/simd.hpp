@@ -1293,6 +1293,20 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 m[u] = ((v > m[u]) | (v != v)) ? v : m[u];                              \
             }                                                                           \
         }                                                                               \
+        /* AVX2, AVX-512: the rest in single vectors, then one vector ending at */      \
+        /* the last element (max is idempotent: its first lanes again); the */          \
+        /* baseline leaves the rest to the caller's scalar loop */                      \
+        if constexpr (BYTES > 16) {                                                     \
+            for (int u = 0; k + L <= n; k += L, u = (u + 1) % U) {                      \
+                const V v = max_load_##SUFFIX<T, V>(x + k);                             \
+                m[u] = ((v > m[u]) | (v != v)) ? v : m[u];                              \
+            }                                                                           \
+            if (k < n) {                                                                \
+                const V v = max_load_##SUFFIX<T, V>(x + n - L);                         \
+                m[0] = ((v > m[0]) | (v != v)) ? v : m[0];                              \
+                k = n;                                                                  \
+            }                                                                           \
+        }                                                                               \
         /* the vectors folded, then the lanes in halves: selects, no branches */        \
         m[0] = ((m[1] > m[0]) | (m[1] != m[1])) ? m[1] : m[0];                          \
         m[2] = ((m[3] > m[2]) | (m[3] != m[3])) ? m[3] : m[2];                          \
@@ -1356,6 +1370,34 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 const auto eq = v == mx;                                                \
                 a[u] = (eq | (d < EXP64_FLOOR)) ? a[u] : a[u] + e;                      \
                 c[u] = eq ? c[u] + 1.0 : c[u];                                          \
+            }                                                                           \
+        }                                                                               \
+        /* AVX2, AVX-512: the rest in single vectors (into a[0], a[1], ... in           \
+           turn), then one vector ending at the last element with its lanes             \
+           below k left out: every element in the lanes, where n >= L (Zen 4,           \
+           AVX-512, rows of 250: float32 1.74 -> 1.11 ns per element, the 26            \
+           past the four vectors had run in scalar code).  The baseline covers          \
+           multiples of four vectors only, as MaxSumExp::sum_exp_lanes (its             \
+           bits without vector kernels) */                                              \
+        if constexpr (BYTES > 16) {                                                     \
+            int u = 0;                                                                  \
+            for (; k + L <= n; k += L, u = (u + 1) & 3) {                               \
+                const vd_##SUFFIX v = load_##SUFFIX(x + k), d = v - mx;                 \
+                const vd_##SUFFIX e = exp64_##SUFFIX(d);                                \
+                const auto eq = v == mx;                                                \
+                a[u] = (eq | (d < EXP64_FLOOR)) ? a[u] : a[u] + e;                      \
+                c[u] = eq ? c[u] + 1.0 : c[u];                                          \
+            }                                                                           \
+            if (k < n && n >= L) {                                                      \
+                vd_##SUFFIX io;                                                         \
+                for (int i = 0; i < L; i++) io[i] = (double)i;                          \
+                const vd_##SUFFIX v = load_##SUFFIX(x + n - L), d = v - mx;             \
+                const vd_##SUFFIX e = exp64_##SUFFIX(d);                                \
+                const auto old = io < (double)(k - (n - L)); /* lanes done above */     \
+                const auto eq = (v == mx) & ~old;                                       \
+                a[u] = (old | eq | (d < EXP64_FLOOR)) ? a[u] : a[u] + e;                \
+                c[u] = eq ? c[u] + 1.0 : c[u];                                          \
+                k = n;                                                                  \
             }                                                                           \
         }                                                                               \
         *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                       \
