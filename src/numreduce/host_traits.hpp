@@ -305,7 +305,7 @@ namespace nr {
     inline void MaxSumExp<T, A>::rows_reduce(A *const *acc, const in_t *x, long long rows,
                                              long long cols, long long stride) {
         constexpr long long CB = 512;
-        A bm[CB], bt[CB], ec[CB], be[CB];
+        A bm[CB], bt[CB], ec[CB];  // run maxima and sums (scratch), the compensations
         long long R = same_type<A, double>::value ? 32 : 16;
         while (R * R < rows) R *= 2;
         for (long long c0 = 0; c0 < cols; c0 += CB) {
@@ -316,11 +316,13 @@ namespace nr {
                 const long long rb = rows - r0 < R ? rows - r0 : R;
                 const in_t *x0 = x + r0 * stride + c0;
                 if constexpr (same_type<A, double>::value) {
-                    const long long ahead = rows - r0 - rb < R ? rows - r0 - rb : R;  // the next run
                     long long done = 0;
 #if defined(NR_HAVE_HOST_SIMD)
-                    if constexpr (simd::f64_lanes<T>::value)
+                    if constexpr (simd::f64_lanes<T>::value) {
+                        A be[CB];  // (scratch)
+                        const long long ahead = rows - r0 - rb < R ? rows - r0 - rb : R;  // the next run
                         done = simd::lse_cols(x0, rb, cb, stride, m, t, ec, bm, bt, be, ahead);
+                    }
 #endif
                     if (done < cb) cols_block(x0, rb, cb, stride, m, t, ec);
                 } else {
