@@ -114,8 +114,10 @@ struct MaxSumExp {
     }
 #if defined(NR_HOST_TRAITS)
     // Host only: row blocks reduced over axis 0 (defined in ../host_traits.hpp).
-    NR_TARGET_CLONES static void rows_reduce(A *const *acc, const in_t *x, long long rows,
-                                             long long cols, long long stride);
+    static void rows_reduce(A *const *acc, const in_t *x, long long rows, long long cols,
+                            long long stride);
+    static void cols_block(const in_t *x, long long rows, long long cols, long long stride,
+                           double *M, double *Tt, double *Ec);
     // One input row into one accumulator row (the row-walk pattern), on A
     // values for every input type, as rows_reduce.
     NR_TARGET_CLONES static bool row_walk(A *const *acc, const in_t *x, long long n);
