@@ -1408,36 +1408,13 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     /* rounded on its own (NR_UNFUSED: no fused multiply-add), as x86-64's */          \
     /* scalar baseline computes it: the same bits at every level (lse_cols) */        \
     ATTR __attribute__((always_inline)) inline vd_##SUFFIX exp64u_##SUFFIX(vd_##SUFFIX x) { \
-        const double c16 = 23.083120654223414, l_hi = 0.04332169877307024;             \
-        const double l_lo = 1.1926343307941173e-11, shifter = 6755399441055744.0;       \
-        vd_##SUFFIX a = x * c16;                                                        \
-        NR_UNFUSED(a);                                                                  \
-        const vd_##SUFFIX t = a + shifter, n = t - shifter;                             \
-        vd_##SUFFIX nh = n * l_hi, nl = n * l_lo;                                       \
-        NR_UNFUSED(nh); /* exact: fused or not the same, kept apart anyway */           \
-        NR_UNFUSED(nl);                                                                 \
-        const vd_##SUFFIX r = (x - nh) - nl;                                            \
-        const double cf[6] = {1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0}; \
-        vd_##SUFFIX p = r * (1.0 / 5040.0);                                             \
-        NR_UNFUSED(p);                                                                  \
-        p = p + cf[0];                                                                  \
-        for (int i = 1; i < 6; i++) {                                                   \
-            vd_##SUFFIX q = p * r;                                                      \
-            NR_UNFUSED(q);                                                              \
-            p = q + cf[i];                                                              \
-        }                                                                               \
+        vd_##SUFFIX t, r, p, rel, out;                                                  \
+        NR_EXP64_REDUCE_STEPS(vd_##SUFFIX, x, t, r, p, NR_UNFUSED);                     \
         vu_##SUFFIX tb, kb;                                                             \
-        vd_##SUFFIX rel;                                                                \
         bitcast_to(t, tb);                                                              \
         exp_tab_##SUFFIX::get(tb, kb, rel);                                             \
-        vd_##SUFFIX pr = p * r;                                                         \
-        NR_UNFUSED(pr);                                                                 \
-        const vd_##SUFFIX q = pr + rel;                                                 \
-        vd_##SUFFIX sc;                                                                 \
-        bitcast_to((tb << 48) + kb, sc);                                                \
-        vd_##SUFFIX sq = sc * q;                                                        \
-        NR_UNFUSED(sq);                                                                 \
-        return sq + sc;                                                                 \
+        NR_EXP64_SCALE_STEPS(vd_##SUFFIX, tb, r, p, kb, rel, out, NR_UNFUSED);          \
+        return out;                                                                     \
     }                                                                                   \
     /* log-sum-exp down the columns into the column states (MaxSumExp::rows_reduce): */ \
     /* a run of `rows` rows (>= 1, `stride` elements apart) of `cols` columns */        \
@@ -1796,29 +1773,23 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     ATTR inline __attribute__((always_inline)) void tail_lanes_##SUFFIX(const A *p, long long m, vt &v) { \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         static_assert(sizeof(A) == 4 || sizeof(A) == 8, "float32 / float64 lanes");      \
+        typedef typename std::conditional<sizeof(A) == 4, int, long long>::type I;       \
+        typedef I vi __attribute__((vector_size(BYTES)));                                \
+        vi lane;                                                                         \
+        for (int j = 0; j < L; j++) lane[j] = (I)j;                                      \
+        const vi keep = lane < (I)m; /* the lanes of p[0..m) */                          \
         vt w;                                                                            \
         NR_X86_ONLY(                                                                     \
         if constexpr (BYTES == 64 && sizeof(A) == 4) {                                   \
-            w = (vt)_mm512_maskz_loadu_ps((__mmask16)((1u << m) - 1), p);               \
+            w = (vt)_mm512_maskz_loadu_ps((__mmask16)((1u << m) - 1), p);                \
         } else if constexpr (BYTES == 64) {                                              \
-            w = (vt)_mm512_maskz_loadu_pd((__mmask8)((1u << m) - 1), p);                \
+            w = (vt)_mm512_maskz_loadu_pd((__mmask8)((1u << m) - 1), p);                 \
         } else if constexpr (sizeof(A) == 4) {                                           \
-            typedef int vi __attribute__((vector_size(32)));                             \
-            vi idx;                                                                      \
-            for (int j = 0; j < L; j++) idx[j] = j;                                      \
-            w = (vt)_mm256_maskload_ps(p, (__m256i)(idx < (int)m));                      \
+            w = (vt)_mm256_maskload_ps(p, (__m256i)keep);                                \
         } else {                                                                         \
-            typedef long long vi __attribute__((vector_size(32)));                       \
-            vi idx;                                                                      \
-            for (int j = 0; j < L; j++) idx[j] = j;                                      \
-            w = (vt)_mm256_maskload_pd(p, (__m256i)(idx < (long long)m));                \
+            w = (vt)_mm256_maskload_pd(p, (__m256i)keep);                                \
         })                                                                               \
-        const vt mapped = vmap_##SUFFIX<M>(w);                                           \
-        typedef typename std::conditional<sizeof(A) == 4, int, long long>::type I;      \
-        typedef I vi2 __attribute__((vector_size(BYTES)));                               \
-        vi2 lane;                                                                        \
-        for (int j = 0; j < L; j++) lane[j] = (I)j;                                      \
-        v = lane < (I)m ? mapped : v;                                                    \
+        v = keep ? vmap_##SUFFIX<M>(w) : v;                                              \
     }                                                                                    \
     /* The 2 L lanes (s0, c0 | s1, c1) of x[0..n), n >= 2 L: TwoSum steps */             \
     /* of 2 L elements, the last partial step padded with -0.0 (s + -0.0 */              \

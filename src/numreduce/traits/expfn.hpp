@@ -134,36 +134,63 @@ constexpr double EXP64_FLOOR = -745.5;
 // permutes: a function with a target attribute may be inlined into one with
 // a wider target, never into one without): the reduction (t with N in its
 // low bits, r, and the polynomial p = (exp(r) - 1) / r) ...
+// Their steps as macros, PIN(v) applied to every product that the next add
+// could fuse with: nothing here (the compiler may fuse, -ffp-contract=fast);
+// simd.hpp's exp64u_* passes NR_UNFUSED (every product rounded on its own,
+// the scalar baseline's bits at every level) -- a register pin needs its
+// vector's instruction set, which these target-free templates do not have,
+// so the pinned copy is expanded inside each SIMD variant.
+#define NR_EXP64_NOPIN(v) ((void)0)
+#define NR_EXP64_REDUCE_STEPS(V, x, t, r, p, PIN)                                          \
+    do {                                                                                 \
+        V nr_a = (x) * 23.083120654223414; /* 16 / ln 2 */                               \
+        PIN(nr_a);                                                                       \
+        t = nr_a + 6755399441055744.0; /* 1.5 * 2^52: N in t's low bits (ulp 1) */       \
+        const V nr_n = t - 6755399441055744.0;                                           \
+        /* (ln 2)/16 in two parts, the high one of 32 significant bits: */               \
+        /* N l_hi is exact */                                                            \
+        V nr_nh = nr_n * 0.04332169877307024, nr_nl = nr_n * 1.1926343307941173e-11;     \
+        PIN(nr_nh);                                                                      \
+        PIN(nr_nl);                                                                      \
+        r = ((x) - nr_nh) - nr_nl;                                                       \
+        p = r * (1.0 / 5040.0);                                                          \
+        PIN(p);                                                                          \
+        p = p + 1.0 / 720.0;                                                             \
+        const double nr_cf[5] = {1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0};          \
+        for (int nr_i = 0; nr_i < 5; nr_i++) {                                           \
+            V nr_q = p * r;                                                              \
+            PIN(nr_q);                                                                   \
+            p = nr_q + nr_cf[nr_i];                                                      \
+        }                                                                                \
+        /* p = (exp(r) - 1) / r */                                                       \
+    } while (0)
+// ... and the result from them and the table's entry (kb, rel) for t's
+// bits tb: q = exp(r) (1 + lo/hi) - 1, to first order; t's pattern is
+// 0x4338000000000000 + N, shifted by 48 (mod 2^64, unsigned) that is
+// N << 48 = (q << 52) + (j << 48), so the sum has the exponent field of
+// hi_j plus q + 64 (in [11, 1087] for x in [-745.5, 0]).
+#define NR_EXP64_SCALE_STEPS(V, tb, r, p, kb, rel, out, PIN)                               \
+    do {                                                                                 \
+        V nr_pr = (p) * (r);                                                             \
+        PIN(nr_pr);                                                                      \
+        const V nr_q = nr_pr + (rel);                                                    \
+        V nr_s;                                                                          \
+        bitcast_to(((tb) << 48) + (kb), nr_s);                                           \
+        V nr_sq = nr_s * nr_q;                                                           \
+        PIN(nr_sq);                                                                      \
+        out = nr_sq + nr_s;                                                              \
+    } while (0)
 template <class V>
 NR_HD_ALWAYS void exp64_reduce(const V &x, V &t, V &r, V &p) {
-    const double c16 = 23.083120654223414;    // 16 / ln 2
-    const double l_hi = 0.04332169877307024;  // (ln 2)_hi / 16, 32 significant bits: N l_hi is exact
-    const double l_lo = 1.1926343307941173e-11;
-    const double shifter = 6755399441055744.0;  // 1.5 * 2^52: rounds to an integer
-    t = x * c16 + shifter;                      // N in t's low bits (t's ulp is 1)
-    const V n = t - shifter;
-    r = (x - n * l_hi) - n * l_lo;
-    p = r * (1.0 / 5040.0) + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;  // (exp(r) - 1) / r
+    NR_EXP64_REDUCE_STEPS(V, x, t, r, p, NR_EXP64_NOPIN);
 }
-// ... and the result from them and the table's entry (kb, rel) for t's
-// bits tb.  (Vectors by reference, results in out-parameters: a wide
-// vector passed or returned by value from a function without its ISA
-// would change the calling convention -- Clang refuses that even where the
-// function is always inlined.)
+// (Vectors by reference, results in out-parameters: a wide vector passed
+// or returned by value from a function without its ISA would change the
+// calling convention -- Clang refuses that even where the function is
+// always inlined.)
 template <class V, class U>
 NR_HD_ALWAYS void exp64_scale(const U &tb, const V &r, const V &p, const U &kb, const V &rel, V &out) {
-    const V q = p * r + rel;  // exp(r) (1 + lo/hi) - 1, to first order
-    // t's pattern is 0x4338000000000000 + N: shifted by 48 (mod 2^64, unsigned)
-    // that is N << 48 = (q << 52) + (j << 48), so the sum has the exponent
-    // field of hi_j plus q + 64 (in [11, 1087] for x in [-745.5, 0]).
-    V s;
-    bitcast_to((tb << 48) + kb, s);
-    out = s * q + s;
+    NR_EXP64_SCALE_STEPS(V, tb, r, p, kb, rel, out, NR_EXP64_NOPIN);
 }
 template <class V, class U, class Look>
 NR_HD_ALWAYS V exp64_nonpos_v(V x) {
