@@ -76,6 +76,30 @@ CHECK = textwrap.dedent(r'''
                 m2[4, cols // 2] = np.nan
             same(nr.argminmax(m2, axis=1), (np.argmin(m2, axis=1), np.argmax(m2, axis=1)),
                  (dt, cols, "argminmax rows"))
+        if np.dtype(dt).kind == "f":  # nanargminmax's one pass: NaNs skipped in the lanes
+            for cols in (16, 17, 33, 100, 511, 1000, 1025, 2500, 4096, 4097):
+                m3 = (rng.standard_normal((9, cols)) * 100).astype(dt)
+                m3[0, ::97] = np.nan  # the layouts sweep's NaNs
+                m3[1, :-1] = np.nan  # one element left, the last
+                m3[2, 1:] = np.nan  # one element left, the first
+                m3[3, ::2], m3[3, 1::2] = np.nan, np.inf  # the max an infinity ...
+                m3[3, (cols // 2) | 1] = 5.0  # ... the min the one finite element
+                m3[4] = np.nan
+                m3[4, [3, cols - 2]] = (np.inf, -np.inf)  # only infinities
+                m3[5, ::3], m3[5, 1::3] = np.nan, m3[5, 1]  # ties among the elements left
+                m3[6, ::5] = np.nan
+                m3[6] = np.abs(m3[6]) + 1
+                m3[6, [4, 9]] = (-0.0, 0.0)  # -0.0 and 0.0 tie for the minimum
+                m3[7] = np.nan
+                m3[7, [2, cols - 1]] = np.inf  # no element below +inf: the blocked pass
+                for r in m3:
+                    keep = np.flatnonzero(~np.isnan(r))  # the first extremes of the rest
+                    want = (keep[np.argmin(r[keep])], keep[np.argmax(r[keep])])
+                    got = nr.nanargminmax(r)
+                    assert (got[0], got[1]) == want, (dt, cols, r[:8], got, want)
+                    checked += 1
+                same(nr.nanargminmax(m3[8:], axis=1), (np.nanargmin(m3[8:], axis=1),
+                     np.nanargmax(m3[8:], axis=1)), (dt, cols, "nanargminmax rows"))
         if np.dtype(dt).kind == "f":  # the NaN-skipping column kernel
             m[rng.random(m.shape) < 0.3] = np.nan
             m[0, :150] = np.nan  # columns that start from a NaN state

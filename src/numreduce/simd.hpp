@@ -804,7 +804,14 @@ struct f64_lanes {
 // (value, index) -- the sets lane by lane, then the lanes in a tree, without
 // branches -- gives np.argmin's first occurrence (-0.0 == 0.0).  Returns
 // false, with nothing written, where the row holds a NaN (the caller's
-// blocked pass knows what a NaN means).
+// blocked pass knows what a NaN means).  SKIP (np.nanargmin's rules, floats):
+// the lanes start from (+inf, none) and (-inf, none), so a NaN, false in
+// every compare, never enters them, and a NaN row runs this one pass too
+// (the (4000, 2500) rows with every 97th element NaN, Intel Sapphire
+// Rapids class, AVX-512: float64 4.1 ms against 7.7 for the one pass that
+// found the NaN and then the blocked pass, float32 1.6 against 3.4); a side
+// left at none (only NaNs, or only elements equal to its start, an
+// infinity) returns false, for the blocked pass.
 // The longest row that ArgMinMax's block_reduce gives this kernel rather
 // than its blocked pass (the min/max kernel, then a search for the first
 // equal element).  Rows of 2500 (4000 of them, one thread, prefetched 4 KiB
@@ -837,21 +844,60 @@ inline long long argminmax_short() {
         ih = b ? idx : ih;                                                            \
         nan |= v != v;                                                                \
     }                                                                                 \
-    template <class T>                                                                \
+    /* the lanes (lv, li | hv, hj), VB bytes of each, folded by halves in */        \
+    /* vectors down to 16 bytes: lane j takes lane j + VB/2's (value, index) */     \
+    /* where it is better, or equal with a lower index */                           \
+    template <int VB, class T, class I>                                             \
+    ATTR __attribute__((always_inline)) inline void arg_fold_##SUFFIX(T *lv, I *li, T *hv, I *hj) { \
+        constexpr int H = VB / 2 / (int)sizeof(T);                                  \
+        typedef T Vh __attribute__((vector_size(VB / 2)));                          \
+        typedef I Ih __attribute__((vector_size(VB / 2)));                          \
+        Vh l0, l1, h0, h1;                                                          \
+        Ih i0, i1, j0, j1;                                                          \
+        std::memcpy(&l0, lv, VB / 2);                                               \
+        std::memcpy(&l1, lv + H, VB / 2);                                           \
+        std::memcpy(&h0, hv, VB / 2);                                               \
+        std::memcpy(&h1, hv + H, VB / 2);                                           \
+        std::memcpy(&i0, li, VB / 2);                                               \
+        std::memcpy(&i1, li + H, VB / 2);                                           \
+        std::memcpy(&j0, hj, VB / 2);                                               \
+        std::memcpy(&j1, hj + H, VB / 2);                                           \
+        const auto a = (l1 < l0) | ((l1 == l0) & (i1 < i0));                        \
+        const auto b = (h1 > h0) | ((h1 == h0) & (j1 < j0));                        \
+        l0 = a ? l1 : l0;                                                           \
+        i0 = a ? i1 : i0;                                                           \
+        h0 = b ? h1 : h0;                                                           \
+        j0 = b ? j1 : j0;                                                           \
+        std::memcpy(lv, &l0, VB / 2);                                               \
+        std::memcpy(li, &i0, VB / 2);                                               \
+        std::memcpy(hv, &h0, VB / 2);                                               \
+        std::memcpy(hj, &j0, VB / 2);                                               \
+        if constexpr (VB / 2 > 16) arg_fold_##SUFFIX<VB / 2>(lv, li, hv, hj);       \
+    }                                                                               \
+    template <class T, bool SKIP = false>                                           \
     ATTR bool argminmax_##SUFFIX(const T *x, long long n, long long *ilo, long long *ihi) { \
-        constexpr int W = BYTES / (int)sizeof(T);                                     \
-        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "index lanes of T's width");   \
-        typedef typename std::conditional<sizeof(T) == 4, int, long long>::type I;    \
-        typedef T V __attribute__((vector_size(BYTES)));                              \
-        typedef I VI __attribute__((vector_size(BYTES)));                             \
-        V lo[2], hi[2];                                                               \
-        VI iota, il[2], ih[2];                                                        \
-        for (int j = 0; j < W; j++) iota[j] = (I)j;                                   \
-        std::memcpy(&lo[0], x, BYTES);                                                \
-        lo[1] = hi[0] = hi[1] = lo[0];                                                \
-        il[0] = il[1] = ih[0] = ih[1] = iota;                                         \
-        auto nan = lo[0] != lo[0];                                                    \
-        long long k = W;                                                              \
+        constexpr int W = BYTES / (int)sizeof(T);                                   \
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "index lanes of T's width"); \
+        static_assert(!SKIP || std::is_floating_point<T>::value, "NaNs to skip: floats only"); \
+        typedef typename std::conditional<sizeof(T) == 4, int, long long>::type I;  \
+        typedef T V __attribute__((vector_size(BYTES)));                            \
+        typedef I VI __attribute__((vector_size(BYTES)));                           \
+        V lo[2], hi[2];                                                             \
+        VI iota, il[2], ih[2];                                                      \
+        for (int j = 0; j < W; j++) iota[j] = (I)j;                                 \
+        const I none = std::numeric_limits<I>::max(); /* SKIP: no element yet */    \
+        long long k = W;                                                            \
+        if constexpr (SKIP) { /* (+inf, none), (-inf, none): a NaN never enters */  \
+            lo[0] = lo[1] = V{} + std::numeric_limits<T>::infinity();               \
+            hi[0] = hi[1] = -lo[0];                                                 \
+            il[0] = il[1] = ih[0] = ih[1] = VI{} + none;                            \
+            k = 0;                                                                  \
+        } else {                                                                    \
+            std::memcpy(&lo[0], x, BYTES);                                          \
+            lo[1] = hi[0] = hi[1] = lo[0];                                          \
+            il[0] = il[1] = ih[0] = ih[1] = iota;                                   \
+        }                                                                           \
+        auto nan = lo[0] != lo[0];                                                  \
         const long long ahead = minmax_ahead<T>();                                    \
         for (; k + 2 * W <= n; k += 2 * W) {                                          \
             if (k + ahead < n) prefetch_lines<2 * BYTES>(x + k + ahead);              \
@@ -865,7 +911,7 @@ inline long long argminmax_short() {
         unsigned long long w[BYTES / 8], any = 0;                                     \
         std::memcpy(w, &nan, BYTES);                                                  \
         for (int j = 0; j < BYTES / 8; j++) any |= w[j];                              \
-        if (any) return false;                                                        \
+        if (!SKIP && any) return false;                                               \
         {                                                                             \
             const auto a = (lo[1] < lo[0]) | ((lo[1] == lo[0]) & (il[1] < il[0]));    \
             const auto b = (hi[1] > hi[0]) | ((hi[1] == hi[0]) & (ih[1] < ih[0]));    \
@@ -880,7 +926,8 @@ inline long long argminmax_short() {
         std::memcpy(hv, &hi[0], BYTES);                                               \
         std::memcpy(li, &il[0], BYTES);                                               \
         std::memcpy(hj, &ih[0], BYTES);                                               \
-        for (int h = W / 2; h >= 1; h /= 2) {                                         \
+        if constexpr (BYTES > 16) arg_fold_##SUFFIX<BYTES>(lv, li, hv, hj);           \
+        for (int h = (BYTES > 16 ? 16 : BYTES) / (int)sizeof(T) / 2; h >= 1; h /= 2) { \
             for (int j = 0; j < h; j++) {                                             \
                 const bool a = (lv[j + h] < lv[j]) | ((lv[j + h] == lv[j]) & (li[j + h] < li[j])); \
                 const bool b = (hv[j + h] > hv[j]) | ((hv[j + h] == hv[j]) & (hj[j + h] < hj[j])); \
@@ -890,6 +937,9 @@ inline long long argminmax_short() {
                 hj[j] = b ? hj[j + h] : hj[j];                                        \
             }                                                                         \
         }                                                                             \
+        /* SKIP: a side that kept none (only NaNs, or its extreme an infinity, */      \
+        /* which the strict compares never take): the caller's blocked pass */          \
+        if (SKIP && (li[0] == none || hj[0] == none)) return false;                   \
         *ilo = li[0];                                                                 \
         *ihi = hj[0];                                                                 \
         return true;                                                                  \
@@ -2218,24 +2268,41 @@ NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_minmax,
             <T NR_COMMA SKIP>(x, n, K, y, o, c, lo, hi))
 NR_DISPATCH(template <bool SKIP = false>, dev_sums4, (const double *y, long long n, double m, double *s),
             <SKIP>(y, n, m, s))
-// argminmax's one pass: simd_level(), but AVX2's variant for rows shorter
-// than 64 vectors of 64 bytes (4 KiB) under AVX-512: its lanes' fold (value
-// and index, lane by lane) is half as long, and on short rows the fold is
-// the cost (Zen 4, 1e7 elements in rows of n, one thread, AVX-512 against
-// AVX2: n = 64 float32 11.2 ms against 6.3, 200 float64 3.5 against 3.1,
-// 1000 float32 1.56 against 1.43; from 500 float64 / 2000 float32 on,
-// AVX-512 is as fast or faster: 4000 float64 2.26 against 2.47).
+// argminmax's one pass: simd_level(), but AVX2's variant under AVX-512 for
+// rows shorter than argminmax_wide_bytes(): on short rows the lanes' fold
+// (value and index) is the cost, twice as many lanes at 64 bytes.  With the
+// fold in vectors (arg_fold) the crossover depends on the core, so the
+// rule is by CPU; every level gives the same indices, so the choice is
+// speed alone.  1e7 elements (4e6 for Intel) in rows of n, one thread:
+//  - AMD family 19h (Zen 4), with the scalar fold, AVX-512 against AVX2:
+//    n = 64 float32 11.2 ms against 6.3, 200 float64 3.5 against 3.1, 1000
+//    float32 1.56 against 1.43; from 500 float64 / 2000 float32 on AVX-512
+//    as fast or faster (4000 float64 2.26 against 2.47): 4 KiB.
+//  - Intel (a Sapphire Rapids class Xeon, cpuid model a7h under KVM), the
+//    vector fold, ns an element: float32 n = 16 1.8-2.1 against 1.7, 32
+//    0.90-0.95 against 0.88-0.95, 64 0.54-0.57 against 0.57, 100 0.40
+//    against 0.47-0.50, 256 0.24 against 0.35-0.40; float64 n = 16 2.2
+//    against 1.8-2.5, 32 0.95-1.16 against 1.12-1.39, 100 0.48-0.52 against
+//    0.75-0.78, 200 0.44 against 0.81-0.90: 256 bytes.  Other CPUs (not
+//    measured: Zen 5, whose AVX-512 datapath is 512 bits wide, and other
+//    Intel cores) take Intel's rule.
+inline long long argminmax_wide_bytes() {
+    static const long long b = cpu().vendor == 2 && cpu().family == 0x19 ? 4096 : 256;
+    return b;
+}
 #if defined(NR_SIMD_X86)
-template <class T>
+template <class T, bool SKIP = false>
 inline bool argminmax(const T *x, long long n, long long *lo, long long *hi) {
     const int level = simd_level();
-    if (level == 2 && n * (long long)sizeof(T) >= 4096) return argminmax_avx512<T>(x, n, lo, hi);
-    if (level >= 1) return argminmax_avx2<T>(x, n, lo, hi);
-    return argminmax_base<T>(x, n, lo, hi);
+    if (level == 2 && n * (long long)sizeof(T) >= argminmax_wide_bytes()) {
+        return argminmax_avx512<T, SKIP>(x, n, lo, hi);
+    }
+    if (level >= 1) return argminmax_avx2<T, SKIP>(x, n, lo, hi);
+    return argminmax_base<T, SKIP>(x, n, lo, hi);
 }
 #else
-NR_DISPATCH(template <class T>, argminmax, (const T *x, long long n, long long *lo, long long *hi),
-            <T>(x, n, lo, hi))
+NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, argminmax,
+            (const T *x, long long n, long long *lo, long long *hi), <T NR_COMMA SKIP>(x, n, lo, hi))
 #endif
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),

@@ -69,13 +69,15 @@ struct ArgMinMax {
     // first NaN).  Short rows (simd::argminmax_short() elements or fewer)
     // of 4- and 8-byte types take one pass instead, of value and index lanes
     // (simd.hpp's argminmax kernel), unless they hold a NaN (then the
-    // blocked pass).
+    // blocked pass; with SKIP_NAN the one pass skips NaNs itself).
     static constexpr long long BLOCK = 4096;
     NR_HD static acc_t block_reduce(acc_t acc, const in_t *x, long long n) {
 #if defined(NR_HOST_TRAITS) && defined(NR_HAVE_HOST_SIMD)
         if constexpr (plain_arith<T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
             long long il, ih;
-            if (n >= 16 && n <= simd::argminmax_short() && simd::argminmax<T>(x, n, &il, &ih)) {
+            // (nanargminmax: NaNs skipped in the lanes, floats only)
+            constexpr bool skip = SKIP_NAN && (same_type<T, float>::value || same_type<T, double>::value);
+            if (n >= 16 && n <= simd::argminmax_short() && simd::argminmax<T, skip>(x, n, &il, &ih)) {
                 return combine(acc, acc_t{x[il], x[ih], il, ih});
             }
         }
