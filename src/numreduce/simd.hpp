@@ -1194,8 +1194,15 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
         const vd_##SUFFIX one = vd_##SUFFIX{} + opaque_one<double>();                   \
         const vd_##SUFFIX inf = vd_##SUFFIX{} + __builtin_inf();                        \
         vd_##SUFFIX l0 = inf, l1 = inf, h0 = -inf, h1 = -inf;                           \
+        /* prefetched ahead where the policy says so (prefetch_bytes), past */          \
+        /* this block too: the caller's next block (or row) follows it in */             \
+        /* memory (Intel SPR class, one thread, float64 out of memory: meanvar */        \
+        /* 1e7 7.9 -> 5.5 ms, nanmeanvar 10.3 -> 4.7-6.0, rows of 100 15.2 -> 9.6) */    \
+        const bool pf = prefetch_bytes() > 0;                                           \
+        const long long ahead = pf ? prefetch_bytes() / (long long)sizeof(T) : 0;       \
         long long k = 0;                                                                \
         for (; k + 2 * L <= n; k += 2 * L) {                                            \
+            if (pf) prefetch_lines<2 * L * (long long)sizeof(T)>(x + k + ahead);        \
             const vd_##SUFFIX v0 = load_##SUFFIX(x + k), v1 = load_##SUFFIX(x + k + L); \
             const vd_##SUFFIX y0 = v0 - K, y1 = v1 - K;                                 \
             std::memcpy(y + k, &y0, BYTES);                                             \
