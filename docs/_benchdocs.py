@@ -41,7 +41,8 @@ AREAS = [
     ("minmax along an axis", lambda c: c.startswith("minmax ") and "^2" in c),
     ("Other reductions", lambda c: c.split()[0] in ("nanminmax", "argminmax", "meanvar",
                                                    "logsumexp", "fsum", "fminfmax",
-                                                   "nanargminmax")
+                                                   "nanargminmax", "describe", "skew",
+                                                   "kurtosis")
      and "threads" not in c and "weights=" not in c and " b= " not in c),
     ("Scans, segments and groups", lambda c: c.split()[0] in (
         "cumminmax", "logcumsumexp", "reduceat", "group_minmax", "group_meanvar")
@@ -115,9 +116,18 @@ def parse_case(case):
     left, _, vs = label.partition(" vs ")
     if left.startswith(("xr ", "pd ")):  # the accessors' rows
         toks = left.split()
+        seven = '["count", "mean", "std", "min", "max", "skew", "kurt"]'
+        if toks[:2] == ["pd", "describe"]:  # pd describe 1e+06x8
+            n, cols = toks[2].split("x")
+            return ("df.nr.describe()", f"float64, {_size(n)} rows, {cols} columns",
+                    f"df.agg({seven})")
+        if toks[:3] == ["xr", "dask", "describe"]:  # xr dask describe 1e+08/100
+            n, chunks = toks[3].split("/")
+            return ('da.nr.describe("time")', f"{_size(n)} elements, Dask, {chunks} chunks",
+                    "xarray's min, max, mean, std computed together")
         if toks[0] == "pd":  # pd groupby meanvar 1e+07/1e4 x4
             n, g = toks[3].split("/")
-            aggs = {"meanvar": '["mean", "var"]', "minmax": '["min", "max"]'}
+            aggs = {"meanvar": '["mean", "var"]', "minmax": '["min", "max"]', "describe": seven}
             return (f"df.nr.groupby(k).{toks[2]}()", f"float64, {_size(n)} rows in "
                     f"{_size(g)} groups, 4 columns",
                     f"df.groupby(k).agg({aggs.get(toks[2], '[...]')})")
@@ -162,6 +172,8 @@ def parse_case(case):
                 data.append(_size("1e4"))
         elif re.fullmatch(r"1e\+?\d+|\d+\^2|1e\d", t):
             data.append(_size(t))
+        elif re.fullmatch(r"\d+x\d+", t):  # describe f64 4000x2500 axis=0
+            data.append(t.replace("x", " x "))
         elif t.endswith("="):  # weights=, b=: a second array
             data.append(t[:-1] + "=")
     if "threads" in case:
