@@ -76,7 +76,8 @@ def show_config() -> None:
     (``cpu``; ``stream_kernels``: the vector width of the kernels that
     stream memory -- the min/max family, the axis-0 row streams -- and why;
     ``prefetch``: their software prefetch and why; ``row_layout``: which
-    axis-0 rows stream whole, by the L1 data cache and the L2), the thread setting, and whether
+    axis-0 rows stream whole, by the L1 data cache and the L2; ``arg_rows``:
+    which rows ``argminmax`` takes in one pass, and at which width), the thread setting, and whether
     ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,
     ``reduce_path``) and why.  Without the native path a ``native_hint``
     line says what to call instead: ``nr.minimummaximum.reduce(a)`` raises

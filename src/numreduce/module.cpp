@@ -97,7 +97,7 @@ const char *simd_kernels() {
 // _kernel_policy() -> dict: what the kernels were chosen by on this CPU,
 // for show_config(): the CPU (cpuid), the width of the memory-streaming
 // kernels and why, the software prefetch and why, the axis-0 row layout
-// (by the L1 data cache the OS reports).
+// (by the L1 data cache the OS reports), argminmax's row kernels.
 PyObject *kernel_policy(PyObject *, PyObject *) {
 #if defined(NR_HAVE_HOST_SIMD)
     namespace s = nr::simd;
@@ -118,11 +118,26 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
                   s::row_stream_bytes() / 1024, s::l2_bytes() / 1024,
                   l2_os ? "" : ", assumed: the OS did not say", s::l1d_bytes() / 1024,
                   l1_os ? "from the OS" : "assumed: the OS did not say");
-    return Py_BuildValue("{s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
-                         "prefetch", prefetch, "row_layout", rows);
+    char arg[320];
+    const int level = s::simd_level();
+    const int n = std::snprintf(arg, sizeof arg,
+                                "rows of up to %lld elements in one pass of value and index lanes, "
+                                "longer rows by the blocked min/max pass",
+                                s::argminmax_short());
+    if (level == 2 && n > 0 && n < (int)sizeof arg) {
+        const bool zen4 = s::cpu().vendor == 2 && s::cpu().family == 0x19;
+        std::snprintf(arg + n, sizeof arg - n,
+                      "; the 64-byte pass from %lld bytes a row, AVX2's below (%s)",
+                      s::argminmax_wide_bytes(),
+                      zen4 ? "AMD family 19h: its 64-byte lanes' fold was slower on shorter rows"
+                           : "the crossover measured on Intel Sapphire Rapids");
+    }
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
+                         "prefetch", prefetch, "row_layout", rows, "arg_rows", arg);
 #else
-    return Py_BuildValue("{s:s,s:s,s:s,s:s}", "cpu", "unknown", "stream_kernels", "none (scalar loops)",
-                         "prefetch", "off (scalar loops)", "row_layout", "scalar loops");
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "cpu", "unknown", "stream_kernels", "none (scalar loops)",
+                         "prefetch", "off (scalar loops)", "row_layout", "scalar loops", "arg_rows",
+                         "scalar loops");
 #endif
 }
 
