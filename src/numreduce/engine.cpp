@@ -935,10 +935,18 @@ PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a) {
     // of one reduction-loop call per row; traits with a several-rows stream
     // kernel (rows_stream) run it there.
     const bool done = segment_rows(call, outs, PyArray_BYTES(a), rows, cols, &r);
+    // (rows shorter than the prefetch distance prefetch the rows ahead of
+    // them: simd.hpp's rows_prefetch_ahead)
+#if defined(NR_HAVE_HOST_SIMD)
+    const npy_intp pf_rows = (npy_intp)nr::simd::rows_prefetch_ahead(cols * isize, cols * isize);
+#endif
     for (npy_intp row = 0; !done && row < rows && r == 0; row++) {
         char *acc[NPY_MAXARGS];
         for (int i = 0; i < nout; i++) acc[i] = outs[i] + row * osize;
         const char *x = PyArray_BYTES(a) + row * cols * isize;
+#if defined(NR_HAVE_HOST_SIMD)
+        if (pf_rows > 0 && row + pf_rows < rows) nr::simd::prefetch_span(x + pf_rows * cols * isize, cols * isize);
+#endif
         npy_intp count = cols;
         r = call.initials(acc);
         if (r == 0) {  // start from the row's first element

@@ -830,29 +830,18 @@ template <class Tr>
 void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, npy_intp scol,
               npy_intp *lo, npy_intp *hi) {
     using in_t = typename Tr::in_t;
-    // Contiguous rows shorter than the prefetch distance (simd.hpp's
-    // prefetch_bytes: 4 KiB, off on AMD family 19h) never reach the
-    // kernels' own prefetches: each row prefetches the row that many bytes
-    // ahead, every cache line of it.  (argminmax of 100000 rows of 100
-    // float64 out of memory on an Intel Sapphire Rapids class Xeon, one
-    // thread: 11.5 -> 6.7 ms; float32 and NaN-skipping rows alike.)
-    const npy_intp rbytes = ncols * (npy_intp)sizeof(in_t);
+    // Contiguous rows shorter than the prefetch distance prefetch the rows
+    // ahead of them (simd.hpp's rows_prefetch_ahead).
 #if defined(NR_HAVE_HOST_SIMD)
-    const npy_intp ahead = (npy_intp)simd::prefetch_bytes();
-#else
-    const npy_intp ahead = 4096;
+    const npy_intp rbytes = ncols * (npy_intp)sizeof(in_t);
+    const npy_intp pf_rows = scol == (npy_intp)sizeof(in_t) ? (npy_intp)simd::rows_prefetch_ahead(rbytes, srow) : 0;
 #endif
-    const npy_intp pf_rows = scol == (npy_intp)sizeof(in_t) && srow >= rbytes && srow > 0 && ahead > 0 &&
-                                     srow < ahead
-                                 ? (ahead + srow - 1) / srow
-                                 : 0;
     for (npy_intp r = 0; r < nrows; r++) {
         const char *row = data + r * srow;
         typename Tr::acc_t acc = Tr::empty();
-        if (pf_rows > 0 && r + pf_rows < nrows) {
-            const char *next = row + pf_rows * srow;
-            for (npy_intp b = 0; b < rbytes; b += 64) NR_PREFETCH(next + b);
-        }
+#if defined(NR_HAVE_HOST_SIMD)
+        if (pf_rows > 0 && r + pf_rows < nrows) simd::prefetch_span(row + pf_rows * srow, rbytes);
+#endif
         if (scol == (npy_intp)sizeof(in_t) &&
             reinterpret_cast<std::uintptr_t>(row) % alignof(in_t) == 0) {
             acc = Tr::block_reduce(acc, reinterpret_cast<const in_t *>(row), ncols);

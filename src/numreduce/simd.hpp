@@ -313,6 +313,21 @@ inline prefetch_choice choose_prefetch() {
 }
 inline const long long g_prefetch_bytes = choose_prefetch().bytes;
 inline long long prefetch_bytes() { return g_prefetch_bytes; }
+// Rows of `bytes` bytes, `stride` bytes apart, read one after the other by
+// a kernel per row: a row shorter than the prefetch distance never reaches
+// the kernels' own prefetches, so the caller prefetches the row this many
+// rows ahead (prefetch_span) before each row; 0: none (prefetch off, rows
+// as long as the distance, or not in increasing order).  Out of memory on
+// an Intel Sapphire Rapids class Xeon, one thread, 1e7 float64 in rows of
+// 100: argminmax 11.5 -> 6.7 ms; minmax 5.3-7.0 -> 4.2-4.5 ms (the minmax
+// figures taken while another job ran on the second core).
+inline long long rows_prefetch_ahead(long long bytes, long long stride) {
+    const long long d = prefetch_bytes();
+    return d > 0 && bytes > 0 && stride >= bytes && stride < d ? (d + stride - 1) / stride : 0;
+}
+inline void prefetch_span(const char *p, long long bytes) {
+    for (long long b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+}
 
 // 1, read through a volatile so that the compiler cannot fold x * one:
 // the kernels write some of their additions as x * one + y, which the
