@@ -938,14 +938,15 @@ PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a) {
     // (rows shorter than the prefetch distance prefetch the rows ahead of
     // them: simd.hpp's rows_prefetch_ahead)
 #if defined(NR_HAVE_HOST_SIMD)
-    const npy_intp pf_rows = (npy_intp)nr::simd::rows_prefetch_ahead(cols * isize, cols * isize);
+    const npy_intp row_bytes = cols * isize;
+    const npy_intp pf_rows = (npy_intp)nr::simd::rows_prefetch_ahead(row_bytes, row_bytes);
 #endif
     for (npy_intp row = 0; !done && row < rows && r == 0; row++) {
         char *acc[NPY_MAXARGS];
         for (int i = 0; i < nout; i++) acc[i] = outs[i] + row * osize;
         const char *x = PyArray_BYTES(a) + row * cols * isize;
 #if defined(NR_HAVE_HOST_SIMD)
-        if (pf_rows > 0 && row + pf_rows < rows) nr::simd::prefetch_span(x + pf_rows * cols * isize, cols * isize);
+        if (pf_rows > 0 && row + pf_rows < rows) nr::simd::prefetch_span(x + pf_rows * row_bytes, row_bytes);
 #endif
         npy_intp count = cols;
         r = call.initials(acc);

@@ -125,12 +125,9 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
                                 "longer rows by the blocked min/max pass",
                                 s::argminmax_short());
     if (level == 2 && n > 0 && n < (int)sizeof arg) {
-        const bool zen4 = s::cpu().vendor == 2 && s::cpu().family == 0x19;
+        const s::arg_width_choice w = s::choose_argminmax_width();
         std::snprintf(arg + n, sizeof arg - n,
-                      "; the 64-byte pass from %lld bytes a row, AVX2's below (%s)",
-                      s::argminmax_wide_bytes(),
-                      zen4 ? "AMD family 19h: its 64-byte lanes' fold was slower on shorter rows"
-                           : "the crossover measured on Intel Sapphire Rapids");
+                      "; the 64-byte pass from %lld bytes a row, AVX2's below (%s)", w.bytes, w.why);
     }
     return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
                          "prefetch", prefetch, "row_layout", rows, "arg_rows", arg);

@@ -2308,8 +2308,18 @@ NR_DISPATCH(template <bool SKIP = false>, dev_sums4, (const double *y, long long
 //    0.75-0.78, 200 0.44 against 0.81-0.90: 256 bytes.  Other CPUs (not
 //    measured: Zen 5, whose AVX-512 datapath is 512 bits wide, and other
 //    Intel cores) take Intel's rule.
+struct arg_width_choice {
+    long long bytes;
+    const char *why;
+};
+inline arg_width_choice choose_argminmax_width() {
+    if (cpu().vendor == 2 && cpu().family == 0x19) {
+        return {4096, "AMD family 19h: its 64-byte lanes' fold was slower on shorter rows"};
+    }
+    return {256, "the crossover measured on Intel Sapphire Rapids"};
+}
 inline long long argminmax_wide_bytes() {
-    static const long long b = cpu().vendor == 2 && cpu().family == 0x19 ? 4096 : 256;
+    static const long long b = choose_argminmax_width().bytes;
     return b;
 }
 #if defined(NR_SIMD_X86)
