@@ -148,6 +148,11 @@ inline const char *simd_level_name() {
 struct cpu_model {
     int vendor = 0, family = 0, model = 0;
     char text[64] = "unknown";
+    // AMD family 19h (Zen 3, Zen 4): the CPU of the AMD rules below
+    // (choose_mem_level, choose_prefetch, choose_argminmax_width), each
+    // measured on Zen 4, whose AVX-512 runs 512-bit operations as two
+    // 256-bit halves
+    bool amd_19h() const { return vendor == 2 && family == 0x19; }
 };
 inline cpu_model read_cpu_model() {
     cpu_model c;
@@ -213,7 +218,7 @@ inline mem_choice choose_mem_level() {
             return {l == 1 && level == 2 ? 3 : l, "set by NUMREDUCE_STREAM_WIDTH"};
         }
     }
-    if (level == 2 && cpu().vendor == 2 && cpu().family == 0x19) {
+    if (level == 2 && cpu().amd_19h()) {
         return {3, "AMD family 19h (Zen 4) runs 512-bit operations as two 256-bit halves; "
                    "its axis-0 and int64 kernels ran 1.1-1.4x faster at 32 bytes than at 64"};
     }
@@ -302,7 +307,7 @@ inline prefetch_choice choose_prefetch() {
         if (!std::strcmp(p, "on")) return {4096, "set by NUMREDUCE_PREFETCH"};
         if (!std::strcmp(p, "off")) return {0, "set by NUMREDUCE_PREFETCH"};
     }
-    if (cpu().vendor == 2 && cpu().family == 0x19) {
+    if (cpu().amd_19h()) {
         return {0, "AMD family 19h: the hardware prefetchers alone were faster (measured on Zen 4)"};
     }
 #if defined(NR_SIMD_AARCH64)
@@ -1098,6 +1103,45 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
     }
 }
 
+// lanes_sum_<level> (pairwise, adjacent lanes first) of N vectors at once, the same
+// bits as N separate folds (each addition pairs the same two partial sums;
+// floating addition commutes): at D = 1, 2, ... < N the vectors pair off,
+// the D-lane blocks of each pair transposed (swap_lane_blocks) and added,
+// which leaves lane i of every N-lane block the partial sum of vector i
+// over that block; then, in the one vector left, each block adds the block
+// D lanes away (D = N, ..., L / 2).  A horizontal sum of L = 8 lanes costs
+// seven extracts and seven scalar additions; here two vectors take four
+// shuffles and three vector additions -- the fixed cost of a short row
+// (meanvar of float64 rows of 32 to 300 at AVX-512 had been slower than
+// at AVX2, its two horizontal sums a fifth of the row).  N <= L, a power
+// of two; out[i] = the fold of v[i]; v is overwritten.
+template <int D, class V, int... J>
+__attribute__((always_inline)) inline void add_lane_blocks(V &a, std::integer_sequence<int, J...>) {
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    a += __builtin_shufflevector(a, a, (J ^ D)...);
+#else
+    typedef typename std::conditional<sizeof(V) / sizeof...(J) == 8, long long, int>::type I;
+    typedef I M __attribute__((vector_size(sizeof(V))));
+    a += __builtin_shuffle(a, M{(J ^ D)...});
+#endif
+}
+template <int N, int L, int D = 1, class V>
+__attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
+    static_assert(N >= 1 && N <= L && (N & (N - 1)) == 0, "lanes_sums: N a power of two, at most the lanes");
+    if constexpr (D < N) {
+        for (int i = 0; i < N / D; i += 2) {
+            swap_lane_blocks<D>(v[i], v[i + 1], std::make_integer_sequence<int, L>());
+            v[i / 2] = v[i] + v[i + 1];
+        }
+        lanes_sums<N, L, 2 * D>(v, out);
+    } else if constexpr (D < L) {
+        add_lane_blocks<D>(v[0], std::make_integer_sequence<int, L>());
+        lanes_sums<N, L, 2 * D>(v, out);
+    } else {
+        for (int i = 0; i < N; i++) out[i] = v[0][i];
+    }
+}
+
 // Kernels over float64 blocks: lane-parallel sums (two or four vectors of
 // L = BYTES / 8 lanes per step), the lanes added in a fixed order at the
 // end.  Each returns the number of elements it covered; the caller finishes
@@ -1105,15 +1149,84 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
 #define NR_F64_KERNELS(SUFFIX, BYTES, ATTR)                                             \
     typedef double vd_##SUFFIX __attribute__((vector_size(BYTES)));                     \
     typedef unsigned long long vu_##SUFFIX __attribute__((vector_size(BYTES)));         \
-    /* the lanes of a in order, pairwise */                                             \
-    ATTR inline double lanes_sum_##SUFFIX(vd_##SUFFIX a) {                              \
-        for (int w = BYTES / 16; w >= 1; w /= 2) {                                      \
-            for (int j = 0; j < w; j++) a[j] = a[2 * j] + a[2 * j + 1];                 \
+    /* the lanes of each of N vectors v[i] in order, pairwise, into out[i] */          \
+    /* (lanes_sums; N vectors more than the lanes: in groups) */                        \
+    template <int N>                                                                    \
+    ATTR inline __attribute__((always_inline)) void lanes_sums_##SUFFIX(vd_##SUFFIX *v, double *out) { \
+        if constexpr (N > BYTES / 8) {                                                  \
+            lanes_sums_##SUFFIX<N / 2>(v, out);                                         \
+            lanes_sums_##SUFFIX<N / 2>(v + N / 2, out + N / 2);                         \
+        } else {                                                                        \
+            lanes_sums<N, BYTES / 8>(v, out);                                           \
         }                                                                               \
-        return a[0];                                                                    \
+    }                                                                                   \
+    ATTR inline double lanes_sum_##SUFFIX(vd_##SUFFIX a) {                              \
+        double r;                                                                       \
+        lanes_sums_##SUFFIX<1>(&a, &r);                                                 \
+        return r;                                                                       \
     }                                                                                   \
     NR_HALF_LANES(half_lanes_f32_##SUFFIX, BYTES / 4, ATTR, BYTES == 64)               \
     NR_HALF_LANES(half_lanes_f64_##SUFFIX, BYTES / 8, ATTR, BYTES == 64)               \
+    /* load_ of float32 and the integers of 4 bytes or fewer (bool too) on x86 */      \
+    /* at 32 and 64 bytes: the elements widened to int32 lanes (vpmovsx/zx), then */   \
+    /* one vcvtdq2pd / vcvtudq2pd / vcvtps2pd of the whole vector.  GCC 12 lowers */   \
+    /* __builtin_convertvector there as conversions of halves (or quarters) and */    \
+    /* inserts: float32 rows of 32 through meanvar at AVX2 took 2.0 ns an element */  \
+    /* against float64's 1.3 (Intel SPR class).  (AVX-512: the masked forms, all */  \
+    /* lanes, as half_lanes: GCC 12's unmasked ones warn.)  Exact, as the */           \
+    /* generic code */                                                                  \
+    NR_X86_ONLY(                                                                        \
+    template <class T>                                                                  \
+    ATTR inline __attribute__((always_inline)) vd_##SUFFIX load_narrow_x86_##SUFFIX(const T *p) { \
+        constexpr bool S = std::is_signed<T>::value || std::is_floating_point<T>::value; \
+        vd_##SUFFIX v;                                                                  \
+        if constexpr (BYTES == 64) {                                                    \
+            __m256i i;                                                                  \
+            if constexpr (sizeof(T) == 4) {                                             \
+                i = _mm256_loadu_si256((const __m256i *)p);                             \
+            } else if constexpr (sizeof(T) == 2) {                                      \
+                const __m128i h = _mm_loadu_si128((const __m128i *)p);                  \
+                i = S ? _mm256_cvtepi16_epi32(h) : _mm256_cvtepu16_epi32(h);            \
+            } else {                                                                    \
+                const __m128i h = _mm_loadl_epi64((const __m128i *)p);                  \
+                i = S ? _mm256_cvtepi8_epi32(h) : _mm256_cvtepu8_epi32(h);              \
+            }                                                                           \
+            __m512d r;                                                                  \
+            if constexpr (std::is_floating_point<T>::value) {                           \
+                r = _mm512_maskz_cvtps_pd((__mmask8)0xff, _mm256_castsi256_ps(i));      \
+            } else if constexpr (sizeof(T) == 4 && !S) {                                \
+                r = _mm512_maskz_cvtepu32_pd((__mmask8)0xff, i);                        \
+            } else {                                                                    \
+                r = _mm512_maskz_cvtepi32_pd((__mmask8)0xff, i);                        \
+            }                                                                           \
+            std::memcpy(&v, &r, BYTES);                                                 \
+        } else {                                                                        \
+            static_assert(BYTES == 32 || sizeof(T) == 0, "load_narrow_x86: 32 or 64 bytes"); \
+            __m128i i;                                                                  \
+            if constexpr (sizeof(T) == 4) {                                             \
+                i = _mm_loadu_si128((const __m128i *)p);                                \
+            } else if constexpr (sizeof(T) == 2) {                                      \
+                const __m128i h = _mm_loadl_epi64((const __m128i *)p);                  \
+                i = S ? _mm_cvtepi16_epi32(h) : _mm_cvtepu16_epi32(h);                  \
+            } else {                                                                    \
+                int w;                                                                  \
+                std::memcpy(&w, p, 4);                                                  \
+                const __m128i h = _mm_cvtsi32_si128(w);                                 \
+                i = S ? _mm_cvtepi8_epi32(h) : _mm_cvtepu8_epi32(h);                    \
+            }                                                                           \
+            __m256d r;                                                                  \
+            if constexpr (std::is_floating_point<T>::value) {                           \
+                r = _mm256_cvtps_pd(_mm_castsi128_ps(i));                               \
+            } else if constexpr (sizeof(T) == 4 && !S) { /* x - 2**31 as int32, + 2**31 */ \
+                r = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(i, _mm_set1_epi32(INT32_MIN))), \
+                                  _mm256_set1_pd(2147483648.0));                        \
+            } else {                                                                    \
+                r = _mm256_cvtepi32_pd(i);                                              \
+            }                                                                           \
+            std::memcpy(&v, &r, BYTES);                                                 \
+        }                                                                               \
+        return v;                                                                       \
+    })                                                                                  \
     /* L lanes of float64 from x: float64 as it is; float16, float32 and every */  \
     /* integer type (bool too) converted as the scalar loops' to_real does (exactly, */ \
     /* and 64-bit integers beyond 2**53 rounded to nearest, ties to even: */        \
@@ -1126,6 +1239,8 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             return v;                                                                   \
         } else if constexpr (std::is_same<T, half16>::value) {                          \
             return __builtin_convertvector(half_lanes_f64_##SUFFIX(p), vd_##SUFFIX);     \
+        } else if constexpr (NR_X86_ONLY((BYTES >= 32 && sizeof(T) <= 4) ||) false) {    \
+            NR_X86_ONLY(return load_narrow_x86_##SUFFIX(p);)                            \
         } else if constexpr (sizeof(T) == 4 && (std::is_floating_point<T>::value ||      \
                                                 std::is_signed<T>::value || BYTES == 64)) { \
             typedef T vt __attribute__((vector_size(BYTES / 2)));                       \
@@ -1297,8 +1412,11 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 q0 = q1 = vd_##SUFFIX{};                                                \
             }                                                                           \
         }                                                                               \
-        *s1 = lanes_sum_##SUFFIX(a0 + a1);                                              \
-        *s2 = lanes_sum_##SUFFIX(qt + (q0 + q1));                                       \
+        vd_##SUFFIX v[2] = {a0 + a1, qt + (q0 + q1)};                                   \
+        double r[2];                                                                    \
+        lanes_sums_##SUFFIX<2>(v, r);                                                   \
+        *s1 = r[0];                                                                     \
+        *s2 = r[1];                                                                     \
         return k;                                                                       \
     }                                                                                   \
     /* sum(d), sum(d^2), sum(d^3), sum(d^4), d = y - m (y from shift_minmax) */         \
@@ -1328,10 +1446,8 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
             f0 += p0 * p0;                                                              \
             f1 += p1 * p1;                                                              \
         }                                                                               \
-        s[0] = lanes_sum_##SUFFIX(a0 + a1);                                             \
-        s[1] = lanes_sum_##SUFFIX(q0 + q1);                                             \
-        s[2] = lanes_sum_##SUFFIX(c0 + c1);                                             \
-        s[3] = lanes_sum_##SUFFIX(f0 + f1);                                             \
+        vd_##SUFFIX v[4] = {a0 + a1, q0 + q1, c0 + c1, f0 + f1};                        \
+        lanes_sums_##SUFFIX<4>(v, s);                                                   \
         return k;                                                                       \
     }                                                                                   \
     /* max(x), NaN-propagating (np.max): a NaN lane stays NaN; four vectors */      \
@@ -1472,8 +1588,11 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 k = n;                                                                  \
             }                                                                           \
         }                                                                               \
-        *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                       \
-        *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                       \
+        vd_##SUFFIX v[2] = {(a[0] + a[1]) + (a[2] + a[3]), (c[0] + c[1]) + (c[2] + c[3])}; \
+        double r[2];                                                                    \
+        lanes_sums_##SUFFIX<2>(v, r);                                                   \
+        *out = r[0];                                                                    \
+        *cnt = r[1];                                                                    \
         return k;                                                                       \
     }                                                                                   \
     /* exp64_nonpos_v (traits/expfn.hpp) of the lanes with every product  */        \
@@ -1715,8 +1834,11 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
                 c[u] = eq ? c[u] + bv : c[u];                                                \
             }                                                                                \
         }                                                                                    \
-        *out = lanes_sum_##SUFFIX((a[0] + a[1]) + (a[2] + a[3]));                            \
-        *cnt = lanes_sum_##SUFFIX((c[0] + c[1]) + (c[2] + c[3]));                            \
+        vd_##SUFFIX v[2] = {(a[0] + a[1]) + (a[2] + a[3]), (c[0] + c[1]) + (c[2] + c[3])};   \
+        double r[2];                                                                         \
+        lanes_sums_##SUFFIX<2>(v, r);                                                        \
+        *out = r[0];                                                                         \
+        *cnt = r[1];                                                                         \
         return k;                                                                            \
     }                                                                                        \
     /* sumprod (traits/twosum.hpp SumProd): elements [0, n) (n a multiple of                 \
@@ -2313,7 +2435,7 @@ struct arg_width_choice {
     const char *why;
 };
 inline arg_width_choice choose_argminmax_width() {
-    if (cpu().vendor == 2 && cpu().family == 0x19) {
+    if (cpu().amd_19h()) {
         return {4096, "AMD family 19h: its 64-byte lanes' fold was slower on shorter rows"};
     }
     return {256, "the crossover measured on Intel Sapphire Rapids"};

@@ -254,13 +254,15 @@ struct Summary {
                 hi[u] = (use && v > hi[u]) ? v : hi[u];
             }
         }
-        for (int u = 0; j < m; j++, u++) {
-            const A v = to_real<A>(xb[j]);
-            const bool use = !(SKIP_NAN && is_nan(v));
-            sl[u] += use ? v - K : A(0);
-            cl[u] += use ? A(1) : A(0);
-            lo[u] = (use && v < lo[u]) ? v : lo[u];
-            hi[u] = (use && v > hi[u]) ? v : hi[u];
+        for (int u = 0; u < L; u++) {  // (the last group: as Moments::shifted_stats)
+            if (j + u < m) {
+                const A v = to_real<A>(xb[j + u]);
+                const bool use = !(SKIP_NAN && is_nan(v));
+                sl[u] += use ? v - K : A(0);
+                cl[u] += use ? A(1) : A(0);
+                lo[u] = (use && v < lo[u]) ? v : lo[u];
+                hi[u] = (use && v > hi[u]) ? v : hi[u];
+            }
         }
         const A s = fold(sl), cnt = fold(cl);
         if (cnt == A(0)) return empty();
@@ -285,14 +287,16 @@ struct Summary {
                 l4[u] += q * q;
             }
         }
-        for (int u = 0; j < m; j++, u++) {
-            const A v = to_real<A>(xb[j]);
-            const bool use = !(SKIP_NAN && is_nan(v));
-            const A dy = use ? (v - K) - mb : A(0), q = dy * dy;
-            l1[u] += dy;
-            l2[u] += q;
-            l3[u] += q * dy;
-            l4[u] += q * q;
+        for (int u = 0; u < L; u++) {  // (the last group: as Moments::shifted_stats)
+            if (j + u < m) {
+                const A v = to_real<A>(xb[j + u]);
+                const bool use = !(SKIP_NAN && is_nan(v));
+                const A dy = use ? (v - K) - mb : A(0), q = dy * dy;
+                l1[u] += dy;
+                l2[u] += q;
+                l3[u] += q * dy;
+                l4[u] += q * q;
+            }
         }
         const A S1 = fold(l1), S2 = fold(l2), S3 = fold(l3), S4 = fold(l4);
         if (!is_finite(S2)) return framed_steps(xb, m, K);
