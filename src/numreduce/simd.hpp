@@ -1218,7 +1218,7 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
             if constexpr (std::is_floating_point<T>::value) {                           \
                 r = _mm256_cvtps_pd(_mm_castsi128_ps(i));                               \
             } else if constexpr (sizeof(T) == 4 && !S) { /* x - 2**31 as int32, + 2**31 */ \
-                r = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(i, _mm_set1_epi32(INT32_MIN))), \
+                r = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(i, _mm_set1_epi32((int)0x80000000u))), \
                                   _mm256_set1_pd(2147483648.0));                        \
             } else {                                                                    \
                 r = _mm256_cvtepi32_pd(i);                                              \
