@@ -854,7 +854,14 @@ PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a) {
         for (int i = 0; i < nout; i++) {
             acc[i] = outs[i] + sl * cols * osize;
             if (have) {
-                for (npy_intp c = 0; c < cols; c++) std::memcpy(acc[i] + c * osize, one[i], osize);
+                // the initial repeated along the row by doubling copies (one
+                // memcpy an element cost ~2 us of fsum's 26 over a (100, 1000)
+                // float64 array: 2000 calls)
+                const npy_intp total = cols * osize;
+                if (total > 0) std::memcpy(acc[i], one[i], osize);
+                for (npy_intp done = osize; done < total; done *= 2) {
+                    std::memcpy(acc[i] + done, acc[i], done < total - done ? done : total - done);
+                }
             } else {
                 std::memcpy(acc[i], x, cols * isize);  // same type (DirectCall checked)
             }
