@@ -77,7 +77,9 @@ def show_config() -> None:
     stream memory -- the min/max family, the axis-0 row streams -- and why;
     ``prefetch``: their software prefetch and why; ``row_layout``: which
     axis-0 rows stream whole, by the L1 data cache and the L2; ``arg_rows``:
-    which rows ``argminmax`` takes in one pass, and at which width), the thread setting, and whether
+    which rows ``argminmax`` takes in one pass, and at which width;
+    ``short_blocks``: the width of short moments blocks and TwoSum streams
+    under AVX-512), the thread setting, and whether
     ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,
     ``reduce_path``) and why.  Without the native path a ``native_hint``
     line says what to call instead: ``nr.minimummaximum.reduce(a)`` raises

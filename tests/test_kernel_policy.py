@@ -171,15 +171,19 @@ def test_row_streams_at_every_stream_width(width, level):
 
 def test_show_config_says_what_was_chosen_for_this_cpu():
     facts = _config.config()
-    for key in ("cpu", "stream_kernels", "prefetch", "row_layout", "arg_rows"):
+    for key in ("cpu", "stream_kernels", "prefetch", "row_layout", "arg_rows", "short_blocks"):
         assert isinstance(facts[key], str) and facts[key], key
     if facts["simd_kernels"].startswith("none"):
         assert facts["stream_kernels"].startswith("none")
         assert facts["arg_rows"] == "scalar loops"
+        assert facts["short_blocks"] == "scalar loops"
         return
     assert facts["arg_rows"].startswith("rows of up to "), facts
     if facts["simd_kernels"] == "AVX-512":
         assert "the 64-byte pass from " in facts["arg_rows"], facts
+        assert facts["short_blocks"].startswith("AVX2's lanes for moments' blocks of fewer than 128 "), facts
+    else:
+        assert facts["short_blocks"].startswith("one width at every length ("), facts
     assert facts["stream_kernels"].split("-byte")[0] in ("16", "32", "64"), facts
     assert facts["prefetch"].startswith(("4 KiB ahead (", "off (")), facts
     assert "KiB of accumulators stream whole" in facts["row_layout"], facts

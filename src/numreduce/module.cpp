@@ -97,7 +97,8 @@ const char *simd_kernels() {
 // _kernel_policy() -> dict: what the kernels were chosen by on this CPU,
 // for show_config(): the CPU (cpuid), the width of the memory-streaming
 // kernels and why, the software prefetch and why, the axis-0 row layout
-// (by the L1 data cache the OS reports), argminmax's row kernels.
+// (by the L1 data cache the OS reports), argminmax's row kernels, the
+// width of short blocks (moments, TwoSum) under AVX-512.
 PyObject *kernel_policy(PyObject *, PyObject *) {
 #if defined(NR_HAVE_HOST_SIMD)
     namespace s = nr::simd;
@@ -129,12 +130,24 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
         std::snprintf(arg + n, sizeof arg - n,
                       "; the 64-byte pass from %lld bytes a row, AVX2's below (%s)", w.bytes, w.why);
     }
-    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
-                         "prefetch", prefetch, "row_layout", rows, "arg_rows", arg);
+    char shorter[240];
+    if (level == 2) {
+        std::snprintf(shorter, sizeof shorter,
+                      "AVX2's lanes for moments' blocks of fewer than %lld elements and TwoSum "
+                      "streams of fewer than 1 KiB, AVX-512's from there (a rule by length, the "
+                      "same on every CPU)",
+                      s::MOMENTS_WIDE);
+    } else {
+        std::snprintf(shorter, sizeof shorter, "one width at every length (%s)",
+                      level == 1 ? "AVX2" : "the baseline level");
+    }
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
+                         "prefetch", prefetch, "row_layout", rows, "arg_rows", arg, "short_blocks",
+                         shorter);
 #else
-    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s}", "cpu", "unknown", "stream_kernels", "none (scalar loops)",
-                         "prefetch", "off (scalar loops)", "row_layout", "scalar loops", "arg_rows",
-                         "scalar loops");
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s}", "cpu", "unknown", "stream_kernels",
+                         "none (scalar loops)", "prefetch", "off (scalar loops)", "row_layout",
+                         "scalar loops", "arg_rows", "scalar loops", "short_blocks", "scalar loops");
 #endif
 }
 

@@ -2377,10 +2377,24 @@ NR_SIMD_MEM_VARIANTS(NR_SIMD_MEM_INSTANTIATE)
             default: return NAME##_base CALL;                                    \
         }                                                                        \
     }
+// (NR_DISPATCH, but the AVX-512 variant only where WIDE, an expression of
+// the call's arguments -- a rule by length, the same on every CPU, so that
+// a level's bits depend on the data's length alone -- else AVX2's)
+#define NR_DISPATCH_LEN(TEMPLATE, NAME, ARGS, CALL, WIDE)                        \
+    TEMPLATE inline auto NAME ARGS {                                             \
+        switch (simd_level()) {                                                  \
+            case 2:                                                              \
+                if (WIDE) return NAME##_avx512 CALL;                             \
+                return NAME##_avx2 CALL;                                         \
+            case 1: return NAME##_avx2 CALL;                                     \
+            default: return NAME##_base CALL;                                    \
+        }                                                                        \
+    }
 #else  // one variant
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL) \
     TEMPLATE inline auto NAME ARGS { return NAME##_base CALL; }
 #define NR_DISPATCH_MEM NR_DISPATCH
+#define NR_DISPATCH_LEN(TEMPLATE, NAME, ARGS, CALL, WIDE) NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)
 #endif
 #define NR_COMMA ,
 // The min/max family at 32 bytes under AVX-512: AVX-512VL's code (64-bit
@@ -2414,17 +2428,32 @@ NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_stream,
                 <A NR_COMMA M>(s, c, x, rows, cols, stride))
 // The float64 kernels read float64, float32, float16 or integers (load_*:
 // converted as to_real does); f64_lanes<T> says which.
-NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_store,
-            (const T *x, long long n, double K, double *y, double *o, double *c),
-            <T NR_COMMA SKIP>(x, n, K, y, o, c))
-NR_DISPATCH(template <bool SKIP = false>, dev_sums,
-            (const double *y, long long n, double m, double *a, double *b), <SKIP>(y, n, m, a, b))
-NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, shift_minmax,
-            (const T *x, long long n, double K, double *y, double *o, double *c, double *lo,
-             double *hi),
-            <T NR_COMMA SKIP>(x, n, K, y, o, c, lo, hi))
-NR_DISPATCH(template <bool SKIP = false>, dev_sums4, (const double *y, long long n, double m, double *s),
-            <SKIP>(y, n, m, s))
+// The moments' blocks (shift_store, dev_sums; Summary's shift_minmax,
+// dev_sums4): AVX2's lanes under AVX-512 for blocks of fewer than
+// MOMENTS_WIDE elements (whatever the input type: float32 data and the
+// same values as float64 keep the same bits).  A short block's time is its
+// fixed cost -- the lanes' folds, the counts' (nanmeanvar), the merge --
+// which ran slower at 64 bytes (Intel SPR class, cpuid model a7h, rows of
+// n float64, one thread, ns an element, AVX-512 against AVX2: nanmeanvar
+// n = 32 2.32 against 1.64, 64 1.24 against 0.91, 128 0.78 against 0.64,
+// 192 0.55 against 0.62, 512 0.36 against 0.44; meanvar 16 3.05 against
+// 2.70, 64 0.94 against 0.90, 128 0.60 against 0.64, 384 0.39 against
+// 0.45; describe 16 5.4 against 4.8, 64 2.01 against 1.93, 128 1.42
+// against 1.46).  Zen 4 runs 64-byte vectors as two halves: its short
+// blocks gain nothing from them either.
+constexpr long long MOMENTS_WIDE = 128;
+NR_DISPATCH_LEN(template <class T NR_COMMA bool SKIP = false>, shift_store,
+                (const T *x, long long n, double K, double *y, double *o, double *c),
+                <T NR_COMMA SKIP>(x, n, K, y, o, c), n >= MOMENTS_WIDE)
+NR_DISPATCH_LEN(template <bool SKIP = false>, dev_sums,
+                (const double *y, long long n, double m, double *a, double *b), <SKIP>(y, n, m, a, b),
+                n >= MOMENTS_WIDE)
+NR_DISPATCH_LEN(template <class T NR_COMMA bool SKIP = false>, shift_minmax,
+                (const T *x, long long n, double K, double *y, double *o, double *c, double *lo,
+                 double *hi),
+                <T NR_COMMA SKIP>(x, n, K, y, o, c, lo, hi), n >= MOMENTS_WIDE)
+NR_DISPATCH_LEN(template <bool SKIP = false>, dev_sums4, (const double *y, long long n, double m, double *s),
+                <SKIP>(y, n, m, s), n >= MOMENTS_WIDE)
 // argminmax's one pass: simd_level(), but AVX2's variant under AVX-512 for
 // rows shorter than argminmax_wide_bytes(): on short rows the lanes' fold
 // (value and index) is the cost, twice as many lanes at 64 bytes.  With the
@@ -2502,31 +2531,12 @@ NR_DISPATCH(template <class T>, cosums,
 // on as fast or faster: float32 n = 256 0.147 against 0.145, 1000 0.097
 // against 0.116, float64 n = 128 0.32 against 0.32).  The bits of a level
 // then depend on the stream's length, not on the CPU.
-#if defined(NR_SIMD_X86)
-template <class A>
-inline bool two_sum_wide(long long n) {
-    return simd_level() == 2 && n * (long long)sizeof(A) >= 1024;
-}
-template <class T, class A = T, class M = id_map>
-inline bool two_sum(const T *x, long long n, A *s, A *c) {
-    if (two_sum_wide<A>(n)) return two_sum_avx512<T, A, M>(x, n, s, c);
-    if (simd_level() >= 1) return two_sum_avx2<T, A, M>(x, n, s, c);
-    return two_sum_base<T, A, M>(x, n, s, c);
-}
-template <class T, class A = T, class M = id_map>
-inline void two_sum_rows(const T *x, long long ld, long long rows, long long n, A *s, A *c,
-                         unsigned char *ok) {
-    if (two_sum_wide<A>(n)) return two_sum_rows_avx512<T, A, M>(x, ld, rows, n, s, c, ok);
-    if (simd_level() >= 1) return two_sum_rows_avx2<T, A, M>(x, ld, rows, n, s, c, ok);
-    return two_sum_rows_base<T, A, M>(x, ld, rows, n, s, c, ok);
-}
-#else
-NR_DISPATCH(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum,
-            (const T *x, long long n, A *s, A *c), <T NR_COMMA A NR_COMMA M>(x, n, s, c))
-NR_DISPATCH(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum_rows,
-            (const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok),
-            <T NR_COMMA A NR_COMMA M>(x, ld, rows, n, s, c, ok))
-#endif
+NR_DISPATCH_LEN(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum,
+                (const T *x, long long n, A *s, A *c), <T NR_COMMA A NR_COMMA M>(x, n, s, c),
+                n * (long long)sizeof(A) >= 1024)
+NR_DISPATCH_LEN(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum_rows,
+                (const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok),
+                <T NR_COMMA A NR_COMMA M>(x, ld, rows, n, s, c, ok), n * (long long)sizeof(A) >= 1024)
 #undef NR_COMMA
 #undef NR_MEM_Y
 #undef NR_DISPATCH_MEM
