@@ -1996,13 +1996,14 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* of 2 L elements, the last partial step padded with -0.0 (s + -0.0 */              \
     /* is s exactly, with error 0); c collects every error while its */                  \
     /* lane's s is finite (once s is inf or NaN it stays so: c is set to 0 */            \
-    /* at the end instead of at each step) */                                            \
+    /* at the end instead of at each step); one, mone: 1 and -1 in every */             \
+    /* lane (opaque_one: the caller's, once for all its rows) */                         \
     template <class T, class A, class M, class vt>                                       \
-    ATTR inline __attribute__((always_inline)) void two_sum_lanes_##SUFFIX(const T *x, long long n, vt &s0, vt &s1, vt &c0, vt &c1) { \
+    ATTR inline __attribute__((always_inline)) void two_sum_lanes_##SUFFIX(const T *x, long long n, vt &s0, vt &s1, vt &c0, vt &c1, \
+                                                                          const vt one, const vt mone) { \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         s0 = s1 = vt{} * (A)-1; /* sum([-0.0]) = -0.0 */                                 \
         c0 = c1 = vt{};                                                                  \
-        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
         const long long ahead = two_sum_ahead<T>();                                      \
         long long k = 0;                                                                 \
         if constexpr (narrow_i64_##SUFFIX<T>) {                                          \
@@ -2043,7 +2044,12 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
                 _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (j < rem) v0[j] = M::one(to_real<A>(x[k + j])); \
                 _Pragma("GCC unroll 32") for (int j = 0; j < L; j++) if (L + j < rem) v1[j] = M::one(to_real<A>(x[k + L + j])); \
             }                                                                            \
-            two_sum_step_##SUFFIX(s0, s1, c0, c1, v0, v1, one, mone);                    \
+            /* (a rest of at most L: the lanes 1 would step on -0.0 alone, */          \
+            /* which leaves s1 as it is and adds +0.0 to c1 -- never -0.0: */            \
+            /* from +0.0, a sum is -0.0 only of two -0.0 -- or, s1 not */                \
+            /* finite, NaN to a c1 the end sets to 0) */                                 \
+            if (rem > L) two_sum_step_##SUFFIX(s0, s1, c0, c1, v0, v1, one, mone);       \
+            else two_sum_vec_##SUFFIX(s0, c0, v0, one, mone);                            \
         }                                                                                \
     }                                                                                    \
     /* Whether a lane's TwoSum overflowed inside (finite s, non-finite */                \
@@ -2130,7 +2136,8 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
             if (two_sum_exact_##SUFFIX(x, n, s_out, c_out)) return true;                 \
         }                                                                                \
         vt s0, s1, c0, c1;                                                               \
-        two_sum_lanes_##SUFFIX<T, A, M>(x, n, s0, s1, c0, c1);                           \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        two_sum_lanes_##SUFFIX<T, A, M>(x, n, s0, s1, c0, c1, one, mone);                \
         if (two_sum_overflowed_##SUFFIX<A>(s0, s1, c0, c1)) return false;                \
         A s[2 * L], c[2 * L];                                                            \
         std::memcpy(s, &s0, BYTES);                                                      \
@@ -2165,6 +2172,7 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         long long r = 0;                                                                 \
+        const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
         if (n >= 2 * L) {                                                                \
             for (; r + L <= rows; r += L) {                                              \
                 vt S[L], C[L];                                                           \
@@ -2174,7 +2182,7 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
                     /* store and a reload -- Zen 4, AVX-512, rows of 1250 float64: */    \
                     /* 2.6 ms against the 1-d stream's 2.1 for 1e7) */                    \
                     vt s0, s1, c0, c1;                                                   \
-                    two_sum_lanes_##SUFFIX<T, A, M>(x + (r + i) * ld, n, s0, s1, c0, c1); \
+                    two_sum_lanes_##SUFFIX<T, A, M>(x + (r + i) * ld, n, s0, s1, c0, c1, one, mone); \
                     ok[r + i] = !two_sum_overflowed_##SUFFIX<A>(s0, s1, c0, c1);         \
                     two_sum_merge_##SUFFIX<A>(s0, s1, c0, c1); /* lanes j, j + L */      \
                     S[i] = s0;                                                           \
