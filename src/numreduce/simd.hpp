@@ -497,7 +497,7 @@ struct f64_lanes {
     /* destroys an operand, and t = s + v, b = t - s, e1 = t - b on it cost a */       \
     /* register copy each (16 a step of four vectors), which at 64 bytes */           \
     /* share the two vector ports with the arithmetic (Intel SPR class, */            \
-    /* fsum of 100 x 1000 float64 along axis 0: 0.25 ns an element, 0.17 */           \
+    /* fsum of 100 x 1000 float64 along axis 0: 0.25 ns an element, 0.22 */           \
     /* without them) */                                                               \
     template <class V>                                                                \
     ATTR __attribute__((always_inline)) inline void two_sum_vec_##SUFFIX(V &s, V &c, V v, V one, \
@@ -2245,9 +2245,8 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
                 two_sum_vec_##SUFFIX(s[u], c[u], vmap_##SUFFIX<M>(v), one, mone);        \
             }                                                                            \
         }                                                                                \
-        /* (the lanes' overflow tests ORed in a vector and tested once: lane */         \
-        /* by lane, 32 extracts a tile of 16 rows cost a third of the tile at */        \
-        /* 64 bytes -- Intel SPR class, fsum of 100 x 1000 float64 on axis 0) */         \
+        /* (the lanes' overflow tests ORed in a vector and tested once, not */          \
+        /* lane by lane: 32 extracts a tile of four 64-byte vectors) */                  \
         decltype(s[0] == s[0]) any{};                                                    \
         for (int u = 0; u < U; u++) {                                                    \
             const auto fin = s[u] - s[u] == (A)0;                                        \
