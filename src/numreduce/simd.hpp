@@ -2446,8 +2446,8 @@ NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_stream,
 // 192 0.55 against 0.62, 512 0.36 against 0.44; meanvar 16 3.05 against
 // 2.70, 64 0.94 against 0.90, 128 0.60 against 0.64, 384 0.39 against
 // 0.45; describe 16 5.4 against 4.8, 64 2.01 against 1.93, 128 1.42
-// against 1.46).  Zen 4 runs 64-byte vectors as two halves: its short
-// blocks gain nothing from them either.
+// against 1.46).  Not measured on Zen 4, which runs 64-byte vectors as
+// two halves.
 constexpr long long MOMENTS_WIDE = 128;
 NR_DISPATCH_LEN(template <class T NR_COMMA bool SKIP = false>, shift_store,
                 (const T *x, long long n, double K, double *y, double *o, double *c),
