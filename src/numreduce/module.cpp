@@ -134,9 +134,9 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
     if (level == 2) {
         std::snprintf(shorter, sizeof shorter,
                       "AVX2's lanes for moments' blocks of fewer than %lld elements and TwoSum "
-                      "streams of fewer than 1 KiB, AVX-512's from there (a rule by length, the "
-                      "same on every CPU)",
-                      s::MOMENTS_WIDE);
+                      "streams of fewer than %lld KiB, AVX-512's from there (a rule by length, "
+                      "the same on every CPU)",
+                      s::MOMENTS_WIDE, s::TWO_SUM_WIDE_BYTES / 1024);
     } else {
         std::snprintf(shorter, sizeof shorter, "one width at every length (%s)",
                       level == 1 ? "AVX2" : "the baseline level");

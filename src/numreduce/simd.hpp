@@ -2538,12 +2538,14 @@ NR_DISPATCH(template <class T>, cosums,
 // on as fast or faster: float32 n = 256 0.147 against 0.145, 1000 0.097
 // against 0.116, float64 n = 128 0.32 against 0.32).  The bits of a level
 // then depend on the stream's length, not on the CPU.
+constexpr long long TWO_SUM_WIDE_BYTES = 1024;
 NR_DISPATCH_LEN(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum,
                 (const T *x, long long n, A *s, A *c), <T NR_COMMA A NR_COMMA M>(x, n, s, c),
-                n * (long long)sizeof(A) >= 1024)
+                n * (long long)sizeof(A) >= TWO_SUM_WIDE_BYTES)
 NR_DISPATCH_LEN(template <class T NR_COMMA class A = T NR_COMMA class M = id_map>, two_sum_rows,
                 (const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok),
-                <T NR_COMMA A NR_COMMA M>(x, ld, rows, n, s, c, ok), n * (long long)sizeof(A) >= 1024)
+                <T NR_COMMA A NR_COMMA M>(x, ld, rows, n, s, c, ok),
+                n * (long long)sizeof(A) >= TWO_SUM_WIDE_BYTES)
 #undef NR_COMMA
 #undef NR_MEM_Y
 #undef NR_DISPATCH_MEM
