@@ -237,7 +237,8 @@ def test_twosum_rows_last_tile_at_every_level(level):
 # transposed to finish together).  Each row must give the bits of the same
 # row reduced alone (the 1-D stream), for every dtype the lanes read, row
 # counts around the block size, lengths around the lane counts, and rows
-# with inf / NaN / an overflow inside a TwoSum (that row steps in order).
+# with inf / NaN / an overflow inside a TwoSum (that row steps in order) or
+# inside a merge of two lanes (the block's rows redone one by one).
 ROWS = textwrap.dedent(r'''
     import numpy as np
     import numreduce as nr
@@ -252,6 +253,10 @@ ROWS = textwrap.dedent(r'''
         return x.dtype == y.dtype and x.tobytes() == y.tobytes()
 
     big = {np.float64: 1.7e308, np.float32: 3.3e38, np.float16: 65000.0}
+    # a pair whose TwoSum overflows inside (t = a + b finite, t - a not) where
+    # two lanes merge: the lanes alone are fine (test_fsum's near-overflow pair)
+    near = {np.float64: (-4.0857562922753104e+307, float(np.finfo(np.float64).max)),
+            np.float32: (-7.733860252956414e+37, float(np.finfo(np.float32).max))}
     for dt in (np.float64, np.float32, np.float16, np.int32, np.int64, np.uint8, np.bool_):
         for cols in (1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100):
             for rows in (1, 3, 4, 7, 8, 9, 16, 17, 33):
@@ -260,10 +265,12 @@ ROWS = textwrap.dedent(r'''
                     a = (a * 100).clip(0 if dt in (np.uint8, np.bool_) else -1e6, 255 if dt == np.uint8 else 1e6)
                 a = a.astype(dt)
                 if np.dtype(dt).kind == "f" and rows > 2:
-                    r1, r2 = rng.choice(rows, 2, replace=False)
+                    r1, r2, r3 = rng.choice(rows, 3, replace=False)
                     a[r1, rng.integers(cols)] = rng.choice([np.inf, -np.inf, np.nan])
                     if cols > 1:  # an overflow inside a TwoSum: that row in order
                         a[r2, :2] = (big[dt], -big[dt])
+                    if cols > 1 and dt in near:  # ... inside a merge of two lanes
+                        a[r3, rng.choice(cols, 2, replace=False)] = near[dt]
                 s, e = nr.reduce(nr.twosum, a, axis=1)
                 f = nr.fsum(a, axis=1)
                 for r in range(rows):

@@ -83,9 +83,12 @@ struct TwoSum {
             constexpr long long P = 128;  // rows per piece (stack buffers)
             A s[P], c[P];
             unsigned char ok[P];
+            // rows likely from memory: the prefetch runs on into the rows
+            // that follow (simd.hpp's two_sum_rows)
+            const bool far = simd::rows_from_memory(rows * n * (long long)sizeof(in_t));
             for (long long r0 = 0; r0 < rows; r0 += P) {
                 const long long m = rows - r0 < P ? rows - r0 : P;
-                simd::two_sum_rows<T, A, M>(x + r0 * n, n, m, n, s, c, ok);
+                simd::two_sum_rows<T, A, M>(x + r0 * n, n, m, n, s, c, ok, far);
                 for (long long r = 0; r < m; r++) {
                     acc_t a = acc;
                     if (ok[r]) {
