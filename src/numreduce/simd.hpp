@@ -2296,6 +2296,17 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* after next; only where they lie inside the row): a tile reads a */                \
     /* short piece of each of its rows, too short for the hardware */                    \
     /* prefetchers alone (about 1.4x faster at 4000 x 4000 float64) */                   \
+    /* one row of a tile: U vectors stepped into (s, c) */                               \
+    template <int U, class A, class M, class vt>                                         \
+    ATTR inline __attribute__((always_inline)) void two_sum_tile_row_##SUFFIX(vt (&s)[U], vt (&c)[U], const A *xr,\
+                                                                              vt one, vt mone) {\
+        constexpr int W = BYTES / (int)sizeof(A);                                        \
+        for (int u = 0; u < U; u++) {                                                    \
+            vt v;                                                                        \
+            std::memcpy(&v, xr + u * W, BYTES);                                          \
+            two_sum_vec_##SUFFIX(s[u], c[u], vmap_##SUFFIX<M>(v), one, mone);            \
+        }                                                                                \
+    }                                                                                    \
     template <int U, class A, class M = id_map>                                          \
     ATTR inline void two_sum_tile_##SUFFIX(A *s_acc, A *c_acc, const A *x, long long rows, \
                                            long long stride, long long c0, int keep = 0,  \
@@ -2309,17 +2320,18 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
             std::memcpy(&s[u], s_acc + c0 + u * W, BYTES);                               \
             std::memcpy(&c[u], c_acc + c0 + u * W, BYTES);                               \
         }                                                                                \
-        for (long long r = 0; r < rows; r++) {                                           \
-            const A *xr = x + r * stride + c0;                                           \
-            if (pf) {                                                                    \
+        if (pf) {                                                                        \
+            _Pragma("GCC unroll 2")                                                      \
+            for (long long r = 0; r < rows; r++) {                                       \
+                const A *xr = x + r * stride + c0;                                       \
                 for (int u = 0; u < U; u++)                                              \
                     if ((u * BYTES) % 64 == 0) __builtin_prefetch(xr + PF + u * W);      \
+                two_sum_tile_row_##SUFFIX<U, A, M>(s, c, xr, one, mone);                \
             }                                                                            \
-            for (int u = 0; u < U; u++) {                                                \
-                vt v;                                                                    \
-                std::memcpy(&v, xr + u * W, BYTES);                                      \
-                two_sum_vec_##SUFFIX(s[u], c[u], vmap_##SUFFIX<M>(v), one, mone);        \
-            }                                                                            \
+        } else {                                                                         \
+            _Pragma("GCC unroll 2")                                                      \
+            for (long long r = 0; r < rows; r++)                                         \
+                two_sum_tile_row_##SUFFIX<U, A, M>(s, c, x + r * stride + c0, one, mone); \
         }                                                                                \
         /* (the lanes' overflow tests ORed in a vector and tested once, not */          \
         /* lane by lane: 32 extracts a tile of four 64-byte vectors) */                  \
