@@ -446,16 +446,16 @@ inline long long half_first_zero(const half16 *x, long long n) {
 // 1 KiB (one line a step: every other line at AVX-512) gave 0.42-0.45 ns
 // an element at 1e7 (huge pages), 4 KiB of every line 0.28-0.31 at AVX2
 // and AVX-512, int64 included (0.98-1.07x float64's time); 8 KiB no better.
+template <class T>
+inline long long two_sum_ahead() {
+    return minmax_ahead<T>();
+}
 // Rows the TwoSum rows kernel (two_sum_rows) steps at once, their steps
 // interleaved (each row's arithmetic its own: the same bits for any count).
 // Intel SPR class, rows of float64 from the L2, ns a row against one at a
 // time: n = 100 28.9 against 30.1, 256 44.1 against 47.5, 512 73.3 against
 // 80.5.
 constexpr int TWO_SUM_ROWS_AT_ONCE = 2;
-template <class T>
-inline long long two_sum_ahead() {
-    return minmax_ahead<T>();
-}
 
 // Prefetch every cache line of the SPAN bytes at p (one line where SPAN is
 // shorter).
@@ -2024,12 +2024,21 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* at the end instead of at each step); one, mone: 1 and -1 in every */             \
     /* lane (opaque_one: the caller's, once for all its rows).  The loads */             \
     /* prefetched `ahead` (two_sum_ahead) while that lies below x + reach */             \
-    /* (reach >= (R - 1) ld + n: the caller's rows that follow, for rows */              \
-    /* shorter than the distance).  R rows at */                                          \
-    /* once (row i at x + i ld, into s0[i] ...), their steps interleaved: */             \
-    /* each row's arithmetic exactly its own (the same bits as R = 1), the */            \
-    /* rows' chains independent -- a short row alone is a chain of FMA */                \
-    /* latencies the core cannot overlap with the next row's */                          \
+    /* (reach >= (R - 1) ld + n; beyond: the caller's rows that follow, for */           \
+    /* rows shorter than the distance).  R rows at once (row i at x + i */               \
+    /* ld, into s0[i] ...), their steps interleaved: each row's arithmetic */            \
+    /* exactly its own (the same bits as R = 1), the rows' dependency */                 \
+    /* chains side by side (TWO_SUM_ROWS_AT_ONCE: measured faster) */                    \
+    /* one step of 2 L elements of each of R rows (row i at x + i ld) */                 \
+    template <int R, class T, class A, class M, class vt>                                \
+    ATTR inline __attribute__((always_inline)) void two_sum_steps_##SUFFIX(const T *x, long long ld,\
+                                                                          vt (&s0)[R], vt (&s1)[R], vt (&c0)[R], vt (&c1)[R],\
+                                                                          const vt one, const vt mone) {\
+        constexpr int L = BYTES / (int)sizeof(A);                                        \
+        for (int i = 0; i < R; i++)                                                      \
+            two_sum_step_##SUFFIX(s0[i], s1[i], c0[i], c1[i], vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + i * ld)),\
+                                  vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + i * ld + L)), one, mone);\
+    }                                                                                    \
     template <int R, class T, class A, class M, class vt>                                \
     ATTR inline __attribute__((always_inline)) void two_sum_lanes_##SUFFIX(const T *x, long long ld, long long n, long long reach, \
                                                                           vt (&s0)[R], vt (&s1)[R], vt (&c0)[R], vt (&c1)[R], \
@@ -2068,20 +2077,12 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
         }                                                                                \
         /* the steps prefetched ahead (see two_sum_ahead), then those whose */          \
         /* prefetch would pass x + reach without the test */                            \
-        for (; k + 2 * L <= n && k < pf_end; k += 2 * L)                                 \
-            for (int i = 0; i < R; i++) {                                                \
-                const T *xi = x + i * ld;                                                \
-                prefetch_lines<2 * L * sizeof(T)>(xi + k + ahead);                       \
-                two_sum_step_##SUFFIX(s0[i], s1[i], c0[i], c1[i], vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(xi + k)), \
-                                      vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(xi + k + L)), one, mone); \
-            }                                                                            \
+        for (; k + 2 * L <= n && k < pf_end; k += 2 * L) {                               \
+            for (int i = 0; i < R; i++) prefetch_lines<2 * L * sizeof(T)>(x + i * ld + k + ahead);\
+            two_sum_steps_##SUFFIX<R, T, A, M>(x + k, ld, s0, s1, c0, c1, one, mone);    \
+        }                                                                                \
         _Pragma("GCC unroll 2")                                                          \
-        for (; k + 2 * L <= n; k += 2 * L)                                               \
-            for (int i = 0; i < R; i++) {                                                \
-                const T *xi = x + i * ld;                                                \
-                two_sum_step_##SUFFIX(s0[i], s1[i], c0[i], c1[i], vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(xi + k)), \
-                                      vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(xi + k + L)), one, mone); \
-            }                                                                            \
+        for (; k + 2 * L <= n; k += 2 * L) two_sum_steps_##SUFFIX<R, T, A, M>(x + k, ld, s0, s1, c0, c1, one, mone);\
         if (k < n) { /* the rest, padded with -0.0 */                                   \
             const long long rem = n - k;                                                 \
             for (int i = 0; i < R; i++) {                                                \
