@@ -2031,13 +2031,13 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* chains side by side (TWO_SUM_ROWS_AT_ONCE: measured faster) */                    \
     /* one step of 2 L elements of each of R rows (row i at x + i ld) */                 \
     template <int R, class T, class A, class M, class vt>                                \
-    ATTR inline __attribute__((always_inline)) void two_sum_steps_##SUFFIX(const T *x, long long ld,\
-                                                                          vt (&s0)[R], vt (&s1)[R], vt (&c0)[R], vt (&c1)[R],\
-                                                                          const vt one, const vt mone) {\
+    ATTR inline __attribute__((always_inline)) void two_sum_steps_##SUFFIX(const T *x, long long ld, \
+                                                                          vt (&s0)[R], vt (&s1)[R], vt (&c0)[R], vt (&c1)[R], \
+                                                                          const vt one, const vt mone) { \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         for (int i = 0; i < R; i++)                                                      \
-            two_sum_step_##SUFFIX(s0[i], s1[i], c0[i], c1[i], vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + i * ld)),\
-                                  vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + i * ld + L)), one, mone);\
+            two_sum_step_##SUFFIX(s0[i], s1[i], c0[i], c1[i], vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + i * ld)), \
+                                  vmap_##SUFFIX<M>(two_sum_load_##SUFFIX<T, A>(x + i * ld + L)), one, mone); \
     }                                                                                    \
     template <int R, class T, class A, class M, class vt>                                \
     ATTR inline __attribute__((always_inline)) void two_sum_lanes_##SUFFIX(const T *x, long long ld, long long n, long long reach, \
@@ -2078,11 +2078,11 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
         /* the steps prefetched ahead (see two_sum_ahead), then those whose */          \
         /* prefetch would pass x + reach without the test */                            \
         for (; k + 2 * L <= n && k < pf_end; k += 2 * L) {                               \
-            for (int i = 0; i < R; i++) prefetch_lines<2 * L * sizeof(T)>(x + i * ld + k + ahead);\
+            for (int i = 0; i < R; i++) prefetch_lines<2 * L * sizeof(T)>(x + i * ld + k + ahead); \
             two_sum_steps_##SUFFIX<R, T, A, M>(x + k, ld, s0, s1, c0, c1, one, mone);    \
         }                                                                                \
         _Pragma("GCC unroll 2")                                                          \
-        for (; k + 2 * L <= n; k += 2 * L) two_sum_steps_##SUFFIX<R, T, A, M>(x + k, ld, s0, s1, c0, c1, one, mone);\
+        for (; k + 2 * L <= n; k += 2 * L) two_sum_steps_##SUFFIX<R, T, A, M>(x + k, ld, s0, s1, c0, c1, one, mone); \
         if (k < n) { /* the rest, padded with -0.0 */                                   \
             const long long rem = n - k;                                                 \
             for (int i = 0; i < R; i++) {                                                \
@@ -2248,11 +2248,11 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
                     /* follow, up to the block's end; else within its rows (from */      \
                     /* cache: Intel SPR class, rows of 100 float64 from the L2, 28.2 */  \
                     /* ns a row with it against 24.8) */                                 \
-                    const long long reach = far && ld == n ? (rows - r - i) * ld : (RR - 1) * ld + n;\
+                    const long long reach = far && ld == n ? (rows - r - i) * ld : (RR - 1) * ld + n; \
                     two_sum_lanes_##SUFFIX<RR, T, A, M>(x + (r + i) * ld, ld, n, reach, s0, s1, c0, c1, one, mone); \
                     for (int j = 0; j < RR; j++) {                                       \
-                        bad |= two_sum_overflow_mask_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j]);\
-                        two_sum_merge_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j], bad); /* lanes j, j + L */\
+                        bad |= two_sum_overflow_mask_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j]); \
+                        two_sum_merge_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j], bad); /* lanes j, j + L */ \
                         S[i + j] = s0[j];                                                \
                         C[i + j] = c0[j];                                                \
                     }                                                                    \
@@ -2262,15 +2262,15 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
                 transpose_lanes<1, L>(S);                                                \
                 transpose_lanes<1, L>(C);                                                \
                 for (int w = L / 2; w >= 2; w /= 2) /* lanes j, j + w (w > 1) */         \
-                    for (int j = 0; j < w; j++) two_sum_merge_##SUFFIX<A>(S[j], S[j + w], C[j], C[j + w], bad);\
-                two_sum_merge_##SUFFIX<A>(S[0], S[1], C[0], C[1], bad); /* the final TwoSum */\
+                    for (int j = 0; j < w; j++) two_sum_merge_##SUFFIX<A>(S[j], S[j + w], C[j], C[j + w], bad); \
+                two_sum_merge_##SUFFIX<A>(S[0], S[1], C[0], C[1], bad); /* the final TwoSum */ \
                 vt t2, e2; /* renormalised, as two_sum does it */                        \
                 two_sum_v_##SUFFIX<A>(S[0], C[0], t2, e2, bad);                          \
                 /* a lane overflowed, or a merge needed TwoSum's fix (rare): the */      \
                 /* block's rows one by one (the same bits, ok[] as two_sum says) */      \
                 if (any_lane_##SUFFIX(bad)) {                                            \
                     for (int i = 0; i < L; i++)                                          \
-                        ok[r + i] = two_sum_##SUFFIX<T, A, M>(x + (r + i) * ld, n, s + r + i, c + r + i);\
+                        ok[r + i] = two_sum_##SUFFIX<T, A, M>(x + (r + i) * ld, n, s + r + i, c + r + i); \
                     continue;                                                            \
                 }                                                                        \
                 std::memset(ok + r, 1, L);                                               \
@@ -2299,8 +2299,8 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* prefetchers alone (about 1.4x faster at 4000 x 4000 float64) */                   \
     /* one row of a tile: U vectors stepped into (s, c) */                               \
     template <int U, class A, class M, class vt>                                         \
-    ATTR inline __attribute__((always_inline)) void two_sum_tile_row_##SUFFIX(vt (&s)[U], vt (&c)[U], const A *xr,\
-                                                                              vt one, vt mone) {\
+    ATTR inline __attribute__((always_inline)) void two_sum_tile_row_##SUFFIX(vt (&s)[U], vt (&c)[U], const A *xr, \
+                                                                              vt one, vt mone) { \
         constexpr int W = BYTES / (int)sizeof(A);                                        \
         for (int u = 0; u < U; u++) {                                                    \
             vt v;                                                                        \
