@@ -522,6 +522,15 @@ struct f64_lanes {
         for (unsigned j = 0; j < sizeof(VM) / 8; j++) any |= w[j];                   \
         return any != 0;                                                             \
     }                                                                                \
+    /* The lanes of a TwoSum state (s, c) that overflowed inside: finite */          \
+    /* s, non-finite error; c set to 0 where s is not finite */                      \
+    template <class A, class V>                                                      \
+    ATTR inline __attribute__((always_inline)) auto two_sum_bad_##SUFFIX(V s, V &c) { \
+        const auto fin = s - s == (A)0;                                              \
+        const auto bad = fin & (c - c != (A)0);                                      \
+        c = fin ? c : V{};                                                           \
+        return bad;                                                                  \
+    }                                                                                \
     template <bool SKIP, class V>                                                     \
     ATTR __attribute__((always_inline)) inline void minmax_step_##SUFFIX(V &lo, V &hi, V &na, \
                                                                         V v) {        \
@@ -824,10 +833,7 @@ struct f64_lanes {
                 std::memcpy(&a, x + k + u * W, BYTES);                                \
                 m |= nan ? (a != a) : (a == v);                                       \
             }                                                                         \
-            unsigned long long w[BYTES / 8], any = 0;                                 \
-            std::memcpy(w, &m, BYTES);                                                \
-            for (int j = 0; j < BYTES / 8; j++) any |= w[j];                          \
-            if (any) break;                                                           \
+            if (any_lane_##SUFFIX(m)) break;                                          \
         }                                                                             \
         for (; k < n; k++) {                                                          \
             if (nan ? x[k] != x[k] : x[k] == v) return k;                             \
@@ -950,10 +956,7 @@ inline long long argminmax_short() {
             last = k + W >= n;                                                        \
             arg_step_##SUFFIX(lo[0], hi[0], il[0], ih[0], nan, x, last ? n - W : k, iota); \
         }                                                                             \
-        unsigned long long w[BYTES / 8], any = 0;                                     \
-        std::memcpy(w, &nan, BYTES);                                                  \
-        for (int j = 0; j < BYTES / 8; j++) any |= w[j];                              \
-        if (!SKIP && any) return false;                                               \
+        if (!SKIP && any_lane_##SUFFIX(nan)) return false;                            \
         {                                                                             \
             const auto a = (lo[1] < lo[0]) | ((lo[1] == lo[0]) & (il[1] < il[0]));    \
             const auto b = (hi[1] > hi[0]) | ((hi[1] == hi[0]) & (ih[1] < ih[0]));    \
@@ -2112,11 +2115,8 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* overflowed: whether any lane did */                                               \
     template <class A, class vt>                                                         \
     ATTR inline __attribute__((always_inline)) auto two_sum_overflow_mask_##SUFFIX(vt s0, vt s1, vt &c0, vt &c1) { \
-        const auto f0 = s0 - s0 == (A)0, f1 = s1 - s1 == (A)0;                           \
-        const auto bad = (f0 & (c0 - c0 != (A)0)) | (f1 & (c1 - c1 != (A)0));            \
+        const auto bad = two_sum_bad_##SUFFIX<A>(s0, c0) | two_sum_bad_##SUFFIX<A>(s1, c1); \
         static_assert(sizeof(bad) == BYTES, "one mask lane per lane");                   \
-        c0 = f0 ? c0 : vt{};                                                             \
-        c1 = f1 ? c1 : vt{};                                                             \
         return bad;                                                                      \
     }                                                                                    \
     template <class A, class vt>                                                         \
@@ -2226,7 +2226,7 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* ever narrower vectors and scalars */                                              \
     template <class T, class A = T, class M = id_map>                                    \
     ATTR inline void two_sum_rows_##SUFFIX(const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok, \
-                                           bool far = false) { \
+                                           bool far) {                                   \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
         constexpr int RR = TWO_SUM_ROWS_AT_ONCE;                                         \
         static_assert(L % RR == 0, "whole row groups a block");                         \
@@ -2337,11 +2337,7 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
         /* (the lanes' overflow tests ORed in a vector and tested once, not */          \
         /* lane by lane: 32 extracts a tile of four 64-byte vectors) */                  \
         decltype(s[0] == s[0]) any{};                                                    \
-        for (int u = 0; u < U; u++) {                                                    \
-            const auto fin = s[u] - s[u] == (A)0;                                        \
-            any |= fin & (c[u] - c[u] != (A)0);                                          \
-            c[u] = fin ? c[u] : vt{};                                                    \
-        }                                                                                \
+        for (int u = 0; u < U; u++) any |= two_sum_bad_##SUFFIX<A>(s[u], c[u]);          \
         for (int j = 0; j < keep; j++) any[j] = 0;                                       \
         if (any_lane_##SUFFIX(any)) {                                                    \
             for (long long j = c0 + keep; j < c0 + U * W; j++) {                         \
