@@ -4,11 +4,13 @@ references, pandas (Welford) accuracy, NumPy per group, the step() fallback
 (inf/NaN, overflow), and thread-count invariance."""
 
 import math
+import textwrap
 
 import numpy as np
 import pytest
 
 import numreduce as nr
+from helpers import run_at_simd_level
 
 pd = pytest.importorskip("pandas")
 
@@ -353,6 +355,113 @@ def test_runs_of_ids_same_bits(n, g, fn):
         got = call(x[order], ids[order])
         for a, b in zip(ref, got):
             np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+# The runs' own kernels (traits/minmax.hpp scatter_run: the vector min/max
+# kernel over a run, stepping in order where the run's extreme is a zero;
+# loops.hpp run_end: the vector search for the id that ends a run), at every
+# SIMD level, against np.minimum.at / np.maximum.at bit for bit: sorted ids
+# with runs of every length around the kernels' thresholds (16 ids before
+# the search, 4 vectors before the kernel), signed zeros as some groups'
+# extremes, NaN in one group (the pass redone with step()), several rows
+# sharing the ids (axis=1), and a bad id inside a long run.
+RUNS = textwrap.dedent(r'''
+    import numpy as np
+    import numreduce as nr
+    from numreduce import _config
+
+    print(_config.config()["simd_kernels"])
+    rng = np.random.default_rng(51)
+    checked = 0
+
+    def at_ref(x, ids, g):
+        if x.dtype.kind == "f":
+            lo, hi = np.full(g, np.inf, x.dtype), np.full(g, -np.inf, x.dtype)
+        else:
+            info = np.iinfo(x.dtype)
+            lo, hi = np.full(g, info.max, x.dtype), np.full(g, info.min, x.dtype)
+        np.minimum.at(lo, ids, x)
+        np.maximum.at(hi, ids, x)
+        return lo, hi
+
+    def same_bits(a, b):
+        assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
+        assert a.tobytes() == b.tobytes(), (a, b)
+
+    lengths = np.array([1, 2, 3, 15, 16, 17, 18, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255,
+                        256, 257, 700, 1023, 1024, 1025, 2049, 3000])
+    for dt in (np.float64, np.float32, np.int64, np.uint64, np.int32, np.uint32, np.int16,
+               np.uint16, np.int8, np.uint8):
+        for rows in (1, 3, 5):
+            ln = rng.permutation(np.repeat(lengths, 2))
+            g = ln.size
+            ids = np.repeat(np.arange(g), ln)
+            n = ids.size
+            if np.dtype(dt).kind == "f":
+                x = (rng.standard_normal((rows, n)) * 100).astype(dt)
+                # zeros: the minimum of some groups (positive data), the
+                # maximum of others (negative data), inside the others
+                for k in range(g):
+                    seg = x[:, ids == k]
+                    kind = k % 4
+                    if kind == 1:
+                        seg[:] = np.abs(seg) + 1
+                    elif kind == 2:
+                        seg[:] = -np.abs(seg) - 1
+                    if kind in (1, 2, 3):
+                        z = rng.random(seg.shape) < 0.1
+                        seg[z] = np.where(rng.random(seg.shape) < 0.5, 0.0, -0.0)[z]
+                    x[:, ids == k] = seg
+            else:
+                info = np.iinfo(dt)
+                x = rng.integers(info.min, info.max, (rows, n), dtype=dt, endpoint=True)
+                x[rng.random((rows, n)) < 0.01] = info.max
+                x[rng.random((rows, n)) < 0.01] = info.min
+            lo, hi = nr.group_minmax(x, ids, g, axis=1)
+            for r in range(rows):
+                rlo, rhi = at_ref(x[r], ids, g)
+                same_bits(lo[r], rlo)
+                same_bits(hi[r], rhi)
+                checked += 1
+            if np.dtype(dt).kind == "f":
+                # NaN in one long run's middle: that row's pass is redone
+                # with step() (NaN propagates, as np.minimum.at; step()
+                # keeps the first of equal values, so that row's zeros may
+                # take the other sign: values compared), the other rows
+                # keep their slots' bits
+                k = int(np.flatnonzero(ln == 3000)[0])
+                y = x.copy()
+                y[0, np.flatnonzero(ids == k)[1500]] = np.nan
+                with np.errstate(invalid="ignore"):
+                    lo, hi = nr.group_minmax(y, ids, g, axis=1)
+                    rlo, rhi = at_ref(y[0], ids, g)
+                assert np.isnan(lo[0, k]) and np.isnan(hi[0, k])
+                assert np.array_equal(lo[0], rlo, equal_nan=True)
+                assert np.array_equal(hi[0], rhi, equal_nan=True)
+                for r in range(1, rows):
+                    same_bits(lo[r], at_ref(x[r], ids, g)[0])
+                checked += 1
+            # a bad id inside a long run: IndexError, out untouched
+            k = int(np.flatnonzero(ln == 2049)[0])
+            bad = ids.copy()
+            bad[np.flatnonzero(ids == k)[1000]] = g
+            out = (np.zeros((rows, g), dt), np.zeros((rows, g), dt))
+            try:
+                nr.group_minmax(x, bad, g, axis=1, out=out)
+            except IndexError:
+                pass
+            else:
+                raise AssertionError("no IndexError")
+            assert not out[0].any() and not out[1].any()
+            checked += 1
+    print("checked", checked)
+''')
+
+
+@pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
+def test_minmax_runs_of_ids_at_every_level(level):
+    checked = run_at_simd_level(RUNS, level, timeout=900)
+    assert checked == f"checked {10 * 9 + 2 * 3 + 10 * 3}", checked
 
 
 def test_scatter_floor_is_a_real_pass():

@@ -382,11 +382,11 @@ inline long long minmax_ahead() {
 // Vectors in flight per loop step of the min/max kernels.
 constexpr int MINMAX_UNROLL = 4;
 
-// Room for the min/max kernel's lane outputs for T: the widest variant's
-// lane count (a kernel returns how many lanes it wrote).
+// Room for the min/max kernel's lane outputs for T: 16 bytes of lanes, as
+// every variant writes them (a kernel returns how many lanes it wrote).
 template <class T>
 constexpr int minmax_lanes() {
-    return 64 / (int)sizeof(T);
+    return 16 / (int)sizeof(T);
 }
 
 // The lanes of the min/max kernel for T: T itself, or for float16 the int16
@@ -554,6 +554,31 @@ struct f64_lanes {
             a = b = key;                                                              \
         }                                                                             \
     }                                                                                 \
+    /* The lanes of (lo, hi, na), 2B bytes, halved down to 16 bytes: the upper */  \
+    /* half's lanes merged into the lower's with the kernel's compare-selects */     \
+    /* (ties keep the lower), the NaN lanes as the U vectors merge */                \
+    template <bool SKIP, bool KEYS, int B, class V>                                   \
+    ATTR __attribute__((always_inline)) inline void minmax_halve_##SUFFIX(V &lo, V &hi, V &na) { \
+        typedef typename std::remove_reference<decltype(lo[0])>::type E;              \
+        typedef E H __attribute__((vector_size(B)));                                  \
+        H a, b;                                                                       \
+        std::memcpy(&a, &lo, B);                                                      \
+        std::memcpy(&b, reinterpret_cast<const char *>(&lo) + B, B);                  \
+        a = b < a ? b : a;                                                            \
+        std::memcpy(&lo, &a, B);                                                      \
+        std::memcpy(&a, &hi, B);                                                      \
+        std::memcpy(&b, reinterpret_cast<const char *>(&hi) + B, B);                  \
+        a = b > a ? b : a;                                                            \
+        std::memcpy(&hi, &a, B);                                                      \
+        if constexpr (!KEYS) {                                                        \
+            std::memcpy(&a, &na, B);                                                  \
+            std::memcpy(&b, reinterpret_cast<const char *>(&na) + B, B);              \
+            if (SKIP) a = a == a ? a : b;                                             \
+            else a = a != a ? a : b;                                                  \
+            std::memcpy(&na, &a, B);                                                  \
+        }                                                                             \
+        if constexpr (B > 16) minmax_halve_##SUFFIX<SKIP, KEYS, B / 2>(lo, hi, na);   \
+    }                                                                                 \
     /* one vector into the lanes: T's own, or float16 (KEYS) by its keys */          \
     template <bool SKIP, bool KEYS, class V>                                          \
     ATTR __attribute__((always_inline)) inline void minmax_vec_##SUFFIX(V &lo, V &hi, V &na, \
@@ -581,7 +606,10 @@ struct f64_lanes {
 // lanes of half_key keys instead: the lo/hi lanes are the keys' min/max
 // (propagating: a NaN key lies beyond +-HALF_INF_KEY; skipping: NaNs key the
 // neutral values, so a lo key above HALF_INF_KEY means only NaNs) and the
-// third output is not written.  Returns the number of lanes written, or 0
+// third output is not written.  The vector's lanes are halved down to 16
+// bytes before they are written (minmax_halve: the upper half merged into
+// the lower with the same compare-selects), so the callers fold few lanes
+// (minmax.hpp fold_lanes).  Returns the number of lanes written, or 0
 // (touching nothing) when n is shorter than one step.
 #define NR_MINMAX_KERNEL(SUFFIX, BYTES, ATTR)                                         \
     template <class T, bool SKIP>                                                     \
@@ -643,7 +671,11 @@ struct f64_lanes {
             if (SKIP) na[0] = na[u] == na[u] ? na[u] : na[0];                         \
             else na[0] = na[u] != na[u] ? na[u] : na[0];                              \
         }                                                                             \
-        for (int j = 0; j < W; j++) {                                                 \
+        /* the lanes halved down to 16 bytes (the callers' fold: 4 float32 */      \
+        /* lanes, not 16) */                                                          \
+        if constexpr (BYTES > 16) minmax_halve_##SUFFIX<SKIP, KEYS, BYTES / 2>(lo[0], hi[0], na[0]); \
+        constexpr int W16 = (BYTES > 16 ? 16 : BYTES) / (int)sizeof(T);               \
+        for (int j = 0; j < W16; j++) {                                               \
             if constexpr (BIAS) {                                                     \
                 lo[0][j] ^= FLIP;                                                     \
                 hi[0][j] ^= FLIP;                                                     \
@@ -652,7 +684,7 @@ struct f64_lanes {
             hi_out[j] = (E)hi[0][j];                                                  \
             if constexpr (!KEYS) nan_out[j] = na[0][j];                               \
         }                                                                             \
-        return W;                                                                     \
+        return W16;                                                                   \
     }
 
 // Column tiles of a row-major block reduced over its rows (axis 0),
@@ -816,12 +848,14 @@ struct f64_lanes {
                                                               stride, 0);            \
     }
 
-// The first i in [0, n) with x[i] == v (x[i] a NaN when v is NaN), or n:
-// four vector compares per step, their masks OR-ed and tested once; the
-// step that matched is then searched in order.
+// The first i in [0, n) with x[i] == v (x[i] a NaN when v is NaN; NE: the
+// first with x[i] != v, integers), or n: four vector compares per step,
+// their masks OR-ed and tested once; the step that matched is then searched
+// in order.
 #define NR_FIND_KERNEL(SUFFIX, BYTES, ATTR)                                           \
-    template <class T>                                                                \
+    template <class T, bool NE>                                                       \
     ATTR long long find_eq_##SUFFIX(const T *x, long long n, T v) {                   \
+        static_assert(!NE || (T)0.5 == (T)0, "NE: integers");                         \
         constexpr int W = BYTES / (int)sizeof(T), U = 4;                              \
         typedef T V __attribute__((vector_size(BYTES)));                              \
         const bool nan = v != v;                                                      \
@@ -831,12 +865,12 @@ struct f64_lanes {
             for (int u = 0; u < U; u++) {                                             \
                 V a;                                                                  \
                 std::memcpy(&a, x + k + u * W, BYTES);                                \
-                m |= nan ? (a != a) : (a == v);                                       \
+                m |= NE ? (a != v) : nan ? (a != a) : (a == v);                       \
             }                                                                         \
             if (any_lane_##SUFFIX(m)) break;                                          \
         }                                                                             \
         for (; k < n; k++) {                                                          \
-            if (nan ? x[k] != x[k] : x[k] == v) return k;                             \
+            if (NE ? x[k] != v : nan ? x[k] != x[k] : x[k] == v) return k;            \
         }                                                                             \
         return n;                                                                     \
     }
@@ -2498,7 +2532,8 @@ NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP>, minmax,
 NR_DISPATCH_MEM(template <class T NR_COMMA bool SKIP = false>, minmax_cols,
                 (T *lo, T *hi, const T *x, long long rows, long long cols, long long stride),
                 <T NR_COMMA SKIP>(lo, hi, x, rows, cols, stride))
-NR_DISPATCH_MEM(template <class T>, find_eq, (const T *x, long long n, T v), <T>(x, n, v))
+NR_DISPATCH_MEM(template <class T NR_COMMA bool NE = false>, find_eq, (const T *x, long long n, T v),
+                <T NR_COMMA NE>(x, n, v))
 #undef NR_MEM_Y
 // The TwoSum kernels and the min/max row streams at 32 bytes: AVX2's code
 // (Zen 4: a (4000, 4000) float64 fsum over axis 0 4.6 ms against 5.2 with

@@ -45,6 +45,18 @@ struct order_ops<true> {
     }
 };
 
+// The vector kernel's lanes (simd::minmax: 16 bytes of them) folded into
+// one (min, max) in lane order, ties to the first.
+template <class E>
+NR_HD void fold_lanes(const E *lo, const E *hi, int lanes, E &l, E &h) {
+    l = lo[0];
+    h = hi[0];
+    for (int j = 1; j < lanes; j++) {
+        l = lo[j] < l ? lo[j] : l;
+        h = hi[j] > h ? hi[j] : h;
+    }
+}
+
 // The scatter loop's working slot for plain integers and floats
 // (loops.hpp scatter_slots): a slot starts at (top, bottom) of the type and
 // takes one compare-select per side, v <= lo ? v : lo (ties take the new
@@ -88,6 +100,46 @@ struct minmax_scatter<T, true> {
         } else {
             return true;
         }
+    }
+    // A run of n elements into one slot (scatter_slots_rows' runs of equal
+    // ids): what n scatter_add calls in order give.  Long runs take the
+    // vector kernel (simd::minmax): a slot's lo/hi are then the run's
+    // extremes merged with the same compare-select, and the bits are the
+    // same wherever the extreme is not a zero (equal non-zero numbers have
+    // one bit pattern); a run whose extreme is a zero, whose ties pick the
+    // last zero's sign, steps in order.  A NaN makes it report false, as
+    // scatter_add does (the pass is redone with step()).
+    NR_HD static bool scatter_run(scatter_t &w, const T *x, long long n) {
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (sizeof(T) <= 8) {
+            constexpr int L = simd::minmax_lanes<T>();
+            T lo[L]{}, hi[L]{}, nan[L]{};  // (the kernel writes `lanes` of them)
+            // (runs shorter than the widest kernel's step, 4 vectors of 64
+            // bytes, step in order)
+            const bool wide = n >= 256 / (long long)sizeof(T);
+            const int lanes = wide ? simd::minmax<T, false>(x, n, lo, hi, nan) : 0;
+            bool marked = false;
+            for (int j = 0; j < lanes; j++) marked = marked | is_nan(nan[j]);
+            if (marked) return false;
+            T l, h;
+            fold_lanes(lo, hi, lanes, l, h);
+            if (lanes > 0 && l != T(0) && h != T(0)) {
+                w.lo = w.lo < l ? w.lo : l;
+                w.hi = w.hi > h ? w.hi : h;
+                return true;
+            }
+        }
+#endif
+        T lo = w.lo, hi = w.hi;
+        bool ok = true;
+        for (long long k = 0; k < n; k++) {
+            const T v = x[k];
+            lo = lo < v ? lo : v;
+            hi = hi > v ? hi : v;
+            if constexpr (T(0.5) != T(0)) ok = ok & (v == v);
+        }
+        w = {lo, hi};
+        return ok;
     }
     template <class Acc>
     NR_HD static int scatter_finish(const scatter_t &w, Acc &a) {
@@ -135,13 +187,10 @@ struct MinMaxOf : minmax_scatter<T> {
                 // Usually no lane is marked (no NaN seen; skipping: every
                 // lane saw a number): fold the lanes with plain compares.
                 bool marked = false;
-                T l = lo[0], h = hi[0];
-                for (int j = 0; j < lanes; j++) {
-                    marked = marked | is_nan(nan[j]);
-                    l = lo[j] < l ? lo[j] : l;
-                    h = hi[j] > h ? hi[j] : h;
-                }
+                for (int j = 0; j < lanes; j++) marked = marked | is_nan(nan[j]);
                 if (!marked) {
+                    T l, h;
+                    fold_lanes(lo, hi, lanes, l, h);
                     acc = combine(acc, acc_t{{l, h}});
                 } else {
                     for (int j = 0; j < lanes; j++) {
@@ -161,11 +210,8 @@ struct MinMaxOf : minmax_scatter<T> {
             short lo[L]{}, hi[L]{};
             if (const int lanes = simd::minmax<T, SKIP_NAN>(x, n, lo, hi, nullptr)) {
                 k = n;  // the kernel covers the whole stream
-                short l = lo[0], h = hi[0];
-                for (int j = 1; j < lanes; j++) {
-                    l = lo[j] < l ? lo[j] : l;
-                    h = hi[j] > h ? hi[j] : h;
-                }
+                short l, h;
+                fold_lanes(lo, hi, lanes, l, h);
                 if (!SKIP_NAN && (l < -simd::HALF_INF_KEY || h > simd::HALF_INF_KEY)) {
                     acc = combine(acc, lift(x[simd::half_first_nan(x, n)]));
                 } else if (!SKIP_NAN || l <= simd::HALF_INF_KEY) {
