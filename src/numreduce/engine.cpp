@@ -676,9 +676,10 @@ int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *o
         // The small arrays' case (one chunk, no frame, no threads): what
         // run_chunk(0) below does for it, without the chunk bookkeeping --
         // the fixed cost of a call on a few hundred elements.
-        alignas(16) char one[NPY_MAXARGS][32];
+        // (the state in the caller's values: no copy to reload through a
+        // store-forwarding stall)
         char *acc[NPY_MAXARGS];
-        for (int i = 0; i < nout; i++) acc[i] = one[i];
+        for (int i = 0; i < nout; i++) acc[i] = values[i];
         const int have = call.initials(acc);
         if (have < 0) return -1;
         const char *x = PyArray_BYTES(a);
@@ -692,7 +693,6 @@ int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *o
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "numreduce: reduction loop failed");
             return -1;
         }
-        for (int i = 0; i < nout; i++) std::memcpy(values[i], one[i], sizeof one[i]);
         *out_type = call.out->type_num;
         return 1;
     }

@@ -34,7 +34,8 @@ PyObject *scatter_floor(PyObject *self, PyObject *args);  // the bench's bound
 // reference to Py_None where the array is not for that path, or nullptr.
 PyObject *reduce_all_array(PyObject *ufunc, PyArrayObject *a);
 // reduce_all_array's values without the scalars: 1 (each output's value in
-// values[i], all of type *out_type), 0 (not for this path), -1 (error).
+// values[i], all of type *out_type; values 16-byte aligned, meaningful
+// only on 1), 0 (not for this path), -1 (error).
 int reduce_all_raw(PyObject *ufunc, PyArrayObject *a, char (*values)[32], int *out_type);
 PyObject *reduce_rows_array(PyObject *ufunc, PyArrayObject *a);
 PyObject *reduce_trailing_array(PyObject *ufunc, PyArrayObject *a);

@@ -554,30 +554,26 @@ struct f64_lanes {
             a = b = key;                                                              \
         }                                                                             \
     }                                                                                 \
-    /* The lanes of (lo, hi, na), 2B bytes, halved down to 16 bytes: the upper */  \
-    /* half's lanes merged into the lower's with the kernel's compare-selects */     \
-    /* (ties keep the lower), the NaN lanes as the U vectors merge */                \
-    template <bool SKIP, bool KEYS, int B, class V>                                   \
+    /* The lanes of (lo, hi, na) halved down to the first 16 bytes: lanes j */    \
+    /* and j + D (D lanes: half the part still in play) merged into lane j */       \
+    /* with the kernel's compare-selects (ties keep lane j), the NaN lanes as */     \
+    /* the U vectors merge; in registers (lanes_swapped: one shuffle each) */        \
+    template <bool SKIP, bool KEYS, int D, class V>                                   \
     ATTR __attribute__((always_inline)) inline void minmax_halve_##SUFFIX(V &lo, V &hi, V &na) { \
-        typedef typename std::remove_reference<decltype(lo[0])>::type E;              \
-        typedef E H __attribute__((vector_size(B)));                                  \
-        H a, b;                                                                       \
-        std::memcpy(&a, &lo, B);                                                      \
-        std::memcpy(&b, reinterpret_cast<const char *>(&lo) + B, B);                  \
-        a = b < a ? b : a;                                                            \
-        std::memcpy(&lo, &a, B);                                                      \
-        std::memcpy(&a, &hi, B);                                                      \
-        std::memcpy(&b, reinterpret_cast<const char *>(&hi) + B, B);                  \
-        a = b > a ? b : a;                                                            \
-        std::memcpy(&hi, &a, B);                                                      \
+        constexpr int L = (int)(sizeof(V) / sizeof(lo[0]));                           \
+        const auto J = std::make_integer_sequence<int, L>();                          \
+        V a, b;                                                                       \
+        lanes_swapped<D>(a, lo, J);                                                   \
+        lanes_swapped<D>(b, hi, J);                                                   \
+        lo = a < lo ? a : lo;                                                         \
+        hi = b > hi ? b : hi;                                                         \
         if constexpr (!KEYS) {                                                        \
-            std::memcpy(&a, &na, B);                                                  \
-            std::memcpy(&b, reinterpret_cast<const char *>(&na) + B, B);              \
-            if (SKIP) a = a == a ? a : b;                                             \
-            else a = a != a ? a : b;                                                  \
-            std::memcpy(&na, &a, B);                                                  \
+            V c;                                                                      \
+            lanes_swapped<D>(c, na, J);                                               \
+            if (SKIP) na = na == na ? na : c;                                         \
+            else na = na != na ? na : c;                                              \
         }                                                                             \
-        if constexpr (B > 16) minmax_halve_##SUFFIX<SKIP, KEYS, B / 2>(lo, hi, na);   \
+        if constexpr (D * sizeof(lo[0]) > 16) minmax_halve_##SUFFIX<SKIP, KEYS, D / 2>(lo, hi, na); \
     }                                                                                 \
     /* one vector into the lanes: T's own, or float16 (KEYS) by its keys */          \
     template <bool SKIP, bool KEYS, class V>                                          \
@@ -673,7 +669,7 @@ struct f64_lanes {
         }                                                                             \
         /* the lanes halved down to 16 bytes (the callers' fold: 4 float32 */      \
         /* lanes, not 16) */                                                          \
-        if constexpr (BYTES > 16) minmax_halve_##SUFFIX<SKIP, KEYS, BYTES / 2>(lo[0], hi[0], na[0]); \
+        if constexpr (BYTES > 16) minmax_halve_##SUFFIX<SKIP, KEYS, W / 2>(lo[0], hi[0], na[0]); \
         constexpr int W16 = (BYTES > 16 ? 16 : BYTES) / (int)sizeof(T);               \
         for (int j = 0; j < W16; j++) {                                               \
             if constexpr (BIAS) {                                                     \
@@ -1131,6 +1127,24 @@ __attribute__((target("avx512f"), always_inline)) inline V permute2_512(V a, V b
 }
 #endif  // NR_SIMD_X86
 
+// out = a with every lane j swapped with lane j ^ D (one constant shuffle;
+// J: the lanes 0, 1, ..., L - 1); always inlined into the caller's variant
+// (vectors by reference: no wide vector crosses a call by value).
+template <int D, class V, int... J>
+__attribute__((always_inline)) inline void lanes_swapped(V &out, const V &a, std::integer_sequence<int, J...>) {
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    out = __builtin_shufflevector(a, a, (J ^ D)...);
+#else
+    constexpr size_t E = sizeof(V) / sizeof...(J);  // (mask lanes of the lanes' width)
+    typedef typename std::conditional<
+        E == 8, long long,
+        typename std::conditional<E == 4, int,
+                                  typename std::conditional<E == 2, short, signed char>::type>::type>::type I;
+    typedef I M __attribute__((vector_size(sizeof(V))));
+    out = __builtin_shuffle(a, M{(J ^ D)...});
+#endif
+}
+
 // The transpose of two_sum_rows' L vectors of L lanes (S[j] becomes lane j
 // of every vector): for D = 1, 2, ..., L / 2, vectors i and i + D (i & D
 // clear) swap their off-diagonal blocks of D lanes -- two constant
@@ -1175,14 +1189,10 @@ __attribute__((always_inline)) inline void transpose_lanes(V *S) {
 // at AVX2, its two horizontal sums a fifth of the row).  N <= L, a power
 // of two; out[i] = the fold of v[i]; v is overwritten.
 template <int D, class V, int... J>
-__attribute__((always_inline)) inline void add_lane_blocks(V &a, std::integer_sequence<int, J...>) {
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-    a += __builtin_shufflevector(a, a, (J ^ D)...);
-#else
-    typedef typename std::conditional<sizeof(V) / sizeof...(J) == 8, long long, int>::type I;
-    typedef I M __attribute__((vector_size(sizeof(V))));
-    a += __builtin_shuffle(a, M{(J ^ D)...});
-#endif
+__attribute__((always_inline)) inline void add_lane_blocks(V &a, std::integer_sequence<int, J...> j) {
+    V b;
+    lanes_swapped<D>(b, a, j);
+    a += b;
 }
 template <int N, int L, int D = 1, class V>
 __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
