@@ -439,7 +439,9 @@ RUNS = textwrap.dedent(r'''
                 assert np.array_equal(lo[0], rlo, equal_nan=True)
                 assert np.array_equal(hi[0], rhi, equal_nan=True)
                 for r in range(1, rows):
-                    same_bits(lo[r], at_ref(x[r], ids, g)[0])
+                    rlo, rhi = at_ref(x[r], ids, g)
+                    same_bits(lo[r], rlo)
+                    same_bits(hi[r], rhi)
                 checked += 1
             # a bad id inside a long run: IndexError, out untouched
             k = int(np.flatnonzero(ln == 2049)[0])
