@@ -107,8 +107,9 @@ struct minmax_scatter<T, true> {
     // extremes merged with the same compare-select, and the bits are the
     // same wherever the extreme is not a zero (equal non-zero numbers have
     // one bit pattern); a run whose extreme is a zero, whose ties pick the
-    // last zero's sign, steps in order.  A NaN makes it report false, as
-    // scatter_add does (the pass is redone with step()).
+    // last zero's sign, steps in order (integers have one zero).  A NaN
+    // makes it report false, as scatter_add does (the pass is redone with
+    // step()).  Short runs step in order: scatter_add on a copy of the slot.
     NR_HD static bool scatter_run(scatter_t &w, const T *x, long long n) {
 #if defined(NR_HAVE_HOST_SIMD)
         if constexpr (sizeof(T) <= 8) {
@@ -117,28 +118,24 @@ struct minmax_scatter<T, true> {
             // (runs shorter than the widest kernel's step, 4 vectors of 64
             // bytes, step in order)
             const bool wide = n >= 256 / (long long)sizeof(T);
-            const int lanes = wide ? simd::minmax<T, false>(x, n, lo, hi, nan) : 0;
-            bool marked = false;
-            for (int j = 0; j < lanes; j++) marked = marked | is_nan(nan[j]);
-            if (marked) return false;
-            T l, h;
-            fold_lanes(lo, hi, lanes, l, h);
-            if (lanes > 0 && l != T(0) && h != T(0)) {
-                w.lo = w.lo < l ? w.lo : l;
-                w.hi = w.hi > h ? w.hi : h;
-                return true;
+            if (const int lanes = wide ? simd::minmax<T, false>(x, n, lo, hi, nan) : 0) {
+                bool marked = false;
+                for (int j = 0; j < lanes; j++) marked = marked | is_nan(nan[j]);
+                if (marked) return false;
+                T l, h;
+                fold_lanes(lo, hi, lanes, l, h);
+                if (T(0.5) == T(0) || (l != T(0) && h != T(0))) {
+                    w.lo = w.lo < l ? w.lo : l;
+                    w.hi = w.hi > h ? w.hi : h;
+                    return true;
+                }
             }
         }
 #endif
-        T lo = w.lo, hi = w.hi;
+        scatter_t s = w;
         bool ok = true;
-        for (long long k = 0; k < n; k++) {
-            const T v = x[k];
-            lo = lo < v ? lo : v;
-            hi = hi > v ? hi : v;
-            if constexpr (T(0.5) != T(0)) ok = ok & (v == v);
-        }
-        w = {lo, hi};
+        for (long long k = 0; k < n; k++) ok = ok & scatter_add(s, x[k]);
+        w = s;
         return ok;
     }
     template <class Acc>
