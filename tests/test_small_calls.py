@@ -1,11 +1,12 @@
-"""The fast path's direct moments call for short whole arrays
-(fastpath.cpp's small_moments: C-contiguous, aligned float32/float64 data,
-n <= 50000, straight into the traits' stream function) against the general
-path (numreduce._api, which goes through the engine's loop), bit for bit,
-warnings included, at every SIMD level; and against NumPy's nanmean/nanvar
-and math.fsum-based references.  Sizes around the vector widths, the
-1024-value block, the 50000 bound; NaN at the first, last and every
-position, all-NaN, inf, -0.0, overflowing deviations, ddof."""
+"""The fast path's direct calls for short whole arrays (fastpath.cpp's
+small_minmax and small_moments: C- or F-contiguous (moments: C), aligned
+float32/float64 data, n <= 50000, straight into the traits' stream
+function) against the general path (numreduce._api, which goes through the
+engine's loop), bit for bit -- NaN payloads, zero signs and warnings
+included -- at every SIMD level; and the moments against NumPy's
+nanmean/nanvar and math.fsum-based references.  Sizes around the vector
+widths, the 1024-value block, the 50000 bound; NaN at the first, last and
+every position, all-NaN, inf, -0.0, overflowing deviations, ddof."""
 
 import math
 import os
@@ -22,6 +23,7 @@ from helpers import SIMD_NAMES, run_at_simd_level
 SIZES = list(range(0, 71)) + [95, 96, 97, 100, 127, 128, 129, 255, 256, 257, 511, 512, 513,
                               1000, 1023, 1024, 1025, 4096]
 FUNCS = ["meanvar", "meanstd", "nanmeanvar"]
+MINMAX = ["minmax", "nanminmax"]
 
 
 def outcome(f, *args, **kwargs):
@@ -69,6 +71,17 @@ def cases(n, dtype, rng):
         big = np.finfo(dtype).max
         c = np.where(np.arange(n) % 2 == 0, big, -big).astype(dtype)
         out.append(c)
+        # zeros of both signs in turn (which one a min/max keeps), and NaNs
+        # of two payloads and signs (which one propagates)
+        out.append(np.where(np.arange(n) % 3 == 1, -0.0, 0.0).astype(dtype))
+        bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+        nans = np.array([np.nan, -np.nan], dtype)
+        quiet = nans.view(bits)
+        payload = (quiet | bits.type(1)).view(dtype)
+        for p, q in ((0, n - 1), (n // 2, n // 3), (n - 1, 0)):
+            c = a.copy()
+            c[p], c[q] = payload[0], payload[1]
+            out.append(c)
     return out
 
 
@@ -85,9 +98,21 @@ def test_small_moments_equal_general_path(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_small_moments_layouts(dtype):
-    """2-D C-ordered data takes the direct call; F-ordered, strided,
-    misaligned and byte-swapped data do not: all as the general path."""
+@pytest.mark.parametrize("name", MINMAX)
+def test_small_minmax_equal_general_path(name, dtype):
+    fast, general = getattr(nr, name), getattr(api, name)
+    rng = np.random.default_rng(19)
+    for n in SIZES + [49999, 50000, 50001]:
+        for a in cases(n, dtype, rng) if n <= 4096 else cases(n, dtype, rng)[:8]:
+            got, want = outcome(fast, a), outcome(general, a)
+            assert got == want, (name, dtype, n, a[:8])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_calls_layouts(dtype):
+    """2-D C-ordered data takes the direct calls (min/max: F-ordered data
+    too, its memory order the stream, as the engine's); strided, misaligned
+    and byte-swapped data do not: all as the general path."""
     rng = np.random.default_rng(16)
     x = rng.standard_normal(200).astype(dtype)
     x[5] = np.nan
@@ -98,7 +123,7 @@ def test_small_moments_layouts(dtype):
              x[::-1], x[3:], x.reshape(1, 200), x[:1].reshape(()), mis,
              x.astype(x.dtype.newbyteorder())]
     for v in views:
-        for name in FUNCS:
+        for name in FUNCS + MINMAX:
             fast, general = getattr(nr, name), getattr(api, name)
             got, want = outcome(fast, v), outcome(general, v)
             assert got == want, (name, v.shape, v.strides)
@@ -149,13 +174,13 @@ import sys, warnings, numpy as np, numreduce as nr, numreduce._api as api
 from numreduce import _config
 print(_config.config()["simd_kernels"])
 sys.path.insert(0, sys.argv[1])
-import test_small_moments as t
+import test_small_calls as t
 bad = 0
 rng = np.random.default_rng(18)
 for dtype in ("float32", "float64"):
     for n in t.SIZES:
         for a in t.cases(n, dtype, rng):
-            for name in t.FUNCS:
+            for name in t.FUNCS + t.MINMAX:
                 f, g = getattr(nr, name), getattr(api, name)
                 bad += t.outcome(f, a) != t.outcome(g, a)
 print("mismatches", bad)
@@ -163,6 +188,6 @@ print("mismatches", bad)
 
 
 @pytest.mark.parametrize("level", list(SIMD_NAMES))
-def test_small_moments_every_simd_level(level):
+def test_small_calls_every_simd_level(level):
     last = run_at_simd_level(CODE, level, args=(os.path.dirname(__file__),))
     assert last == "mismatches 0"
