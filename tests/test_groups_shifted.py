@@ -313,6 +313,60 @@ def test_minmax_slots_empty_and_ids():
         _bits_equal(hi, rhi)
 
 
+# Random ids into slots past half the L1d and within half the L2: the
+# scatter loop takes four ids at a time (one bounds branch for the four,
+# their elements in order; loops.hpp scatter_slots_rows).  8000 groups:
+# 128 KB of float64 minmax slots, 256 KB for two rows.  Bits as
+# np.minimum.at / np.maximum.at, and a bad id at every position of a
+# four (and around the 1024-id blocks) raises naming the first one, with
+# nothing written.
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_random_ids_four_at_a_time(dtype):
+    rng = np.random.default_rng(52)
+    g, n, nz = 8000, 40_003, 100
+    ids = rng.integers(nz, g, n)
+    # groups 0 .. nz-1: two zeros each, of opposite signs, side by side in
+    # one four (which sign a min/max keeps shows their order)
+    qs = 4 * rng.choice(n // 4 - 1, nz, replace=False)
+    rest = np.setdiff1d(np.arange(n), np.concatenate([qs, qs + 1]))
+    ids[rng.choice(rest, g - nz, replace=False)] = np.arange(nz, g)  # no empty group
+    ids[qs] = ids[qs + 1] = np.arange(nz)
+    if np.dtype(dtype).kind == "f":
+        x = rng.standard_normal((2, n)).astype(dtype)
+        x[rng.random((2, n)) < 0.1] = 0.0
+        x[rng.random((2, n)) < 0.1] = -0.0
+        x[rng.random((2, n)) < 0.01] = np.inf
+        first = rng.random(nz) < 0.5
+        x[:, qs], x[:, qs + 1] = np.where(first, 0.0, -0.0), np.where(first, -0.0, 0.0)
+    else:
+        x = rng.integers(-1000, 1000, (2, n)).astype(dtype)
+    lo, hi = nr.group_minmax(x[0], ids, g)
+    rlo, rhi = _at_ref(np.minimum, np.maximum, x[0], ids, g)
+    _bits_equal(lo, rlo)
+    _bits_equal(hi, rhi)
+    lo2, hi2 = nr.group_minmax(x, ids, g, axis=1)  # two rows in one pass
+    for r in range(2):
+        rlo, rhi = _at_ref(np.minimum, np.maximum, x[r], ids, g)
+        _bits_equal(lo2[r], rlo)
+        _bits_equal(hi2[r], rhi)
+    mean, var = nr.group_meanvar(x[0], ids, g)
+    cnt = np.bincount(ids, minlength=g)
+    s1 = np.bincount(ids, x[0].astype(np.float64), minlength=g)
+    np.testing.assert_allclose(mean, (s1 / cnt).astype(mean.dtype), rtol=1e-5, atol=1e-6)
+    for p in (0, 1, 2, 3, 4, 5, 1021, 1022, 1023, 1024, 1025, n - 4, n - 3, n - 2, n - 1):
+        bad = ids.copy()
+        bad[p] = g if p % 2 else -1
+        if p + 2 < n:
+            bad[p + 2] = g
+        out = (np.zeros(g, dtype), np.zeros(g, dtype))
+        with pytest.raises(IndexError, match=rf"group_ids\[{p}\]"):
+            nr.group_minmax(x[0], bad, g, out=out)
+        assert not out[0].any() and not out[1].any()
+        with pytest.raises(IndexError, match=rf"group_ids\[{p}\]"):
+            nr.group_meanvar(x[0], bad, g)
+
+
 # Runs of equal ids (sorted keys, resampled time): the scatter loop holds the
 # current group's slots in registers in blocks whose ids mostly repeat
 # (loops.hpp scatter_slots_rows).  A slot's bits depend only on its own
