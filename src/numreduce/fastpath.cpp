@@ -180,8 +180,8 @@ PyObject *engine_call(PyObject *ufunc, PyArrayObject *a, bool full, int axis) {
 // the loop, which hands aligned unit-stride data to reduce_stream, i.e.
 // MinMaxOf::block_reduce), so the same bits, without the loop lookup and
 // the loop call: 175 -> 125 ns a call of nanminmax on 100 float32 (Intel
-// SPR class, one thread; bottleneck's nanmin 175 ns).  The bound is that case's (one
-// chunk, no threads).  false: not this case.
+// SPR class, one thread; bottleneck's nanmin 175 ns).  The bound is that
+// case's (one chunk, no threads).  false: not this case.
 template <class T, bool SKIP>
 bool small_minmax_t(PyArrayObject *a, npy_intp n, char (*v)[32]) {
     using Tr = MinMaxOf<T, SKIP>;

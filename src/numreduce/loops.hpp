@@ -951,6 +951,17 @@ struct has_scatter_run<Tr, std::void_t<decltype(Tr::scatter_run(
                                std::declval<const typename Tr::in_t *>(), 0LL))>>
     : std::true_type {};
 
+// The L1d (level 1) and L2 (level 2) bytes the scatter loop's choices
+// assume: the OS's where there are vector kernels (simd.hpp), else 32 KiB
+// and 1 MiB.
+inline long long cache_bytes(int level) {
+#if defined(NR_HAVE_HOST_SIMD)
+    return level == 1 ? simd::l1d_bytes() : simd::l2_bytes();
+#else
+    return level == 1 ? 32768 : 1ll << 20;
+#endif
+}
+
 // The first j in [0, n) with ids[j] != g, or n (the end of a run of equal
 // ids: a vector search where there are vector kernels).
 inline npy_intp first_other_id(const npy_intp *ids, npy_intp n, npy_intp g) {
@@ -1008,25 +1019,17 @@ npy_intp scatter_slots_rows(const Src *xs, const npy_intp *ids, npy_intp n, npy_
     // 1e7 float64 into 100 and 500 groups: group_meanvar 25.0-26.3 ms
     // without it, 27.7-30.4 with; into 1e4, 26.3-26.8 with, 28.4-28.8
     // without; group_minmax into 100: 19.6-19.8 against 24.7-25.3).
-#if defined(NR_HAVE_HOST_SIMD)
-    const long long l1d = simd::l1d_bytes();
-#else
-    const long long l1d = 32768;
-#endif
+    const long long l1d = cache_bytes(1);
     const npy_intp PF = (K > 1 || sizeof(W) > 16) && (long long)sizeof(Group) * G > l1d / 2 ? 16 : 0;
-    // The loop over random ids takes four at a time where the slots are
-    // past half the L1d and within half the L2 (below).  1e7 float64 into
+    // The loop over random ids takes four at a time (by4) where the slots
+    // are past half the L1d and within half the L2.  1e7 float64 into
     // random groups, group_minmax, Intel SPR class (48 KiB L1d, 2 MiB L2),
     // one thread, against the one-at-a-time loop: 1e4 groups 18.1-20.2 ->
     // 17.3-18.0 ms (an add per element into the same slots, the bound:
     // 14.5-15), 3e4 22.9-23.1 -> 21.3-21.6, 5e4 23.9-24.7 -> 22.3-23.1;
     // at 1e5 (1.6 MB of slots) 36.0-41.4 against 37.1-44.4, none gained.
-#if defined(NR_HAVE_HOST_SIMD)
-    const long long l2 = simd::l2_bytes();
-#else
-    const long long l2 = 1ll << 20;
-#endif
-    const bool by4 = (long long)sizeof(Group) * G > l1d / 2 && (long long)sizeof(Group) * G <= l2 / 2;
+    const long long slot_bytes = (long long)sizeof(Group) * G;
+    const bool by4 = slot_bytes > l1d / 2 && slot_bytes <= cache_bytes(2) / 2;
     // Runs of equal ids (sorted keys, resampled time) chain every element
     // of a run through its slot's store and reload.  A block whose ids
     // mostly repeat their predecessor is therefore run with the current
@@ -1091,9 +1094,9 @@ npy_intp scatter_slots_rows(const Src *xs, const npy_intp *ids, npy_intp n, npy_
                 for (int r = 0; r < K; r++) ok[r] &= Tr::scatter_add(wg[r].w, x[r][i]);
             }
             if (PF > 0 && i < epf) break;  // a bad id
-            // Where the slots are past half the L1d: four ids at a time,
-            // one branch for their bounds (a bad id among them: the loop
-            // below takes them one by one), the elements in order.
+            // by4: four ids at a time, one branch for their bounds (a bad
+            // id among them: the loop below takes them one by one), the
+            // elements in order.
             for (; by4 && i + 4 <= e; i += 4) {
                 const npy_intp g0 = ids[i], g1 = ids[i + 1], g2 = ids[i + 2], g3 = ids[i + 3];
                 if (((npy_uintp)g0 >= (npy_uintp)G) | ((npy_uintp)g1 >= (npy_uintp)G) |
