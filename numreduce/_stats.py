@@ -498,13 +498,18 @@ def _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want):
             if not bias:
                 nval = 1.0 / (n - 2) / (n - 3) * ((n * n - 1.0) * vals - 3 * (n - 1) ** 2.0) + 3.0
                 vals = xp.where(~zero & (n > 3), nval, vals)
-    return vals, zero
+    return vals
 
 
-def _summary_warnings(xp, n, zero, raise_nan, lo):
+def _summary_warnings(xp, rdt, n, raise_nan, lo, hi, mean):
     """SciPy's checks and warnings on the summaries: 'raise' (a NaN in
     the data: its min is NaN), empty slices (SmallSampleWarning's text),
-    the precision loss of a (nearly) constant slice."""
+    the precision loss of a (nearly) constant slice -- SciPy's test
+    (scipy.stats._stats_py._demean): more than one element and
+    max |x - mean| < 10 eps |mean|, eps of the result dtype, where
+    max |x - mean| is the larger of hi - mean and mean - lo (so no
+    warning for a single element, a slice of zeros or NaN data, as
+    SciPy gives none)."""
     empty = n == 0
     if bool(xp.isinf(n).any()):  # an inf weight, or weights whose sum overflows
         invalid_operation("invalid value encountered in divide")
@@ -512,7 +517,10 @@ def _summary_warnings(xp, n, zero, raise_nan, lo):
         raise ValueError("The input contains nan values")
     if bool(empty.any()):
         warnings.warn(_SMALL, RuntimeWarning, stacklevel=5)
-    if bool((zero & ~empty).any()):
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = xp.maximum(hi - mean, mean - lo)
+        lost = (n > 1) & (spread < 10 * float(np.finfo(rdt).eps) * xp.abs(mean))
+    if bool(lost.any()):
         warnings.warn(_PRECISION, RuntimeWarning, stacklevel=5)
 
 
@@ -535,9 +543,9 @@ def finish_describe(rdt, data_dt, ddof, bias, fisher, raise_nan, weighted, xp, s
         # extremes (np.min(where=) without initial raises the same)
         raise ValueError("describe: a slice with no elements (where=) has no minimum or "
                          f"maximum in {data_dt} data")
-    skew, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "s")
-    kurt, _ = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "k")
-    _summary_warnings(xp, n, zero, raise_nan, lo)
+    skew = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "s")
+    kurt = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, "k")
+    _summary_warnings(xp, rdt, n, raise_nan, lo, hi, mean)
     with np.errstate(divide="ignore", invalid="ignore"):
         var = xp.where(n > 0, m2 / (n - ddof), np.nan)  # (not 0 / -ddof for an empty slice)
         mean = xp.where(n > 0, mean, np.nan)
@@ -552,8 +560,8 @@ def finish_moment_stat(rdt, bias, fisher, raise_nan, want, xp, states):
     """skew (``want`` 's') or kurtosis ('k') of summaries, SciPy's values
     (weighted summaries too: the weight sum is the count)."""
     n, lo, hi, mean, m2, m3, m4 = _summary_states(xp, states[0])
-    vals, zero = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
-    _summary_warnings(xp, n, zero, raise_nan, lo)
+    vals = _skew_kurt(rdt, bias, xp, n, mean, m2, m3, m4, want)
+    _summary_warnings(xp, rdt, n, raise_nan, lo, hi, mean)
     if want == "k" and fisher:
         vals = vals - 3.0
     return (_out(xp, vals.astype(rdt, copy=False)),)

@@ -206,6 +206,39 @@ def test_scipy_precision_loss_gh15554():
     assert np.isnan(r[0]) and np.all(np.isfinite(r[1:]))
 
 
+def _precision_warned(f, *a, **kw):
+    """Whether f(*a, **kw) warns of precision loss (other warnings ignored)."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+        warnings.simplefilter("always")
+        f(*a, **kw)
+    return any(PRECISION in str(w.message) for w in caught)
+
+
+PRECISION_CASES = [
+    ("one element", np.array([3.0]), None), ("zeros", np.zeros(5), None),
+    ("constant", np.full(5, 2.0), None), ("near-constant", 1. + np.arange(-3., 4) * 1e-16, None),
+    ("rows of zeros", np.array([[0., 0., 0.], [1., 2., 3.]]), 1),
+    ("a constant row", np.array([[2., 2., 2.], [1., 2., 3.]]), 1),
+    ("float32 near-constant", np.float32(1) + np.arange(-2, 3, dtype=np.float32) * 1e-8, None),
+    ("int64 beyond 2**53", np.array([[2**62 + 1, 2**62 + 3], [2**62 + 2, 7]], np.int64), 0),
+    ("int64 beyond 2**53 rows", np.array([[2**62 + 1, 2**62 + 3], [2**62 + 2, 7]], np.int64), 1),
+    ("NaN", np.array([1.0, np.nan, 1.0]), None),
+] + [(f"bool {ax}", np.random.default_rng(3).random((37, 6)) < 0.3, ax) for ax in (0, 1, None)]
+
+
+@pytest.mark.parametrize("case", PRECISION_CASES, ids=[c[0] for c in PRECISION_CASES])
+def test_precision_warning_as_scipy(case):
+    """The precision-loss RuntimeWarning where SciPy gives it (a constant
+    or nearly constant slice of more than one element), not where it does
+    not (one element, a slice of zeros, NaN data): describe, skew and
+    kurtosis, against SciPy on the float64 copy of integer data."""
+    _, a, axis = case
+    ref = a.astype(np.float64) if a.dtype.kind in "biu" else a
+    for f, g in ((nr.describe, stats.describe), (nr.skew, stats.skew),
+                 (nr.kurtosis, stats.kurtosis)):
+        assert _precision_warned(f, a, axis=axis) == _precision_warned(g, ref, axis=axis), f
+
+
 def test_scipy_empty_1d():
     for f in (nr.skew, nr.kurtosis):
         with pytest.warns(RuntimeWarning, match=SMALL):
@@ -798,7 +831,11 @@ def test_int64_beyond_2_53():
     # the rows path and axis=1 too
     m = np.array([[2**62 + 1, 2**62 + 3], [2**62 + 2, 7]], np.int64)
     for axis in (0, 1, None):
-        lo, hi = nr.describe(m, axis=axis).minmax
+        if axis is None:
+            lo, hi = nr.describe(m, axis=axis).minmax
+        else:  # a pair equal in float64 (2**62 + 1, 2**62 + 3): as SciPy, a warning
+            with pytest.warns(RuntimeWarning, match=PRECISION):
+                lo, hi = nr.describe(m, axis=axis).minmax
         np.testing.assert_array_equal(lo, m.min(axis=axis))
         np.testing.assert_array_equal(hi, m.max(axis=axis))
 
@@ -867,10 +904,12 @@ def test_float16():
     # a variance past float16's range is inf
     y = np.full(100, 60000, np.float16)
     y[::2] = 50000
-    r = nr.describe(y)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in cast"):
+        r = nr.describe(y)  # (NumPy's warning for the variance's cast to float16)
     f = y.astype(np.float64)
     assert r.mean == np.float16(np.mean(f)) and np.isfinite(np.mean(y, dtype=np.float64))
-    assert r.variance == np.float16(np.var(f, ddof=1)) == np.inf
+    with np.errstate(over="ignore"):
+        assert r.variance == np.float16(np.var(f, ddof=1)) == np.inf
     assert r.skewness == 0 and r.kurtosis == -2
 
 

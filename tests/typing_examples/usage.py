@@ -28,7 +28,7 @@ mean, var = nr.meanvar(a, axis=1, ddof=1)
 wmean, wvar = nr.meanvar(a, axis=1, weights=np.abs(a))
 d: nr.DescribeResult = nr.describe(a, axis=None, ddof=0, bias=False, nan_policy="omit")
 d_lo, d_hi = d.minmax
-sk = nr.skew(a, axis=1, keepdims=True, where=a > 0, weights=np.abs(a))
+sk = nr.skew(a, axis=1, keepdims=True, where=a > -1.0, weights=np.abs(a))
 ws: list[np.ufunc] = [nr.wsummary, nr.nanwsummary]
 ku = nr.kurtosis(a, axis=0, fisher=False, nan_policy="propagate")
 cov = nr.covariance(a, a, axis=1)
