@@ -77,7 +77,8 @@ def show_config() -> None:
     stream memory -- the min/max family, the axis-0 row streams -- and why;
     ``prefetch``: their software prefetch and why; ``row_layout``: which
     axis-0 rows stream whole, by the L1 data cache and the L2; ``arg_rows``:
-    which rows ``argminmax`` takes in one pass, and at which width;
+    which rows ``argminmax`` takes in one pass, and at which width (rows side
+    by side, a reduction over a leading axis, are stepped together in lanes);
     ``short_blocks``: the width of short moments blocks and TwoSum streams
     under AVX-512), the thread setting, and whether
     ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,

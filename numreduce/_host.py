@@ -781,11 +781,8 @@ def arg_reduce(a, ax, shape, skip_nan, label="", qualname=""):
     else:
         moved = np.moveaxis(a, ax, -1)
         rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
-    if rows.shape[1] >= 64 and rows.strides[1] != rows.itemsize:
-        # Strided rows (a reduction over a leading axis) step element by
-        # element; one contiguous copy lets every row take the vector kernels
-        # (np.argmin copies likewise).
-        rows = np.ascontiguousarray(rows)
+    # (strided rows, a reduction over a leading axis, need no copy: the
+    # row loop steps the columns together, or gathers a row's pieces)
     lo, hi = _arg_rows(rows, skip_nan)
     return lo.reshape(shape), hi.reshape(shape)
 

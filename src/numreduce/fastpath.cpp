@@ -252,7 +252,7 @@ PyObject *do_minmax(FastFunction *f, PyArrayObject *a, bool full, int axis) {
     return res;
 }
 
-PyObject *do_argminmax(FastFunction *f, PyArrayObject *a, bool full, int axis, bool axis_given) {
+PyObject *do_argminmax(FastFunction *f, PyArrayObject *a, bool full, int axis) {
     PyArray_Descr *descr = PyArray_DESCR(a);
     const bool skip = f->kind == K_NANARGMINMAX && (PyTypeNum_ISFLOAT(descr->type_num) || PyTypeNum_ISCOMPLEX(descr->type_num));
     ArgRowsFn *fn = find_arg_loop(descr->type_num, skip);
@@ -278,30 +278,12 @@ PyObject *do_argminmax(FastFunction *f, PyArrayObject *a, bool full, int axis, b
         srow = PyArray_STRIDE(a, 1 - axis);
         scol = PyArray_STRIDE(a, axis);
     }
-    PyObject *copy = nullptr;
     const char *data = PyArray_BYTES(a);
-    if (axis_given && ncols >= 64 && scol != isize) {
-        // The general path's contiguous copy of strided rows (np.ascontiguousarray).
-        npy_intp dims[2] = {nrows, ncols}, strides[2] = {srow, scol};
-        Py_INCREF(descr);
-        PyObject *view = PyArray_NewFromDescr(&PyArray_Type, descr, 2, dims, strides,
-                                              PyArray_BYTES(a), 0, nullptr);
-        if (view == nullptr) return nullptr;
-        copy = PyArray_NewCopy((PyArrayObject *)view, NPY_CORDER);
-        Py_DECREF(view);
-        if (copy == nullptr) return nullptr;
-        data = PyArray_BYTES((PyArrayObject *)copy);
-        srow = ncols * isize;
-        scol = isize;
-    }
     PyObject *ret = nullptr;
     if (full) {
         npy_intp lo, hi;
         fn(data, 1, ncols, srow, scol, &lo, &hi);
-        if (skip && (lo < 0 || hi < 0)) {
-            Py_XDECREF(copy);
-            Py_RETURN_NONE;
-        }
+        if (skip && (lo < 0 || hi < 0)) Py_RETURN_NONE;
         PyObject *l = scalar_of(NPY_INTP, &lo), *h = scalar_of(NPY_INTP, &hi);
         if (l != nullptr && h != nullptr) ret = PyTuple_Pack(2, l, h);
         Py_XDECREF(l);
@@ -330,7 +312,6 @@ PyObject *do_argminmax(FastFunction *f, PyArrayObject *a, bool full, int axis, b
         Py_XDECREF(l);
         Py_XDECREF(h);
     }
-    Py_XDECREF(copy);
     return ret;
 }
 
@@ -701,7 +682,7 @@ PyObject *fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, 
     if (ndim == 0 || !PyArray_ISNBO(descr->byteorder) || !PyArray_ISALIGNED(a)) {
         return general(f, args, nargsf, kwnames);
     }
-    bool full = true, axis_given = false;
+    bool full = true;
     int axis = 0;
     PyObject *ax = slots[S_AXIS];
     if (ax != nullptr && ax != Py_None) {
@@ -714,14 +695,13 @@ PyObject *fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, 
         if (v < -ndim || v >= ndim || ndim > 2) return general(f, args, nargsf, kwnames);
         axis = (int)(v < 0 ? v + ndim : v);
         full = ndim == 1;
-        axis_given = true;
     }
     PyObject *res;
     switch (f->kind) {
         case K_MINMAX:
         case K_NANMINMAX: res = do_minmax(f, a, full, axis); break;
         case K_ARGMINMAX:
-        case K_NANARGMINMAX: res = do_argminmax(f, a, full, axis, axis_given); break;
+        case K_NANARGMINMAX: res = do_argminmax(f, a, full, axis); break;
         case K_MEANVAR:
         case K_MEANSTD:
         case K_NANMEANVAR: res = do_meanvar(f, a, full, axis, ddof); break;

@@ -478,6 +478,25 @@ namespace nr {
 // argminmax.hpp (ArgMinMax: the block pass of the contiguous fast path)
 // ---------------------------------------------------------------------------
 
+    template <class T, bool SKIP_NAN>
+    template <class O>
+    inline bool ArgMinMax<T, SKIP_NAN>::cols_reduce(const in_t *x, long long n, long long len,
+                                                    long long stride, O *ilo, O *ihi) {
+#if defined(NR_HAVE_HOST_SIMD)
+        if constexpr (plain_arith<T>::value && (sizeof(T) == 4 || sizeof(T) == 8)) {
+            // (the kernel's lanes: one vector of columns at least; 4-byte
+            // index lanes for 4-byte T)
+            constexpr bool skip = SKIP_NAN && (same_type<T, float>::value || same_type<T, double>::value);
+            if (n >= 16 && len >= 1 && (sizeof(T) == 8 || len < 0x7fffffffLL)) {
+                simd::argminmax_cols<T, skip, O>(x, len, n, stride, ilo, ihi);
+                return true;
+            }
+        }
+#endif
+        (void)x, (void)n, (void)len, (void)stride, (void)ilo, (void)ihi;
+        return false;
+    }
+
 #if defined(NR_HAVE_HOST_SIMD)
     // The block pass, for n >= 1 elements.
     template <class T, bool SKIP_NAN>

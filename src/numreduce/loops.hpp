@@ -830,6 +830,14 @@ template <class Tr>
 void arg_rows(const char *data, npy_intp nrows, npy_intp ncols, npy_intp srow, npy_intp scol,
               npy_intp *lo, npy_intp *hi) {
     using in_t = typename Tr::in_t;
+    // Rows side by side (a reduction over a leading axis): the columns
+    // stepped together where the traits have a kernel for them.
+    if (nrows > 1 && srow == (npy_intp)sizeof(in_t) && scol % (npy_intp)sizeof(in_t) == 0 &&
+        reinterpret_cast<std::uintptr_t>(data) % alignof(in_t) == 0 &&
+        Tr::cols_reduce(reinterpret_cast<const in_t *>(data), nrows, ncols, scol / (npy_intp)sizeof(in_t),
+                        lo, hi)) {
+        return;
+    }
     // Contiguous rows shorter than the prefetch distance prefetch the rows
     // ahead of them (simd.hpp's rows_prefetch_ahead).
 #if defined(NR_HAVE_HOST_SIMD)

@@ -119,11 +119,13 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
                   s::row_stream_bytes() / 1024, s::l2_bytes() / 1024,
                   l2_os ? "" : ", assumed: the OS did not say", s::l1d_bytes() / 1024,
                   l1_os ? "from the OS" : "assumed: the OS did not say");
-    char arg[320];
+    char arg[448];
     const int level = s::simd_level();
     const int n = std::snprintf(arg, sizeof arg,
                                 "rows of up to %lld elements in one pass of value and index lanes, "
-                                "longer rows by the blocked min/max pass",
+                                "longer rows by the blocked min/max pass; rows side by side (a "
+                                "leading axis) stepped together, a lane per row, 4 KiB of them at "
+                                "a time",
                                 s::argminmax_short());
     if (level == 2 && n > 0 && n < (int)sizeof arg) {
         const s::arg_width_choice w = s::choose_argminmax_width();

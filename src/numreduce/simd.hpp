@@ -1018,6 +1018,142 @@ inline long long argminmax_short() {
         *ilo = li[0];                                                                 \
         *ihi = hj[0];                                                                 \
         return true;                                                                  \
+    }                                                                                 \
+    /* argmin / argmax down the columns of a (rows, cols) block, the */             \
+    /* reduction over a leading axis: element k of column c at */                    \
+    /* x[k * stride + c], rows >= 1, cols >= one vector.  Each column's */          \
+    /* (value, index) lanes stay in memory, a tile of 4 KiB of columns at a */      \
+    /* time, stepped by eight rows a pass (the row pieces read in order; no */     \
+    /* copy of the block).  The 1-D pass's semantics: strict compares keep */       \
+    /* the first of equal elements; the first NaN wins both (a NaN in row 0 */      \
+    /* stays); SKIP: NaNs skipped, -1 for a column of NaNs.  Indices in */          \
+    /* lanes of T's width: for 4-byte T the caller keeps rows below INT_MAX. */    \
+    /* A tile is stepped by bare compares first, from the ends of T's range */     \
+    /* with no index (+inf, -1), (-inf, -1), which a NaN never enters; a tile */    \
+    /* that met a NaN (propagating) or kept a side at -1 (NaNs only, or the */     \
+    /* range's end its extreme) is stepped again by the EXACT compares, from */     \
+    /* row 0.  The tile's last vector may */                                        \
+    /* overlap the one before it: a step is idempotent (an element equal to */     \
+    /* the lane's value moves nothing). */                                          \
+    template <bool SKIP, bool EXACT, class V, class VI, class M>                      \
+    ATTR __attribute__((always_inline)) inline void arg_col_step_##SUFFIX(           \
+        V &lo, V &hi, VI &il, VI &ih, M &nan, V v, VI idx) {                          \
+        auto a = v < lo, b = v > hi;                                                  \
+        if constexpr (EXACT && SKIP) { /* the column's first number enters */        \
+            a |= (il < 0) & (v == v);                                                 \
+            b |= (ih < 0) & (v == v);                                                 \
+        } else if constexpr (EXACT) { /* the first NaN enters and stays */           \
+            a |= (v != v) & (lo == lo);                                               \
+            b |= (v != v) & (hi == hi);                                               \
+        } else if constexpr (!SKIP) {                                                 \
+            nan |= v != v;                                                            \
+        }                                                                             \
+        lo = a ? v : lo;                                                              \
+        il = a ? idx : il;                                                            \
+        hi = b ? v : hi;                                                              \
+        ih = b ? idx : ih;                                                            \
+    }                                                                                 \
+    /* the tile's vectors: c = 0, W, ..., and tc - W last */                         \
+    template <long long W>                                                            \
+    ATTR __attribute__((always_inline)) inline long long arg_cols_next_##SUFFIX(long long c, long long tc) { \
+        return c + W >= tc ? tc : c + 2 * W > tc ? tc - W : c + W;                    \
+    }                                                                                 \
+    /* U rows from row k (at xk) into the tile's lanes */                             \
+    template <bool SKIP, bool EXACT, int U, class T, class I, class M>                \
+    ATTR __attribute__((always_inline)) inline void arg_cols_pass_##SUFFIX(           \
+        const T *xk, long long k, long long tc, long long stride, T *lv, T *hv, I *li, I *hj, M &nan) { \
+        constexpr long long W = BYTES / (long long)sizeof(T);                         \
+        typedef T V __attribute__((vector_size(BYTES)));                              \
+        typedef I VI __attribute__((vector_size(BYTES)));                             \
+        typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
+        typedef I VIU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
+        for (long long c = 0; c < tc; c = arg_cols_next_##SUFFIX<W>(c, tc)) {          \
+            V lo = *reinterpret_cast<const VU *>(lv + c);                             \
+            V hi = *reinterpret_cast<const VU *>(hv + c);                             \
+            VI il = *reinterpret_cast<const VIU *>(li + c);                           \
+            VI ih = *reinterpret_cast<const VIU *>(hj + c);                           \
+            for (int u = 0; u < U; u++) {                                             \
+                V v;                                                                  \
+                std::memcpy(&v, xk + u * stride + c, BYTES);                          \
+                arg_col_step_##SUFFIX<SKIP, EXACT>(lo, hi, il, ih, nan, v, VI{} + (I)(k + u)); \
+            }                                                                         \
+            *reinterpret_cast<VU *>(lv + c) = lo;                                     \
+            *reinterpret_cast<VU *>(hv + c) = hi;                                     \
+            *reinterpret_cast<VIU *>(li + c) = il;                                    \
+            *reinterpret_cast<VIU *>(hj + c) = ih;                                    \
+        }                                                                             \
+    }                                                                                 \
+    template <class T, bool SKIP, bool EXACT, class I>                                \
+    ATTR bool arg_cols_tile_##SUFFIX(const T *x, long long rows, long long tc,        \
+                                     long long stride, T *lv, T *hv, I *li, I *hj) {  \
+        constexpr long long W = BYTES / (long long)sizeof(T);                       \
+        typedef T V __attribute__((vector_size(BYTES)));                            \
+        typedef I VI __attribute__((vector_size(BYTES)));                           \
+        typedef T VU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
+        typedef I VIU __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias)); \
+        auto nan = V{} != V{};                                                      \
+        long long k = 0;                                                            \
+        if constexpr (EXACT) { /* from row 0 */                                     \
+            for (long long c = 0; c < tc; c = arg_cols_next_##SUFFIX<W>(c, tc)) {    \
+                V v;                                                                \
+                std::memcpy(&v, x + c, BYTES);                                      \
+                VI i0 = VI{};                                                       \
+                if constexpr (SKIP) i0 = (v == v) ? i0 : i0 - 1;                    \
+                *reinterpret_cast<VU *>(lv + c) = v;                                \
+                *reinterpret_cast<VU *>(hv + c) = v;                                \
+                *reinterpret_cast<VIU *>(li + c) = i0;                              \
+                *reinterpret_cast<VIU *>(hj + c) = i0;                              \
+            }                                                                       \
+            k = 1;                                                                  \
+        } else { /* from the ends of T's range, no index */                         \
+            typedef std::numeric_limits<T> L;                                       \
+            const T top = L::has_infinity ? L::infinity() : L::max();               \
+            const T bottom = L::has_infinity ? -L::infinity() : L::lowest();        \
+            for (long long j = 0; j < tc; j++) {                                    \
+                lv[j] = top;                                                        \
+                hv[j] = bottom;                                                     \
+                li[j] = hj[j] = -1;                                                 \
+            }                                                                       \
+        }                                                                           \
+        for (; k + 8 <= rows; k += 8) {                                             \
+            arg_cols_pass_##SUFFIX<SKIP, EXACT, 8>(x + k * stride, k, tc, stride, lv, hv, li, hj, nan); \
+        }                                                                           \
+        if (k + 4 <= rows) {                                                        \
+            arg_cols_pass_##SUFFIX<SKIP, EXACT, 4>(x + k * stride, k, tc, stride, lv, hv, li, hj, nan); \
+            k += 4;                                                                 \
+        }                                                                           \
+        if (k + 2 <= rows) {                                                        \
+            arg_cols_pass_##SUFFIX<SKIP, EXACT, 2>(x + k * stride, k, tc, stride, lv, hv, li, hj, nan); \
+            k += 2;                                                                 \
+        }                                                                           \
+        if (k < rows) {                                                             \
+            arg_cols_pass_##SUFFIX<SKIP, EXACT, 1>(x + k * stride, k, tc, stride, lv, hv, li, hj, nan); \
+        }                                                                           \
+        if constexpr (EXACT) return true;                                           \
+        I none = 0; /* a side that kept index -1 */                                 \
+        for (long long j = 0; j < tc; j++) none |= li[j] | hj[j];                   \
+        return none >= 0 && (SKIP || !any_lane_##SUFFIX(nan));                      \
+    }                                                                               \
+    template <class T, bool SKIP, class O>                                            \
+    ATTR void argminmax_cols_##SUFFIX(const T *x, long long rows, long long cols,     \
+                                      long long stride, O *ilo, O *ihi) {             \
+        constexpr long long W = BYTES / (long long)sizeof(T), TC = 4096 / sizeof(T);  \
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "index lanes of T's width"); \
+        typedef typename std::conditional<sizeof(T) == 4, int, long long>::type I;  \
+        alignas(64) T lv[TC], hv[TC];                                               \
+        alignas(64) I li[TC], hj[TC];                                               \
+        for (long long c0 = 0; c0 < cols; c0 += TC) {                               \
+            /* a last tile narrower than a vector moves back onto its neighbour */ \
+            const long long b0 = cols - c0 < W ? cols - W : c0;                     \
+            const long long tc = cols - b0 < TC ? cols - b0 : TC;                   \
+            if (!arg_cols_tile_##SUFFIX<T, SKIP, false>(x + b0, rows, tc, stride, lv, hv, li, hj)) { \
+                arg_cols_tile_##SUFFIX<T, SKIP, true>(x + b0, rows, tc, stride, lv, hv, li, hj); \
+            }                                                                       \
+            for (long long j = 0; j < tc; j++) {                                    \
+                ilo[b0 + j] = (O)li[j];                                             \
+                ihi[b0 + j] = (O)hj[j];                                             \
+            }                                                                       \
+        }                                                                           \
     }
 
 }  // namespace simd
@@ -2634,6 +2770,9 @@ inline bool argminmax(const T *x, long long n, long long *lo, long long *hi) {
 NR_DISPATCH(template <class T NR_COMMA bool SKIP = false>, argminmax,
             (const T *x, long long n, long long *lo, long long *hi), <T NR_COMMA SKIP>(x, n, lo, hi))
 #endif
+NR_DISPATCH(template <class T NR_COMMA bool SKIP NR_COMMA class O>, argminmax_cols,
+            (const T *x, long long rows, long long cols, long long stride, O *lo, O *hi),
+            <T NR_COMMA SKIP NR_COMMA O>(x, rows, cols, stride, lo, hi))
 NR_DISPATCH(template <class T>, max, (const T *x, long long n, double *o), <T>(x, n, o))
 NR_DISPATCH(template <class T>, sum_exp, (const T *x, long long n, double mx, double *o, double *c),
             <T>(x, n, mx, o, c))

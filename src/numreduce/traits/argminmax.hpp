@@ -89,6 +89,19 @@ struct ArgMinMax {
         return acc;
     }
 
+#if defined(NR_HOST_TRAITS)
+    // The reduction over a leading axis in place: n outputs side by side,
+    // output j's elements x[j + k * stride] for k < len (len >= 1).  Where
+    // the host has a kernel for it (4- and 8-byte integers and IEEE floats,
+    // simd.hpp's argminmax_cols: the columns stepped in lanes, the rows read
+    // in order), writes the indices and returns true; else false, and
+    // loops.hpp's arg_rows takes the rows one at a time (a strided row
+    // gathered a piece at a time for block_reduce).
+    template <class O>
+    static bool cols_reduce(const in_t *x, long long n, long long len, long long stride, O *ilo,
+                            O *ihi);
+#endif
+
   private:
 #if defined(NR_HOST_TRAITS) && defined(NR_HAVE_HOST_SIMD)
     // Host only (defined in ../host_traits.hpp): the block pass for n >= 1
