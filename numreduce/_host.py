@@ -778,6 +778,11 @@ def arg_reduce(a, ax, shape, skip_nan, label="", qualname=""):
     first NaN both (``skip_nan``: NaNs skipped, an all-NaN slice raises)."""
     if ax is None:
         rows = a.reshape(1, -1)
+    elif 0 < ax < a.ndim - 1:
+        # a middle axis: (outer, n, inner) blocks, each block's outputs side
+        # by side (a view where a is C-contiguous; else one C-order copy, as
+        # moving the axis last would make)
+        rows = a.reshape(math.prod(a.shape[:ax]), a.shape[ax], math.prod(a.shape[ax + 1:]))
     else:
         moved = np.moveaxis(a, ax, -1)
         rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])

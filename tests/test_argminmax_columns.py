@@ -6,9 +6,11 @@ instead of copying the rows contiguous.  Checked against np.argmin /
 np.argmax and np.nanargmin / np.nanargmax on the cases each branch of the
 kernel meets -- ties, signed zeros, the first NaN (in row 0 and later),
 all-NaN columns, infinities and integer extremes as a column's extreme,
-tile and vector edges, reversed and stepped views, F order -- and on
-hypothesis-drawn arrays; at every SIMD level, each in its own process."""
+tile and vector edges, reversed and stepped views, F order, middle axes
+(taken block by block) -- and on hypothesis-drawn arrays; at every SIMD
+level, each in its own process."""
 
+import math
 import os
 
 import numpy as np
@@ -137,6 +139,23 @@ def grid(dtypes, seed):
 @pytest.mark.parametrize("dtype", KERNEL_DTYPES + GATHER_DTYPES)
 def test_columns_against_numpy(dtype):
     assert grid([dtype], 7) == []
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint64", "int16", "complex128"])
+def test_middle_axes_in_blocks(dtype):
+    # a middle axis: (outer, n, inner) blocks, each block's outputs side by
+    # side (a view of C-contiguous data; other layouts copied C-order first)
+    rng = np.random.default_rng(5)
+    for shape in [(3, 17, 40), (2, 9, 600), (4, 1, 16), (5, 3, 2), (2, 40, 3, 70), (3, 4, 5, 6)]:
+        for kind in kinds(dtype):
+            a = patterned(dtype, math.prod(shape[:-1]), shape[-1], rng, kind).reshape(shape)
+            for v in (a, np.asfortranarray(a), a[:, ::-1], a[..., ::2]):
+                for axis in range(1, a.ndim - 1):
+                    for skip in (False, True) if np.dtype(dtype).kind in "fc" else (False,):
+                        assert check(v, axis, skip) == 0, (shape, kind, axis, skip)
+    for shape, axis in (((0, 3, 20), 1), ((2, 3, 0), 1), ((2, 0, 4, 3), 2)):
+        a = np.zeros(shape, dtype)
+        assert check(a, axis, False) == 0, shape
 
 
 def test_long_columns_and_many_tiles():

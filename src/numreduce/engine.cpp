@@ -980,8 +980,8 @@ PyObject *engine_argminmax(PyObject *, PyObject *args) {
     PyArrayObject *rows;
     int skip_nan;
     if (!PyArg_ParseTuple(args, "O!p", &PyArray_Type, &rows, &skip_nan)) return nullptr;
-    if (PyArray_NDIM(rows) != 2) {
-        PyErr_SetString(PyExc_ValueError, "numreduce: _argminmax needs a 2-D array");
+    if (PyArray_NDIM(rows) != 2 && PyArray_NDIM(rows) != 3) {
+        PyErr_SetString(PyExc_ValueError, "numreduce: _argminmax needs a 2-D or 3-D array");
         return nullptr;
     }
     PyArray_Descr *descr = PyArray_DESCR(rows);
@@ -1002,7 +1002,13 @@ PyObject *engine_argminmax(PyObject *, PyObject *args) {
         Py_SETREF(src, (PyArrayObject *)PyArray_FromArray(rows, native, NPY_ARRAY_CARRAY_RO));
         if (src == nullptr) return nullptr;
     }
-    npy_intp n = PyArray_DIM(src, 0);
+    // 2-D: rows of (nrows, ncols); 3-D (outer, len, inner): outer blocks of
+    // inner rows side by side, each of len elements (a reduction over a
+    // middle axis, in place).
+    const bool blocks = PyArray_NDIM(src) == 3;
+    const npy_intp outer = blocks ? PyArray_DIM(src, 0) : 1;
+    const npy_intp inner = blocks ? PyArray_DIM(src, 2) : PyArray_DIM(src, 0);
+    npy_intp n = outer * inner;
     PyObject *lo = PyArray_SimpleNew(1, &n, NPY_INTP);
     PyObject *hi = PyArray_SimpleNew(1, &n, NPY_INTP);
     if (lo == nullptr || hi == nullptr) {
@@ -1011,9 +1017,18 @@ PyObject *engine_argminmax(PyObject *, PyObject *args) {
         Py_DECREF(src);
         return nullptr;
     }
+    npy_intp *l = (npy_intp *)PyArray_DATA((PyArrayObject *)lo);
+    npy_intp *h = (npy_intp *)PyArray_DATA((PyArrayObject *)hi);
     Py_BEGIN_ALLOW_THREADS;
-    fn(PyArray_BYTES(src), n, PyArray_DIM(src, 1), PyArray_STRIDE(src, 0), PyArray_STRIDE(src, 1),
-       (npy_intp *)PyArray_DATA((PyArrayObject *)lo), (npy_intp *)PyArray_DATA((PyArrayObject *)hi));
+    if (blocks) {
+        for (npy_intp o = 0; o < outer; o++) {
+            fn(PyArray_BYTES(src) + o * PyArray_STRIDE(src, 0), inner, PyArray_DIM(src, 1),
+               PyArray_STRIDE(src, 2), PyArray_STRIDE(src, 1), l + o * inner, h + o * inner);
+        }
+    } else {
+        fn(PyArray_BYTES(src), n, PyArray_DIM(src, 1), PyArray_STRIDE(src, 0), PyArray_STRIDE(src, 1),
+           l, h);
+    }
     Py_END_ALLOW_THREADS;
     Py_DECREF(src);
     return Py_BuildValue("(NN)", lo, hi);

@@ -47,7 +47,8 @@ PyMethodDef methods[] = {
      "_task_mode(flag) -> previous flag: this thread runs Dask tasks (one thread per call\n"
      "unless the user chose the count)."},
     {"_argminmax", (PyCFunction)nr::engine_argminmax, METH_VARARGS,
-     "_argminmax(rows, skip_nan) -> (argmin, argmax) per row of a 2-D array.\n"
+     "_argminmax(rows, skip_nan) -> (argmin, argmax) per row of a 2-D array, or along\n"
+     "axis 1 of a 3-D one (flattened over axes 0 and 2).\n"
      "Call numreduce.argminmax instead."},
     {"_merge", (PyCFunction)nr::engine_merge, METH_VARARGS,
      "_merge(ufunc, states_a, states_b, outs, stream_descr, acc_descr) -> tuple.\n"
