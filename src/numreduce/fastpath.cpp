@@ -192,13 +192,22 @@ bool small_minmax_t(PyArrayObject *a, npy_intp n, char (*v)[32]) {
     std::memcpy(v[1], &acc.v[1], sizeof(T));
     return true;
 }
-bool small_minmax(PyArrayObject *a, int t, bool skip, char (*v)[32]) {
+// The case of the short whole-array calls (small_minmax, small_moments):
+// 1 to 50,000 elements (one chunk: no threads), contiguous in C order (or,
+// any_order, in F order too: min/max do not depend on the order), aligned,
+// native byte order.  Returns the element count, or 0: not this case.
+npy_intp small_case(PyArrayObject *a, bool any_order) {
     const npy_intp n = PyArray_SIZE(a);
-    if (n <= 0 || n > 50000 || n > kChunk ||
-        !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a)) || !PyArray_ISALIGNED(a) ||
+    const bool contiguous = PyArray_IS_C_CONTIGUOUS(a) || (any_order && PyArray_IS_F_CONTIGUOUS(a));
+    if (n <= 0 || n > 50000 || n > kChunk || !contiguous || !PyArray_ISALIGNED(a) ||
         !PyArray_ISNBO(PyArray_DESCR(a)->byteorder)) {
-        return false;
+        return 0;
     }
+    return n;
+}
+bool small_minmax(PyArrayObject *a, int t, bool skip, char (*v)[32]) {
+    const npy_intp n = small_case(a, true);
+    if (n == 0) return false;
     switch (t) {
         case NPY_FLOAT: return skip ? small_minmax_t<npy_float, true>(a, n, v) : small_minmax_t<npy_float, false>(a, n, v);
         case NPY_DOUBLE: return skip ? small_minmax_t<npy_double, true>(a, n, v) : small_minmax_t<npy_double, false>(a, n, v);
@@ -351,11 +360,8 @@ bool small_moments_t(PyArrayObject *a, npy_intp n, double *r) {
     return true;
 }
 bool small_moments(PyArrayObject *a, int t, bool skip, double *r) {
-    const npy_intp n = PyArray_SIZE(a);
-    if (n <= 0 || n > 50000 || n > kChunk || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
-        !PyArray_ISNBO(PyArray_DESCR(a)->byteorder)) {
-        return false;
-    }
+    const npy_intp n = small_case(a, false);
+    if (n == 0) return false;
     if (t == NPY_DOUBLE) return skip ? small_moments_t<double, true>(a, n, r) : small_moments_t<double, false>(a, n, r);
     if (t == NPY_FLOAT) return skip ? small_moments_t<float, true>(a, n, r) : small_moments_t<float, false>(a, n, r);
     return false;

@@ -960,13 +960,13 @@ struct has_scatter_run<Tr, std::void_t<decltype(Tr::scatter_run(
     : std::true_type {};
 
 // The L1d (level 1) and L2 (level 2) bytes the scatter loop's choices
-// assume: the OS's where there are vector kernels (simd.hpp), else 32 KiB
-// and 1 MiB.
+// assume: the OS's where there are vector kernels (simd.hpp), else
+// simd.hpp's assumed sizes.
 inline long long cache_bytes(int level) {
 #if defined(NR_HAVE_HOST_SIMD)
     return level == 1 ? simd::l1d_bytes() : simd::l2_bytes();
 #else
-    return level == 1 ? 32768 : 1ll << 20;
+    return level == 1 ? kAssumedL1dBytes : kAssumedL2Bytes;
 #endif
 }
 

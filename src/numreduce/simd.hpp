@@ -28,6 +28,12 @@
 #define NR_HAVE_HOST_SIMD 1
 #define NR_SIMD_AARCH64 1
 #endif
+namespace nr {
+// The L1d and L2 bytes assumed where the OS does not say (l1d_bytes,
+// l2_bytes) and in a build without vector kernels (loops.hpp's
+// cache_bytes): 32 KiB and 1 MiB.
+constexpr long long kAssumedL1dBytes = 32768, kAssumedL2Bytes = 1ll << 20;
+}  // namespace nr
 #if defined(NR_HAVE_HOST_SIMD)
 #include <cstdio>
 #include <cstdlib>
@@ -254,13 +260,13 @@ inline long long os_cache_bytes(int level) {
 #endif
     return v > 0 ? v : 0;
 }
-// The L1d and the L2 the kernels assume: the OS's, else 32 KiB and 1 MiB.
+// The L1d and the L2 the kernels assume: the OS's, else kAssumed*Bytes.
 inline long long l1d_bytes() {
-    static const long long v = os_cache_bytes(1) > 0 ? os_cache_bytes(1) : 32768;
+    static const long long v = os_cache_bytes(1) > 0 ? os_cache_bytes(1) : kAssumedL1dBytes;
     return v;
 }
 inline long long l2_bytes() {
-    static const long long v = os_cache_bytes(2) > 0 ? os_cache_bytes(2) : 1ll << 20;
+    static const long long v = os_cache_bytes(2) > 0 ? os_cache_bytes(2) : kAssumedL2Bytes;
     return v;
 }
 // The bytes of the whole axis-0 reduction that a rows_reduce call is part
