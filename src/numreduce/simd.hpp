@@ -2669,7 +2669,11 @@ NR_SIMD_MEM_VARIANTS(NR_SIMD_MEM_INSTANTIATE)
 #define NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL) \
     TEMPLATE inline auto NAME ARGS { return NAME##_base CALL; }
 #define NR_DISPATCH_MEM NR_DISPATCH
-#define NR_DISPATCH_LEN(TEMPLATE, NAME, ARGS, CALL, WIDE) NR_DISPATCH(TEMPLATE, NAME, ARGS, CALL)
+// (written out, not forwarded to NR_DISPATCH: a function-like macro's
+// arguments are expanded before they are passed on, and a TEMPLATE with
+// NR_COMMA would reach NR_DISPATCH as more arguments -- the aarch64 build)
+#define NR_DISPATCH_LEN(TEMPLATE, NAME, ARGS, CALL, WIDE) \
+    TEMPLATE inline auto NAME ARGS { return NAME##_base CALL; }
 #endif
 #define NR_COMMA ,
 // The min/max family at 32 bytes under AVX-512: AVX-512VL's code (64-bit
