@@ -1002,12 +1002,15 @@ PyObject *engine_argminmax(PyObject *, PyObject *args) {
         Py_SETREF(src, (PyArrayObject *)PyArray_FromArray(rows, native, NPY_ARRAY_CARRAY_RO));
         if (src == nullptr) return nullptr;
     }
-    // 2-D: rows of (nrows, ncols); 3-D (outer, len, inner): outer blocks of
-    // inner rows side by side, each of len elements (a reduction over a
-    // middle axis, in place).
+    // Rows of len = dim 1 elements each: a 2-D array is one block of them
+    // along axis 0; a 3-D one (outer, len, inner) is outer blocks of inner
+    // rows side by side along axis 2 (a reduction over a middle axis, in
+    // place).
     const bool blocks = PyArray_NDIM(src) == 3;
+    const int row_axis = blocks ? 2 : 0;
     const npy_intp outer = blocks ? PyArray_DIM(src, 0) : 1;
-    const npy_intp inner = blocks ? PyArray_DIM(src, 2) : PyArray_DIM(src, 0);
+    const npy_intp souter = blocks ? PyArray_STRIDE(src, 0) : 0;
+    const npy_intp inner = PyArray_DIM(src, row_axis);
     npy_intp n = outer * inner;
     PyObject *lo = PyArray_SimpleNew(1, &n, NPY_INTP);
     PyObject *hi = PyArray_SimpleNew(1, &n, NPY_INTP);
@@ -1020,14 +1023,9 @@ PyObject *engine_argminmax(PyObject *, PyObject *args) {
     npy_intp *l = (npy_intp *)PyArray_DATA((PyArrayObject *)lo);
     npy_intp *h = (npy_intp *)PyArray_DATA((PyArrayObject *)hi);
     Py_BEGIN_ALLOW_THREADS;
-    if (blocks) {
-        for (npy_intp o = 0; o < outer; o++) {
-            fn(PyArray_BYTES(src) + o * PyArray_STRIDE(src, 0), inner, PyArray_DIM(src, 1),
-               PyArray_STRIDE(src, 2), PyArray_STRIDE(src, 1), l + o * inner, h + o * inner);
-        }
-    } else {
-        fn(PyArray_BYTES(src), n, PyArray_DIM(src, 1), PyArray_STRIDE(src, 0), PyArray_STRIDE(src, 1),
-           l, h);
+    for (npy_intp o = 0; o < outer; o++) {
+        fn(PyArray_BYTES(src) + o * souter, inner, PyArray_DIM(src, 1), PyArray_STRIDE(src, row_axis),
+           PyArray_STRIDE(src, 1), l + o * inner, h + o * inner);
     }
     Py_END_ALLOW_THREADS;
     Py_DECREF(src);
