@@ -304,6 +304,11 @@ def _check_simd_env() -> None:
         raise ValueError(f"NUMREDUCE_PREFETCH={value!r}: use 'on', 'off' or 'auto' "
                          "(software prefetch in the streaming kernels; auto or unset: "
                          "chosen by the CPU)")
+    value = os.environ.get("NUMREDUCE_ROWS_AT_ONCE")
+    if value and value not in ("auto", "1", "2"):
+        raise ValueError(f"NUMREDUCE_ROWS_AT_ONCE={value!r}: use '1', '2' or 'auto' "
+                         "(the rows fsum along the last axis steps at a time; auto or unset: "
+                         "chosen by the CPU)")
 
 
 _check_simd_env()

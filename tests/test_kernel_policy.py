@@ -193,6 +193,8 @@ def test_show_config_says_what_was_chosen_for_this_cpu():
     ({"NUMREDUCE_PREFETCH": "off"}, "prefetch", "off (set by NUMREDUCE_PREFETCH)"),
     ({"NUMREDUCE_PREFETCH": "on"}, "prefetch", "4 KiB ahead (set by NUMREDUCE_PREFETCH)"),
     ({"NUMREDUCE_STREAM_WIDTH": "16"}, "stream_kernels", "16-byte vectors, "),
+    ({"NUMREDUCE_ROWS_AT_ONCE": "2"}, "short_blocks", "steps 2 rows at a time (set by NUMREDUCE_ROWS_AT_ONCE)"),
+    ({"NUMREDUCE_ROWS_AT_ONCE": "1"}, "short_blocks", "steps 1 row at a time (set by NUMREDUCE_ROWS_AT_ONCE)"),
 ])
 def test_kernel_choices_can_be_set(env, key, start):
     if _config.config()["simd_kernels"].startswith("none"):
@@ -201,10 +203,12 @@ def test_kernel_choices_can_be_set(env, key, start):
     proc = subprocess.run([sys.executable, "-P", "-c", code], env=dict(os.environ, **env),
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().startswith(start), proc.stdout
+    got = proc.stdout.strip()
+    assert got.startswith(start) or (key == "short_blocks" and got.endswith(start)), got
 
 
 @pytest.mark.parametrize("name, value", [("NUMREDUCE_STREAM_WIDTH", "128"),
+                                         ("NUMREDUCE_ROWS_AT_ONCE", "3"),
                                          ("NUMREDUCE_STREAM_WIDTH", "avx2"),
                                          ("NUMREDUCE_PREFETCH", "yes")])
 def test_unknown_kernel_choice_is_an_error(name, value):

@@ -282,7 +282,10 @@ ROWS = textwrap.dedent(r'''
 ''')
 
 
+@pytest.mark.parametrize("rows_at_once", ["1", "2"])
 @pytest.mark.parametrize("level", ["baseline", "avx2", "avx512"])
-def test_fsum_last_axis_rows_at_every_level(level):
-    checked = run_at_simd_level(ROWS, level, timeout=900)
+def test_fsum_last_axis_rows_at_every_level(level, rows_at_once):
+    # both row counts of two_sum_rows' steps, whichever this CPU would choose
+    checked = run_at_simd_level(ROWS, level, timeout=900,
+                                env={"NUMREDUCE_ROWS_AT_ONCE": rows_at_once})
     assert checked == f"checked {7 * 14 * 9}", checked

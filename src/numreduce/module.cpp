@@ -133,16 +133,23 @@ PyObject *kernel_policy(PyObject *, PyObject *) {
         std::snprintf(arg + n, sizeof arg - n,
                       "; the 64-byte pass from %lld bytes a row, AVX2's below (%s)", w.bytes, w.why);
     }
-    char shorter[240];
+    char shorter[400];
+    int k;
     if (level == 2) {
-        std::snprintf(shorter, sizeof shorter,
-                      "AVX2's lanes for moments' blocks of fewer than %lld elements and TwoSum "
-                      "streams of fewer than %lld KiB, AVX-512's from there (a rule by length, "
-                      "the same on every CPU)",
-                      s::MOMENTS_WIDE, s::TWO_SUM_WIDE_BYTES / 1024);
+        k = std::snprintf(shorter, sizeof shorter,
+                          "AVX2's lanes for moments' blocks of fewer than %lld elements and TwoSum "
+                          "streams of fewer than %lld KiB, AVX-512's from there (a rule by length, "
+                          "the same on every CPU)",
+                          s::MOMENTS_WIDE, s::TWO_SUM_WIDE_BYTES / 1024);
     } else {
-        std::snprintf(shorter, sizeof shorter, "one width at every length (%s)",
-                      level == 1 ? "AVX2" : "the baseline level");
+        k = std::snprintf(shorter, sizeof shorter, "one width at every length (%s)",
+                          level == 1 ? "AVX2" : "the baseline level");
+    }
+    if (k > 0 && k < (int)sizeof shorter) {
+        const s::rows_at_once_choice rr = s::choose_two_sum_rows_at_once();
+        std::snprintf(shorter + k, sizeof shorter - k,
+                      "; fsum along the last axis steps %d row%s at a time (%s)", rr.rows,
+                      rr.rows == 1 ? "" : "s", rr.why);
     }
     return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:s}", "cpu", s::cpu().text, "stream_kernels", stream,
                          "prefetch", prefetch, "row_layout", rows, "arg_rows", arg, "short_blocks",

@@ -457,11 +457,36 @@ inline long long two_sum_ahead() {
     return minmax_ahead<T>();
 }
 // Rows the TwoSum rows kernel (two_sum_rows) steps at once, their steps
-// interleaved (each row's arithmetic its own: the same bits for any count).
-// Intel SPR class, rows of float64 from the L2, ns a row against one at a
-// time: n = 100 28.9 against 30.1, 256 44.1 against 47.5, 512 73.3 against
-// 80.5.
-constexpr int TWO_SUM_ROWS_AT_ONCE = 2;
+// interleaved (each row's arithmetic its own: the same bits for any count),
+// chosen by the CPU:
+//  - Intel (a Sapphire Rapids class Xeon, cpuid model a7h under KVM): two,
+//    rows of float64 from the L2, ns a row against one at a time: n = 100
+//    28.9 against 30.1, 256 44.1 against 47.5, 512 73.3 against 80.5.
+//  - AMD family 19h (Zen 4, AVX-512, one thread): one -- two at once were
+//    slower everywhere, most from memory: (100000, 100) float64 along
+//    axis 1 12.2 ms against 4.9, (4000, 2500) 4.2 against 2.8 (float32
+//    2.7 against 1.4), (200, 200, 250) over axes (0, 2) 9.2 against 3.8;
+//    from the L2 rows of 100 float64 42 ns a row against 33, 32 elements
+//    21 against 17.
+// Other CPUs (not measured) take one, the choice whose worst case is the
+// smaller.  NUMREDUCE_ROWS_AT_ONCE=1|2 sets it instead (the tests run both).
+struct rows_at_once_choice {
+    int rows;
+    const char *why;
+};
+inline rows_at_once_choice choose_two_sum_rows_at_once() {
+    if (const char *p = std::getenv("NUMREDUCE_ROWS_AT_ONCE")) {
+        if (!std::strcmp(p, "1")) return {1, "set by NUMREDUCE_ROWS_AT_ONCE"};
+        if (!std::strcmp(p, "2")) return {2, "set by NUMREDUCE_ROWS_AT_ONCE"};
+    }
+    if (cpu().vendor == 1) return {2, "Intel: faster from the L2 (measured on Sapphire Rapids)"};
+    return {1, cpu().amd_19h() ? "AMD family 19h: two at once were 1.3-2.5x slower (measured on Zen 4)"
+                               : "two at once measured faster on Intel only"};
+}
+inline int two_sum_rows_at_once() {
+    static const int r = choose_two_sum_rows_at_once().rows;
+    return r;
+}
 
 // Prefetch every cache line of the SPAN bytes at p (one line where SPAN is
 // shorter).
@@ -2217,7 +2242,7 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     /* rows shorter than the distance).  R rows at once (row i at x + i */               \
     /* ld, into s0[i] ...), their steps interleaved: each row's arithmetic */            \
     /* exactly its own (the same bits as R = 1), the rows' dependency */                 \
-    /* chains side by side (TWO_SUM_ROWS_AT_ONCE: measured faster) */                    \
+    /* chains side by side (two_sum_rows_at_once: faster on some CPUs) */                \
     /* one step of 2 L elements of each of R rows (row i at x + i ld) */                 \
     template <int R, class T, class A, class M, class vt>                                \
     ATTR inline __attribute__((always_inline)) void two_sum_steps_##SUFFIX(const T *x, long long ld, \
@@ -2403,6 +2428,25 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
         *c_out = cs;                                                                     \
         return true;                                                                     \
     }                                                                                    \
+    /* RR rows (row j at x + j ld) of two_sum_rows' block: their lanes */                \
+    /* stepped together, each row's lanes j, j + L merged into S[j], C[j], */            \
+    /* overflows and merges to redo flagged in bad.  (The lanes in locals: */           \
+    /* S[j] / C[j] by reference kept the running sums on the stack, every */            \
+    /* step's chain through a store and a reload -- Zen 4, AVX-512, rows of */           \
+    /* 1250 float64: 2.6 ms against the 1-d stream's 2.1 for 1e7) */                    \
+    template <int RR, class T, class A, class M, class vt, class mt>                      \
+    ATTR inline __attribute__((always_inline)) void two_sum_row_group_##SUFFIX(const T *x, long long ld, long long n, \
+                                                                              long long reach, vt *S, vt *C, mt &bad, \
+                                                                              const vt one, const vt mone) { \
+        vt s0[RR], s1[RR], c0[RR], c1[RR];                                               \
+        two_sum_lanes_##SUFFIX<RR, T, A, M>(x, ld, n, reach, s0, s1, c0, c1, one, mone); \
+        for (int j = 0; j < RR; j++) {                                                   \
+            bad |= two_sum_overflow_mask_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j]);        \
+            two_sum_merge_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j], bad); /* lanes j, j + L */ \
+            S[j] = s0[j];                                                                \
+            C[j] = c0[j];                                                                \
+        }                                                                                \
+    }                                                                                    \
     /* two_sum of each of `rows` rows of n elements (row r at x + r ld) into */          \
     /* s[r], c[r], ok[r] = 1; ok[r] = 0 where two_sum returns false for that */          \
     /* row (s[r], c[r] then meaningless).  Blocks of L rows end together: */             \
@@ -2414,34 +2458,26 @@ __attribute__((always_inline)) inline void lanes_sums(V *v, double *out) {
     ATTR inline void two_sum_rows_##SUFFIX(const T *x, long long ld, long long rows, long long n, A *s, A *c, unsigned char *ok, \
                                            bool far) {                                   \
         constexpr int L = BYTES / (int)sizeof(A);                                        \
-        constexpr int RR = TWO_SUM_ROWS_AT_ONCE;                                         \
-        static_assert(L % RR == 0, "whole row groups a block");                         \
+        static_assert(L % 2 == 0, "whole row groups a block");                          \
         typedef A vt __attribute__((vector_size(BYTES)));                                \
         long long r = 0;                                                                 \
         const vt one = vt{} + opaque_one<A>(), mone = -one;                              \
+        const int rr = two_sum_rows_at_once(); /* 1 or 2 */                              \
         if (n >= 2 * L) {                                                                \
             for (; r + L <= rows; r += L) {                                              \
                 vt S[L], C[L];                                                           \
                 decltype(S[0] == S[0]) bad{}; /* lanes overflowed, merges to redo */     \
-                for (int i = 0; i < L; i += RR) {                                        \
-                    /* (the lanes in locals: S[i] / C[i] by reference kept the */        \
-                    /* running sums on the stack, every step's chain through a */        \
-                    /* store and a reload -- Zen 4, AVX-512, rows of 1250 float64: */    \
-                    /* 2.6 ms against the 1-d stream's 2.1 for 1e7) */                    \
-                    vt s0[RR], s1[RR], c0[RR], c1[RR];                                   \
+                for (int i = 0; i < L; i += rr) {                                        \
                     /* far (the rows likely from memory, ld = n: the block read in */    \
                     /* memory order): the prefetch runs on into the rows that */         \
                     /* follow, up to the block's end; else within its rows (from */      \
                     /* cache: Intel SPR class, rows of 100 float64 from the L2, 28.2 */  \
                     /* ns a row with it against 24.8) */                                 \
-                    const long long reach = far && ld == n ? (rows - r - i) * ld : (RR - 1) * ld + n; \
-                    two_sum_lanes_##SUFFIX<RR, T, A, M>(x + (r + i) * ld, ld, n, reach, s0, s1, c0, c1, one, mone); \
-                    for (int j = 0; j < RR; j++) {                                       \
-                        bad |= two_sum_overflow_mask_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j]); \
-                        two_sum_merge_##SUFFIX<A>(s0[j], s1[j], c0[j], c1[j], bad); /* lanes j, j + L */ \
-                        S[i + j] = s0[j];                                                \
-                        C[i + j] = c0[j];                                                \
-                    }                                                                    \
+                    const long long reach = far && ld == n ? (rows - r - i) * ld : (rr - 1) * ld + n; \
+                    if (rr == 2)                                                         \
+                        two_sum_row_group_##SUFFIX<2, T, A, M>(x + (r + i) * ld, ld, n, reach, S + i, C + i, bad, one, mone); \
+                    else                                                                 \
+                        two_sum_row_group_##SUFFIX<1, T, A, M>(x + (r + i) * ld, ld, n, reach, S + i, C + i, bad, one, mone); \
                 }                                                                        \
                 /* transpose: S[j] = lane j of every row (swap the off-diagonal */       \
                 /* blocks of sizes 1, 2, ..., L / 2) */                                  \
