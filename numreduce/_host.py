@@ -772,23 +772,27 @@ def _arg_rows(rows, skip_nan):
     return lo, hi
 
 
+def arg_rows(a, ax):
+    """The rows of ``a`` that the arg kernel reduces for axis ``ax`` (None:
+    the flattened array): a 2-D (rows, n) array, or for a middle axis
+    (outer, n, inner) blocks whose outputs lie side by side; outputs in the C
+    order of the shape without ``ax``.  A view where ``a`` is C-contiguous
+    (else one C-order copy, as moving the axis last would make); strided
+    rows, a reduction over a leading axis, need no copy: the row loop steps
+    the columns together, or gathers a row's pieces."""
+    if ax is None:
+        return a.reshape(1, -1)
+    if 0 < ax < a.ndim - 1:
+        return a.reshape(math.prod(a.shape[:ax]), a.shape[ax], math.prod(a.shape[ax + 1:]))
+    moved = np.moveaxis(a, ax, -1)
+    return moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
+
+
 def arg_reduce(a, ax, shape, skip_nan, label="", qualname=""):
     """(argmin, argmax) of ``a`` along axis ``ax`` (None: the flattened
     array), as intp arrays of ``shape``; the first occurrence wins ties, the
     first NaN both (``skip_nan``: NaNs skipped, an all-NaN slice raises)."""
-    if ax is None:
-        rows = a.reshape(1, -1)
-    elif 0 < ax < a.ndim - 1:
-        # a middle axis: (outer, n, inner) blocks, each block's outputs side
-        # by side (a view where a is C-contiguous; else one C-order copy, as
-        # moving the axis last would make)
-        rows = a.reshape(math.prod(a.shape[:ax]), a.shape[ax], math.prod(a.shape[ax + 1:]))
-    else:
-        moved = np.moveaxis(a, ax, -1)
-        rows = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
-    # (strided rows, a reduction over a leading axis, need no copy: the
-    # row loop steps the columns together, or gathers a row's pieces)
-    lo, hi = _arg_rows(rows, skip_nan)
+    lo, hi = _arg_rows(arg_rows(a, ax), skip_nan)
     return lo.reshape(shape), hi.reshape(shape)
 
 

@@ -352,26 +352,27 @@ class MappedBackend:
         inexact = a.dtype.kind in "fcmM"
         best = None  # [imin, imax, vmin, vmax] of shape oshape
         for sl, img in a.blocks():
+            # the block's rows as the host reads them (in place, any axis)
+            lo, hi = _core._argminmax(_host.arg_rows(img, ax), skip_nan)
             if ax is None:
-                rows, place, bshape = img.reshape(1, -1), (), ()
+                flat, place, bshape = img.reshape(-1), (), ()
             else:
-                moved = np.moveaxis(img, ax, -1)
-                bshape = moved.shape[:-1]
-                rows = moved.reshape(math.prod(bshape), moved.shape[-1])
+                bshape = img.shape[:ax] + img.shape[ax + 1:]
                 place = sl[:ax] + sl[ax + 1:]
-            rows = np.ascontiguousarray(rows)
-            lo, hi = _core._argminmax(rows, skip_nan)
             idx, vals = [], []
             for loc in (lo, hi):
                 ok = loc >= 0
-                v = rows[np.arange(rows.shape[0]), np.where(ok, loc, 0)]
+                at = np.where(ok, loc, 0)
                 if ax is None:
+                    v = flat[at]
                     g = np.ravel_multi_index(tuple(
-                        j + (s.start or 0) for j, s in zip(np.unravel_index(
-                            np.where(ok, loc, 0), img.shape), sl)), a.shape)
+                        j + (s.start or 0) for j, s in zip(np.unravel_index(at, img.shape), sl)),
+                        a.shape)
                 else:
-                    g = loc + (sl[ax].start or 0)
-                idx.append(np.where(ok, g, -1).astype(np.intp).reshape(bshape))
+                    at = at.reshape(bshape)
+                    v = np.take_along_axis(img, np.expand_dims(at, ax), ax).squeeze(ax)
+                    g = at + (sl[ax].start or 0)
+                idx.append(np.where(ok.reshape(bshape), g, -1).astype(np.intp).reshape(bshape))
                 vals.append(v.reshape(bshape))
             if best is None:
                 best = [np.full(oshape, -1, dtype=np.intp), np.full(oshape, -1, dtype=np.intp),
