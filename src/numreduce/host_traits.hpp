@@ -452,13 +452,17 @@ namespace nr {
             }
         }
 #endif
+#if defined(NR_HAVE_HOST_SIMD)
+        // (the tiles' width by where the data lie: simd.hpp's two_sum_cols_at)
+        const bool far = simd::rows_from_memory(rows * stride * (long long)sizeof(A));
+#endif
         for (long long r0 = 0; r0 < rows; r0 += RB) {
             const long long rb = rows - r0 < RB ? rows - r0 : RB;
             const in_t *xb = x + r0 * stride;
             long long c0 = 0;
 #if defined(NR_HAVE_HOST_SIMD)
             if constexpr (vec && same_type<T, A>::value) {
-                c0 = simd::two_sum_cols<A, M>(acc[0], acc[1], xb, rb, cols, stride);
+                c0 = simd::two_sum_cols_at<A, M>(far, acc[0], acc[1], xb, rb, cols, stride);
             }
 #endif
             A *__restrict s = acc[0];

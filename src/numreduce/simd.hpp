@@ -212,6 +212,7 @@ inline const cpu_model &cpu() {
 struct mem_choice {
     int level;
     const char *why;
+    bool set = false;  // by NUMREDUCE_STREAM_WIDTH
 };
 // Levels: 0-2 as simd_level(), 3 = AVX-512 on 32-byte vectors (the
 // avx512y variant: AVX-512 VL instructions, AVX2's width).
@@ -221,12 +222,13 @@ inline mem_choice choose_mem_level() {
         const int want = !std::strcmp(w, "64") ? 2 : !std::strcmp(w, "32") ? 1 : !std::strcmp(w, "16") ? 0 : -1;
         if (want >= 0) {
             const int l = want < level ? want : level;
-            return {l == 1 && level == 2 ? 3 : l, "set by NUMREDUCE_STREAM_WIDTH"};
+            return {l == 1 && level == 2 ? 3 : l, "set by NUMREDUCE_STREAM_WIDTH", true};
         }
     }
     if (level == 2 && cpu().amd_19h()) {
         return {3, "AMD family 19h (Zen 4) runs 512-bit operations as two 256-bit halves; "
-                   "its axis-0 and int64 kernels ran 1.1-1.4x faster at 32 bytes than at 64"};
+                   "its axis-0 and int64 kernels ran 1.1-1.4x faster at 32 bytes than at 64 "
+                   "from memory; fsum's axis-0 tiles from the L2 keep 64 (compute-bound there)"};
     }
     return {level, "the widest level of simd_kernels"};
 }
@@ -244,6 +246,10 @@ inline const char *mem_level_name(int level) {
 inline int mem_level() {
     static const int level = choose_mem_level().level;
     return level;
+}
+inline bool mem_level_set() {
+    static const bool set = choose_mem_level().set;
+    return set;
 }
 
 // A cache's size as the OS reports it (level 1: the L1 data cache, 2: the
@@ -2742,6 +2748,22 @@ NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_cols,
 NR_DISPATCH_MEM(template <class A NR_COMMA class M = id_map>, two_sum_stream,
                 (A *s, A *c, const A *x, long long rows, long long cols, long long stride),
                 <A NR_COMMA M>(s, c, x, rows, cols, stride))
+// The axis-0 TwoSum tiles of data from the L2 (far: larger, see
+// rows_from_memory): compute-bound there, so simd_level()'s width rather
+// than mem_level()'s, unless NUMREDUCE_STREAM_WIDTH sets it.  Zen 4, one
+// thread, fsum over axis 0, us at 64 bytes against 32: (100, 1000) float64
+// 19.1 against 32.0 (np.sum 16.2), float32 10.3 against 16.6, (1000, 100)
+// float64 21.2 against 31.5, (300, 300) 18.3 against 27.3; from memory 32
+// stays faster for float64 ((4000, 4000) 5.5-5.7 ms against 6.7-7.0).
+template <class A, class M = id_map>
+inline long long two_sum_cols_at(bool far, A *s, A *c, const A *x, long long rows, long long cols,
+                                 long long stride) {
+#if defined(NR_SIMD_X86)
+    if (!far && simd_level() == 2 && !mem_level_set()) return two_sum_cols_avx512<A, M>(s, c, x, rows, cols, stride);
+#endif
+    (void)far;
+    return two_sum_cols<A, M>(s, c, x, rows, cols, stride);
+}
 // The float64 kernels read float64, float32, float16 or integers (load_*:
 // converted as to_real does); f64_lanes<T> says which.
 // The moments' blocks (shift_store, dev_sums; Summary's shift_minmax,
