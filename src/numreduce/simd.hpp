@@ -10,7 +10,8 @@
 // axis-0 row kernels) also have AVX-512 on 32-byte vectors and are picked
 // by mem_level(), which looks at the CPU (cpuid; the L1d size from the OS
 // decides which axis-0 rows stream whole): see choose_mem_level,
-// choose_prefetch, row_stream_bytes.  Other
+// choose_prefetch, row_stream_bytes; choose_argminmax_width and
+// choose_two_sum_rows_at_once are chosen by the CPU too.  Other
 // compilers / architectures fall back to the scalar traits loops.  Traits
 // headers call these only under NR_HAVE_HOST_SIMD; the CuPy mirror never
 // sees this file.  NR_DISABLE_HOST_SIMD (meson -Dsimd=false) turns all of
