@@ -423,6 +423,10 @@ namespace nr {
         }
 #endif
 #if defined(NR_HAVE_HOST_SIMD)
+        // The data larger than the L2 (likely from memory): the whole-row
+        // stream below is taken only then, and the tiles' width follows it
+        // (simd.hpp's two_sum_cols_at).
+        const bool far = simd::rows_from_memory(rows * stride * (long long)sizeof(A));
         if constexpr (vec && same_type<T, A>::value) {
             // Rows whose accumulators fit in L1 (row_stream_bytes, at most
             // 32 KiB: the start values saved on the stack): streamed whole,
@@ -430,8 +434,7 @@ namespace nr {
             // sum is not finite and a column whose TwoSum overflowed inside
             // redone from its start with step()'s arithmetic.
             constexpr long long SAVE = 32768 / (2 * (long long)sizeof(A));
-            if (cols <= SAVE && 2 * cols * (long long)sizeof(A) <= simd::row_stream_bytes() &&
-                simd::rows_from_memory(rows * stride * (long long)sizeof(A))) {
+            if (cols <= SAVE && 2 * cols * (long long)sizeof(A) <= simd::row_stream_bytes() && far) {
                 A s0[SAVE], e0[SAVE];
                 std::memcpy(s0, acc[0], cols * sizeof(A));
                 std::memcpy(e0, acc[1], cols * sizeof(A));
@@ -451,10 +454,6 @@ namespace nr {
                 }
             }
         }
-#endif
-#if defined(NR_HAVE_HOST_SIMD)
-        // (the tiles' width by where the data lie: simd.hpp's two_sum_cols_at)
-        const bool far = simd::rows_from_memory(rows * stride * (long long)sizeof(A));
 #endif
         for (long long r0 = 0; r0 < rows; r0 += RB) {
             const long long rb = rows - r0 < RB ? rows - r0 : RB;
