@@ -80,7 +80,8 @@ def show_config() -> None:
     which rows ``argminmax`` takes in one pass, and at which width (rows side
     by side, a reduction over a leading axis, are stepped together in lanes);
     ``short_blocks``: the width of short moments blocks and TwoSum streams
-    under AVX-512), the thread setting, and whether
+    under AVX-512, and how many rows ``fsum`` along the last axis steps at
+    a time), the thread setting, and whether
     ``ufunc.reduce`` works natively on this NumPy (``native_reduce``,
     ``reduce_path``) and why.  Without the native path a ``native_hint``
     line says what to call instead: ``nr.minimummaximum.reduce(a)`` raises
